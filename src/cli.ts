@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// dsh-browse: the Ink browser (no command) and the headless commands.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageError, type Out } from './cli/commands.js';
+import { useColor } from './cli/format.js';
+import { loadRootSync } from './storage/load-root.js';
+
+export const USAGE = `dsh-browse — browse and fork dsh session logs
+
+usage:
+  dsh-browse [DIR]                                   open the browser on DIR (default .)
+  dsh-browse list     --dir DIR [--json]             every session and every diagnostic
+  dsh-browse tree     --dir DIR --session ID [--json]   a session's turn tree and fork boundaries
+  dsh-browse fork     --dir DIR --session ID [--at SEQ] [--id CHILD] [--json]
+                                                     fork at a boundary (default: the session's head)
+  dsh-browse lineage  --dir DIR [--json]             the parent/child forest
+  dsh-browse audit    --dir DIR [--json]             invariant findings (exit 1 on any error)
+  dsh-browse simulate --dir DIR [--id ID] [--turns N] [--speed X] [--no-torn]
+                                                     play a demo agent into a new session file
+
+--session takes an id or a file path (use the path when several sessions share an id).
+exit codes: 0 ok, 1 refused fork / audit errors, 2 usage error, 3 unexpected failure`;
+
+const COMMANDS = new Set(['list', 'tree', 'fork', 'lineage', 'audit', 'simulate']);
+
+function outFor(stream: NodeJS.WriteStream, json: boolean): Out {
+  return { json, color: !json && useColor(stream), write: (s) => stream.write(s) };
+}
+
+function parseIntArg(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} expects an integer, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+function requireDir(dir: string | undefined): string {
+  if (!dir) throw new UsageError('missing --dir DIR');
+  const abs = path.resolve(dir);
+  if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new UsageError(`--dir ${JSON.stringify(dir)} is not a directory`);
+  return abs;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      dir: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      session: { type: 'string' },
+      at: { type: 'string' },
+      id: { type: 'string' },
+      turns: { type: 'string' },
+      speed: { type: 'string' },
+      'no-torn': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  const cmd = positionals[0] !== undefined && COMMANDS.has(positionals[0]) ? positionals[0] : undefined;
+  if (!cmd) {
+    if (positionals.length > 1) throw new UsageError(`unknown command ${JSON.stringify(positionals[0])} (try --help)`);
+    const dir = values.dir ?? positionals[0] ?? '.';
+    const { runTui } = await import('./tui.js');
+    return runTui(requireDir(dir));
+  }
+  if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
+  const out = outFor(process.stdout, values.json);
+  const err = outFor(process.stderr, false);
+  const dir = requireDir(values.dir);
+  if (cmd === 'simulate') {
+    const { runSimulate } = await import('./cli/simulate-command.js');
+    return runSimulate(dir, { id: values.id, turns: parseIntArg('turns', values.turns), speed: values.speed === undefined ? undefined : Number(values.speed), torn: !values['no-torn'] });
+  }
+  const index = loadRootSync(dir);
+  const abs = (p: string) => path.resolve(p);
+  switch (cmd) {
+    case 'list':
+      return cmdList(index, out);
+    case 'tree':
+      return cmdTree(resolveSession(index, values.session, abs), out);
+    case 'fork':
+      return cmdFork(index, resolveSession(index, values.session, abs), parseIntArg('at', values.at), values.id, out, err);
+    case 'lineage':
+      return cmdLineage(index, out);
+    case 'audit':
+      return cmdAudit(index, out);
+  }
+  return 2;
+}
+
+function isUsage(e: unknown): boolean {
+  return e instanceof UsageError || (e instanceof Error && 'code' in e && String((e as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS'));
+}
+
+const isEntry = process.argv[1] !== undefined && fs.realpathSync(process.argv[1]) === fs.realpathSync(new URL(import.meta.url).pathname);
+if (isEntry) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      if (isUsage(e)) {
+        process.stderr.write(`dsh-browse: ${(e as Error).message}\n`);
+        process.exitCode = 2;
+      } else {
+        process.stderr.write(`dsh-browse: unexpected failure: ${e instanceof Error ? e.message : String(e)}\n`);
+        if (process.env.DSH_BROWSE_DEBUG) process.stderr.write(String((e as Error)?.stack) + '\n');
+        process.exitCode = 3;
+      }
+    },
+  );
+}

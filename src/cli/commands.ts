@@ -1,0 +1,175 @@
+// The headless commands: list, tree, fork, lineage, audit.
+import { auditSessions, type Finding } from '../session/audit.js';
+import { isSessionForkError } from '../session/errors.js';
+import { stateOf } from '../session/log-facts.js';
+import { buildTurnTree, type TreeNode } from '../session/replay.js';
+import type { Session } from '../session/session.js';
+import { allDiagnostics, type RootIndex } from '../storage/load-root.js';
+import { layoutLineage, renderLineageText } from '../view/lineage-layout.js';
+import { lineageNodes } from '../view/lineage-model.js';
+import { sanitizeInline } from '../view/sanitize.js';
+import { age, cell, painter, table, type Color } from './format.js';
+
+export interface Out {
+  json: boolean;
+  color: boolean;
+  write(s: string): void;
+}
+
+export class UsageError extends Error {}
+
+export function sessionSummary(s: Session) {
+  const f = s.facts;
+  return {
+    id: s.id,
+    file: s.file,
+    ...(s.parentSession !== undefined ? { parentSession: s.parentSession } : {}),
+    ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}),
+    ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
+    kind: s.kind,
+    createdAt: s.header.createdAt,
+    events: f.events,
+    turns: f.turns,
+    state: stateOf(f),
+    forkable: stateOf(f) !== 'open-turn',
+    ...(f.lastEventType !== undefined ? { lastEventType: f.lastEventType, lastEventTime: f.lastEventTime } : {}),
+    ...(f.title !== undefined ? { title: f.title } : {}),
+    diagnostics: s.diagnostics.length,
+  };
+}
+
+const STATE_COLOR: Record<string, Color> = { 'at-boundary': 'green', 'open-turn': 'yellow', empty: 'gray' };
+
+export function cmdList(index: RootIndex, out: Out): number {
+  const sessions = index.store.list().sort((a, b) => (b.facts.lastEventTime ?? b.header.createdAt) - (a.facts.lastEventTime ?? a.header.createdAt));
+  const diagnostics = allDiagnostics(index);
+  if (out.json) {
+    out.write(JSON.stringify({ sessions: sessions.map(sessionSummary), diagnostics }, null, 2) + '\n');
+    return 0;
+  }
+  const p = painter(out.color);
+  const rows = [['STATE', 'ID', 'KIND', 'TURNS', 'EVENTS', 'AGE', 'TITLE'].map((h) => p('bold', h))];
+  for (const s of sessions) {
+    const st = s.state;
+    const badge = st === 'open-turn' ? `open (${s.facts.lastEventType})` : st;
+    rows.push([
+      p(STATE_COLOR[st], badge + (s.diagnostics.length ? ` !${s.diagnostics.length}` : '')),
+      cell(s.id, 40),
+      s.kind === 'root' ? '' : `${s.kind}${s.seedLength !== undefined ? `@${s.seedLength}` : ''}`,
+      String(s.facts.turns),
+      String(s.facts.events),
+      age(s.facts.lastEventTime ?? s.header.createdAt),
+      cell(s.facts.title, 50),
+    ]);
+  }
+  out.write(table(rows) + '\n');
+  out.write(`${sessions.length} session(s), ${diagnostics.length} diagnostic(s)\n`);
+  for (const d of diagnostics) out.write(p(d.severity === 'error' ? 'red' : 'yellow', `${sanitizeInline(d.file)}${d.line ? `:${d.line}` : ''}: ${d.code}: ${sanitizeInline(d.message)}`) + '\n');
+  return 0;
+}
+
+/** `--session` accepts an id or a file path. Duplicate ids must be addressed by file. */
+export function resolveSession(index: RootIndex, arg: string | undefined, abs: (p: string) => string): Session {
+  if (!arg) throw new UsageError('missing --session ID (an id or a file path)');
+  const byFile = index.store.get(abs(arg));
+  if (byFile && byFile.file === abs(arg)) return byFile;
+  const all = index.store.getAll(arg);
+  if (all.length === 1) return all[0];
+  if (all.length > 1) throw new UsageError(`id ${JSON.stringify(arg)} names ${all.length} sessions; pass a file path instead: ${all.map((s) => s.file).join(', ')}`);
+  throw new UsageError(`no session ${JSON.stringify(arg)} in ${index.root}`);
+}
+
+function treeLines(nodes: TreeNode[], boundaries: Set<number>, p: ReturnType<typeof painter>, seedLength?: number): string[] {
+  const out: string[] = [];
+  const stack: Array<{ n: TreeNode; depth: number }> = nodes.map((n) => ({ n, depth: 0 })).reverse();
+  while (stack.length) {
+    const { n, depth } = stack.pop()!;
+    const pad = '  '.repeat(depth);
+    const seq = p('gray', `#${n.seq}`.padStart(6));
+    let line = '';
+    switch (n.kind) {
+      case 'turn':
+        line = `${p('bold', `turn ${n.turn}`)} ${n.open ? p('yellow', 'open') : p(n.reason === 'completed' ? 'green' : 'red', n.reason ?? '?')}  ${cell(n.prompt, 60)}`;
+        break;
+      case 'step':
+        line = `step ${n.step}${n.open ? ' (open)' : ''}`;
+        break;
+      case 'message':
+        line = `${p('cyan', n.role)}: ${cell(n.text || (n.reasoning ? `(reasoning) ${n.reasoning}` : ''), 70)}`;
+        break;
+      case 'tool':
+        line = `${p('magenta', 'tool')} ${cell(n.name, 30)} ${cell(n.arguments, 40)} -> ${n.result ? (n.result.isError ? p('red', 'error') : p('green', 'ok')) + ' ' + cell(n.result.text, 30) : p('yellow', 'pending')}`;
+        break;
+      case 'chunks':
+        line = p('gray', `${n.count} chunk(s)`);
+        break;
+      case 'event':
+        line = p('gray', `${cell(n.type, 30)} ${cell(n.summary, 50)}`);
+        break;
+    }
+    if (seedLength !== undefined && n.seq === seedLength && depth === 0) out.push(p('gray', `—— own events (after seedLength ${seedLength}) ——`));
+    out.push(`${seq} ${pad}${line}`);
+    if ('children' in n) for (let i = n.children.length - 1; i >= 0; i--) stack.push({ n: n.children[i], depth: depth + 1 });
+    if (depth === 0 && boundaries.has(n.lastSeq)) out.push(p('green', `       ── fork here (seq ${n.lastSeq}) ──`));
+  }
+  return out;
+}
+
+export function cmdTree(s: Session, out: Out): number {
+  const turns = buildTurnTree(s.events);
+  const boundaries = s.facts.boundaries;
+  if (out.json) {
+    out.write(JSON.stringify({ id: s.id, file: s.file, ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}), state: s.state, turns, boundaries }, null, 2) + '\n');
+    return 0;
+  }
+  const p = painter(out.color);
+  out.write(`${p('bold', cell(s.id, 80))}  ${cell(s.file, 100)}\n`);
+  if (s.seedLength !== undefined) out.write(p('gray', `inherited from ${cell(s.parentSession)}, seedLength ${s.seedLength}`) + '\n');
+  out.write(treeLines(turns, new Set(boundaries), p, s.seedLength).join('\n') + '\n');
+  out.write(`state: ${s.state}; ${boundaries.length} boundar${boundaries.length === 1 ? 'y' : 'ies'}\n`);
+  return 0;
+}
+
+export function cmdFork(index: RootIndex, source: Session, at: number | undefined, id: string | undefined, out: Out, err: Out): number {
+  try {
+    const child = index.store.fork({ source, boundary: at, sessionId: id });
+    const c = { id: child.id, file: child.file, parentSession: child.parentSession!, seedLength: child.seedLength!, ...(child.cwd !== undefined ? { cwd: child.cwd } : {}) };
+    if (out.json) out.write(JSON.stringify({ child: c }, null, 2) + '\n');
+    else out.write(`forked ${cell(source.id)} at seedLength ${c.seedLength} -> ${cell(c.id)}\n  ${cell(c.file, 200)}\n`);
+    return 0;
+  } catch (e) {
+    if (!isSessionForkError(e)) throw e;
+    if (out.json) out.write(JSON.stringify({ error: e.toJSON() }, null, 2) + '\n');
+    else err.write(`SessionForkError ${e.code}: ${sanitizeInline(e.message)}\n`);
+    return 1;
+  }
+}
+
+export function cmdLineage(index: RootIndex, out: Out): number {
+  const layout = layoutLineage(lineageNodes(index.store.list()));
+  if (out.json) {
+    const nodes = index.store.list().map(sessionSummary);
+    out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, cycles: layout.cycles }, null, 2) + '\n');
+    return 0;
+  }
+  out.write(renderLineageText(layout, { color: out.color }) + '\n');
+  return 0;
+}
+
+export function cmdAudit(index: RootIndex, out: Out): number {
+  const fileDiags = [...index.files.values()].flatMap((f) => f.refused ?? []);
+  const findings = auditSessions(index.store.list(), fileDiags);
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  if (out.json) out.write(JSON.stringify({ findings }, null, 2) + '\n');
+  else {
+    const p = painter(out.color);
+    for (const f of findings) out.write(findingLine(f, p) + '\n');
+    out.write(`${findings.length} finding(s), ${errors} error(s)\n`);
+  }
+  return errors > 0 ? 1 : 0;
+}
+
+function findingLine(f: Finding, p: ReturnType<typeof painter>): string {
+  const where = f.file ? `${sanitizeInline(f.file)}${f.line ? `:${f.line}` : ''}` : sanitizeInline(f.session ?? '');
+  return `${p(f.severity === 'error' ? 'red' : 'yellow', f.severity.padEnd(7))} ${f.code.padEnd(22)} ${where}: ${sanitizeInline(f.message)}`;
+}

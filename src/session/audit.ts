@@ -1,0 +1,163 @@
+// Invariant audit (DOMAIN.md §5). Each finding has a stable code.
+import type { Diagnostic } from './diagnostics.js';
+import type { SessionEvent } from './events.js';
+import { isBoundary } from './log-facts.js';
+import type { Session } from './session.js';
+
+export type Severity = 'error' | 'warning';
+
+export interface Finding {
+  code: string;
+  severity: Severity;
+  session?: string;
+  file?: string;
+  line?: number;
+  message: string;
+}
+
+/** Stable JSON with sorted keys, iterative for objects nested any depth. */
+export function canonicalJson(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
+  } catch {
+    return '\u0000unserialisable';
+  }
+}
+
+const q = (s: string) => JSON.stringify(s);
+
+/** Per-session structural checks: turn enclosure and unanswered tool calls. */
+export function auditEvents(s: Session, events: readonly SessionEvent[]): Finding[] {
+  const out: Finding[] = [];
+  const base = { session: s.id, file: s.file };
+  let openTurn: number | null = null;
+  let openStep = false;
+  let expectTurn = 1;
+  const pending = new Map<string, number>();
+  for (const e of events) {
+    const d = e.data ?? {};
+    switch (e.type) {
+      case 'turn/start':
+        if (openTurn !== null) out.push({ ...base, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn ${d.turn} starts at seq ${e.seq} while turn ${openTurn} is still open` });
+        if (d.turn !== expectTurn) out.push({ ...base, code: 'TURN_NUMBERING', severity: 'warning', message: `turn at seq ${e.seq} is numbered ${d.turn}, expected ${expectTurn}` });
+        openTurn = d.turn;
+        expectTurn = (typeof d.turn === 'number' ? d.turn : expectTurn) + 1;
+        openStep = false;
+        pending.clear();
+        break;
+      case 'turn/end':
+        if (openTurn === null) out.push({ ...base, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn/end at seq ${e.seq} without an open turn` });
+        for (const [callId, seq] of pending)
+          out.push({ ...base, code: 'UNANSWERED_TOOL_CALL', severity: 'error', message: `tool/call ${q(callId)} at seq ${seq} has no tool/result before its turn ended at seq ${e.seq}` });
+        pending.clear();
+        openTurn = null;
+        openStep = false;
+        break;
+      case 'step/start':
+        if (openTurn === null) out.push({ ...base, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/start at seq ${e.seq} outside a turn` });
+        openStep = true;
+        break;
+      case 'step/end':
+        if (!openStep) out.push({ ...base, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/end at seq ${e.seq} without an open step` });
+        openStep = false;
+        break;
+      case 'tool/call':
+        pending.set(String(d.callId), e.seq);
+        break;
+      case 'tool/result': {
+        const id = String(d.callId ?? d.message?.source?.callId);
+        if (!pending.delete(id)) out.push({ ...base, code: 'UNMATCHED_TOOL_RESULT', severity: 'warning', message: `tool/result at seq ${e.seq} answers no pending call (${q(id)})` });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+function diagnosticFinding(d: Diagnostic, session?: string): Finding {
+  return { code: d.code, severity: d.severity, session, file: d.file, line: d.line, message: d.message };
+}
+
+/**
+ * Audits every session: diagnostics, structure, duplicate ids, orphans,
+ * cycles and seeds. Loads each session's events in turn and unloads the ones
+ * it loaded, so memory stays bounded by the largest pair of sessions.
+ */
+export function auditSessions(sessions: readonly Session[], fileDiagnostics: readonly Diagnostic[] = []): Finding[] {
+  const out: Finding[] = fileDiagnostics.map((d) => diagnosticFinding(d));
+  const byId = new Map<string, Session[]>();
+  for (const s of sessions) byId.set(s.id, [...(byId.get(s.id) ?? []), s]);
+  const withEvents = <T>(s: Session, fn: (ev: readonly SessionEvent[]) => T): T => {
+    const was = s.isLoaded;
+    try {
+      return fn(s.events);
+    } finally {
+      if (!was) s.unload();
+    }
+  };
+
+  for (const [id, list] of byId)
+    if (list.length > 1)
+      out.push({ code: 'DUPLICATE_ID', severity: 'warning', session: id, message: `${list.length} sessions share id ${q(id)}: ${list.map((s) => s.file ?? '(memory)').join(', ')}` });
+
+  for (const s of sessions) {
+    for (const d of s.diagnostics) out.push(diagnosticFinding(d, s.id));
+    out.push(...withEvents(s, (ev) => auditEvents(s, ev)));
+    const pid = s.parentSession;
+    if (pid === undefined) continue;
+    const parents = byId.get(pid) ?? [];
+    if (pid === s.id) continue; // reported as a cycle below
+    if (parents.length === 0) {
+      out.push({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid)} is not in this root` });
+      continue;
+    }
+    if (s.seedLength !== undefined) out.push(...auditSeed(s, parents, withEvents));
+  }
+  out.push(...lineageCycles(sessions));
+  return out;
+}
+
+function auditSeed(s: Session, parents: Session[], withEvents: <T>(s: Session, fn: (ev: readonly SessionEvent[]) => T) => T): Finding[] {
+  const n = s.seedLength!;
+  const base = { session: s.id, file: s.file };
+  const childSeed = withEvents(s, (ev) => ev.slice(0, n).map(canonicalJson));
+  if (childSeed.length < n) return [{ ...base, code: 'SEED_MISMATCH', severity: 'error', message: `seedLength is ${n} but the child has only ${childSeed.length} events` }];
+  let firstDiff = '';
+  for (const p of parents) {
+    const diff = withEvents(p, (ev) => {
+      if (ev.length < n) return `parent ${q(p.id)} has only ${ev.length} events, seedLength is ${n}`;
+      for (let i = 0; i < n; i++) if (canonicalJson(ev[i]) !== childSeed[i]) return `event seq ${i} differs from the parent's (${ev[i].type} vs ${childSeed[i].slice(0, 80)})`;
+      return '';
+    });
+    if (diff === '') {
+      if (n > 0 && !isBoundary(p.facts, n - 1))
+        return [{ ...base, code: 'SEED_NOT_AT_BOUNDARY', severity: 'error', message: `seedLength ${n} cuts parent ${q(p.id)} inside a turn (seq ${n - 1} is not a boundary)` }];
+      return [];
+    }
+    firstDiff ||= diff;
+  }
+  return [{ ...base, code: 'SEED_MISMATCH', severity: 'error', message: `the first ${n} events differ from the parent's: ${firstDiff}` }];
+}
+
+/** Cycles in parentSession links (by id), including self-parents. */
+export function lineageCycles(sessions: readonly Session[]): Finding[] {
+  const parentOf = new Map<string, string>();
+  for (const s of sessions) if (s.parentSession !== undefined && !parentOf.has(s.id)) parentOf.set(s.id, s.parentSession);
+  const state = new Map<string, 1 | 2>(); // 1 on the current path, 2 done
+  const out: Finding[] = [];
+  for (const start of parentOf.keys()) {
+    const path: string[] = [];
+    let cur: string | undefined = start;
+    while (cur !== undefined && !state.has(cur)) {
+      state.set(cur, 1);
+      path.push(cur);
+      cur = parentOf.get(cur);
+    }
+    if (cur !== undefined && state.get(cur) === 1) {
+      const cycle = path.slice(path.indexOf(cur));
+      out.push({ code: 'LINEAGE_CYCLE', severity: 'error', session: cur, message: `lineage cycle: ${[...cycle, cur].map(q).join(' -> ')}` });
+    }
+    for (const p of path) state.set(p, 2);
+  }
+  return out;
+}

@@ -1,0 +1,25 @@
+export type SessionForkErrorCode =
+  | 'SESSION_ALREADY_EXISTS'
+  | 'SESSION_NOT_FOUND'
+  | 'SESSION_NOT_LIVE'
+  | 'INVALID_BOUNDARY'
+  | 'OPEN_TURN'
+  | 'WRITE_FAILED'
+  | 'INVALID_SEED';
+
+/** Typed refusal of snapshot/fork/create. The UI shows `code` and `message` as they are. */
+export class SessionForkError extends Error {
+  override readonly name = 'SessionForkError';
+  constructor(
+    readonly code: SessionForkErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+  toJSON(): { name: string; code: string; message: string } {
+    return { name: this.name, code: this.code, message: this.message };
+  }
+}
+
+export const isSessionForkError = (e: unknown): e is SessionForkError => e instanceof SessionForkError;

@@ -1,0 +1,120 @@
+// Event model for both dsh log eras (v0/RFC and rc8). Pure: no I/O.
+
+export type SurfaceOp = 'append' | { op: 'replace'; start: number; end: number } | { op: string; [k: string]: unknown };
+
+/** One event of a session log, as the harness wrote it (packed rows already expanded). */
+export interface SessionEvent {
+  type: string;
+  seq: number;
+  time: number;
+  data: any;
+  surfaceOp?: SurfaceOp;
+  sourceEventSeqs?: number[];
+  ignorable?: boolean;
+}
+
+/** The header line of a session file. Unknown keys are kept. */
+export interface SessionHeader {
+  type: 'session';
+  version: 0;
+  id: string;
+  createdAt: number;
+  cwd?: string;
+  parentSession?: string;
+  seedLength?: number;
+  origin?: string;
+  delegationDepth?: number;
+  agentPreset?: unknown;
+  [key: string]: unknown;
+}
+
+export const PACKED_TYPES: Record<string, string> = {
+  'text-chunks': 'text-delta',
+  'reasoning-chunks': 'reasoning-delta',
+  'tool-call-chunks': 'tool-call-delta',
+};
+
+const SURFACE_TYPES = new Set(['user/message', 'assistant/message', 'tool/result', 'context/message', 'steering/message']);
+export const isSurfaceType = (type: string): boolean => SURFACE_TYPES.has(type);
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Checks a parsed header line. Returns the header or a human message saying what is wrong. */
+export function checkHeader(v: unknown): SessionHeader | string {
+  if (!isPlainObject(v)) return `header is not a JSON object (got ${v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v})`;
+  if (v.type !== 'session') return `first line is not a session header (type ${JSON.stringify(v.type) ?? 'missing'})`;
+  if (v.version !== 0) return `unsupported session format version ${JSON.stringify(v.version) ?? '(missing)'}: this browser reads version 0 (v0 and rc8 eras)`;
+  if (typeof v.id !== 'string' || v.id.length === 0) return 'header has no string "id"';
+  if (typeof v.createdAt !== 'number' || !Number.isFinite(v.createdAt)) return 'header has no numeric "createdAt"';
+  if (v.cwd !== undefined && typeof v.cwd !== 'string') return 'header "cwd" is not a string';
+  if (v.parentSession !== undefined && typeof v.parentSession !== 'string') return 'header "parentSession" is not a string';
+  if (v.seedLength !== undefined && !(Number.isInteger(v.seedLength) && (v.seedLength as number) >= 0))
+    return 'header "seedLength" is not a non-negative integer';
+  return v as SessionHeader;
+}
+
+/**
+ * Turns one parsed line into the events it stands for: one for an ordinary
+ * row, n for a packed chunk row. Returns a message when the envelope is bad.
+ */
+export function expandRow(v: unknown): SessionEvent[] | string {
+  if (!isPlainObject(v)) return `event is not a JSON object`;
+  const type = v.type;
+  if (typeof type !== 'string' || type.length === 0) return 'event has no string "type"';
+  if (type === 'session') return 'unexpected second session header';
+  const delta = PACKED_TYPES[type];
+  if (delta !== undefined && v.seq0 !== undefined) return expandPacked(type, delta, v);
+  if (!Number.isInteger(v.seq) || (v.seq as number) < 0) return `event ${JSON.stringify(type)} has no integer "seq"`;
+  if (typeof v.time !== 'number' || !Number.isFinite(v.time)) return `event seq ${v.seq} has no numeric "time"`;
+  if (!('data' in v)) return `event seq ${v.seq} has no "data"`;
+  return [v as unknown as SessionEvent];
+}
+
+function expandPacked(type: string, delta: string, v: Record<string, unknown>): SessionEvent[] | string {
+  const d = v.data;
+  if (!Number.isInteger(v.seq0) || (v.seq0 as number) < 0) return `packed row ${type} has no integer "seq0"`;
+  if (typeof v.time0 !== 'number') return `packed row ${type} has no numeric "time0"`;
+  if (!isPlainObject(d)) return `packed row ${type} has no "data" object`;
+  const parts = (type === 'tool-call-chunks' ? d.args : d.texts) as unknown;
+  if (!Array.isArray(parts) || parts.some((p) => typeof p !== 'string')) return `packed row ${type} has no string array of parts`;
+  const dt = Array.isArray(d.dt) ? (d.dt as unknown[]) : [];
+  const out: SessionEvent[] = [];
+  let time = v.time0 as number;
+  for (let i = 0; i < parts.length; i++) {
+    if (i > 0) time += typeof dt[i - 1] === 'number' ? (dt[i - 1] as number) : 0;
+    const chunk: Record<string, unknown> = { type: delta, index: d.index };
+    if (type === 'tool-call-chunks') {
+      chunk.id = d.id;
+      if (d.name !== undefined) chunk.name = d.name;
+      chunk.argumentsDelta = parts[i];
+    } else chunk.text = parts[i];
+    out.push({ type: 'assistant/chunk', seq: (v.seq0 as number) + i, time, data: { turn: d.turn, step: d.step, chunk } });
+  }
+  return out;
+}
+
+/** Text of content blocks (`text` and `reasoning`), joined. Tolerates any shape. */
+export function contentText(content: unknown, kinds: readonly string[] = ['text']): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const b of content) if (isPlainObject(b) && kinds.includes(b.type as string) && typeof b.text === 'string') parts.push(b.text);
+  return parts.join('');
+}
+
+/** The message object of a surface event, in either era. */
+export function messageOf(e: SessionEvent): { role?: string; content: unknown } {
+  const d = e.data;
+  if (isPlainObject(d) && isPlainObject(d.message)) return d.message as { role?: string; content: unknown };
+  return isPlainObject(d) ? (d as { role?: string; content: unknown }) : { content: undefined };
+}
+
+/** `turn/end` reason kind, or '?' when absent. */
+export function endReason(e: SessionEvent): string {
+  const r = isPlainObject(e.data) ? e.data.reason : undefined;
+  if (isPlainObject(r) && typeof r.kind === 'string') return r.kind;
+  if (typeof r === 'string') return r;
+  return '?';
+}

@@ -1,0 +1,116 @@
+// The incremental fold that every view of a log shares: a full load and a
+// live append run the same code, so a followed session equals a fresh load.
+import { contentText, endReason, type SessionEvent } from './events.js';
+
+export type SessionState = 'empty' | 'at-boundary' | 'open-turn';
+
+export interface LogFacts {
+  events: number;
+  turns: number;
+  openTurn: number | null;
+  /** true once any turn/end was seen: standalone events after it are at a boundary (rc8) */
+  sawTurnEnd: boolean;
+  lastEventType?: string;
+  lastEventTime?: number;
+  lastReason?: string;
+  /** seq of every turn/start, in order (turn k starts at turnStarts[k-1]) */
+  turnStarts: number[];
+  /** set at the first seq gap: only events before it form a valid (forkable) log */
+  validLength?: number;
+  /** the last event leaves the log between turns (structurally, gap or not) */
+  endsAtBoundary: boolean;
+  /** Inclusive seqs where a fork may cut (never past a seq gap). */
+  boundaries: number[];
+  title?: string;
+  /** tool/call ids not yet answered, in the open turn */
+  pendingCalls: number;
+}
+
+export const emptyFacts = (): LogFacts => ({ events: 0, turns: 0, openTurn: null, sawTurnEnd: false, turnStarts: [], boundaries: [], pendingCalls: 0, endsAtBoundary: false });
+
+export function stateOf(f: LogFacts): SessionState {
+  if (f.events === 0) return 'empty';
+  return f.endsAtBoundary ? 'at-boundary' : 'open-turn';
+}
+
+/** At a boundary and with no seq gap: a fork of the whole log is allowed. */
+export const isForkable = (f: LogFacts): boolean => stateOf(f) !== 'open-turn' && f.validLength === undefined;
+
+function firstLine(s: string): string {
+  const t = s.trim();
+  const i = t.indexOf('\n');
+  return (i < 0 ? t : t.slice(0, i)).trim();
+}
+
+/** Folds one event (already seq-checked) into the facts. Mutates `f`. */
+export function foldEvent(f: LogFacts, e: SessionEvent): void {
+  f.events++;
+  f.lastEventType = e.type;
+  f.lastEventTime = e.time;
+  switch (e.type) {
+    case 'turn/start':
+      f.turns++;
+      f.turnStarts.push(e.seq);
+      f.openTurn = typeof e.data?.turn === 'number' ? e.data.turn : f.turns;
+      f.pendingCalls = 0;
+      break;
+    case 'turn/end':
+      f.openTurn = null;
+      f.sawTurnEnd = true;
+      f.lastReason = endReason(e);
+      f.pendingCalls = 0;
+      break;
+    case 'tool/call':
+      f.pendingCalls++;
+      break;
+    case 'tool/result':
+      if (f.pendingCalls > 0) f.pendingCalls--;
+      break;
+    case 'user/message':
+      if (f.title === undefined) {
+        const t = firstLine(contentText(e.data?.content ?? e.data?.message?.content));
+        if (t) f.title = t;
+      }
+      break;
+    case 'session/title':
+      if (f.title === undefined && typeof e.data?.title === 'string') f.title = firstLine(e.data.title);
+      break;
+  }
+  f.endsAtBoundary = e.type === 'turn/end' || (f.openTurn === null && f.sawTurnEnd);
+  if (f.endsAtBoundary && f.validLength === undefined) f.boundaries.push(e.seq);
+}
+
+/** Binary search: is `seq` a fork boundary? */
+export function isBoundary(f: LogFacts, seq: number): boolean {
+  const b = f.boundaries;
+  let lo = 0;
+  let hi = b.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (b[mid] === seq) return true;
+    if (b[mid] < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/** The nearest boundaries before and after `seq` (for "jump to the nearest boundary"). */
+export function nearestBoundaries(f: LogFacts, seq: number): { before?: number; after?: number } {
+  let before: number | undefined;
+  let after: number | undefined;
+  for (const b of f.boundaries) {
+    if (b <= seq) before = b;
+    else {
+      after = b;
+      break;
+    }
+  }
+  return { before, after };
+}
+
+/** How many turns began before event `seq` (a fork at seedLength n was cut after turn turnsBefore(n)). */
+export function turnsBefore(f: LogFacts, seq: number): number {
+  let n = 0;
+  for (const s of f.turnStarts) if (s < seq) n++;
+  return n;
+}

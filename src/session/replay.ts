@@ -1,0 +1,204 @@
+// Replay: the turn tree (turn -> steps -> messages, tool calls with their
+// results, other events in place) and the model history (DOMAIN.md §5).
+import { contentText, endReason, isSurfaceType, messageOf, type SessionEvent } from './events.js';
+
+export interface ToolResultInfo {
+  seq: number;
+  isError: boolean;
+  text: string;
+}
+
+export type TreeNode =
+  | { kind: 'turn'; seq: number; lastSeq: number; turn: number; open: boolean; reason?: string; reasonData?: unknown; prompt?: string; children: TreeNode[] }
+  | { kind: 'step'; seq: number; lastSeq: number; turn: number; step: number; open: boolean; children: TreeNode[] }
+  | { kind: 'message'; seq: number; lastSeq: number; role: string; type: string; text: string; reasoning?: string }
+  | { kind: 'tool'; seq: number; lastSeq: number; callId: string; name: string; arguments: string; result?: ToolResultInfo }
+  | { kind: 'chunks'; seq: number; lastSeq: number; count: number }
+  | { kind: 'event'; seq: number; lastSeq: number; type: string; summary: string };
+
+export type ParentNode = Extract<TreeNode, { children: TreeNode[] }>;
+
+const MESSAGE_TYPES: Record<string, string> = {
+  'user/message': 'user',
+  'assistant/message': 'assistant',
+  'context/message': 'context',
+  'steering/message': 'steering',
+  'system/message': 'system',
+};
+
+function toolResultText(e: SessionEvent): { text: string; isError: boolean } {
+  const d = e.data ?? {};
+  const msg = messageOf(e);
+  const blocks: unknown[] = Array.isArray(d.content) ? d.content : Array.isArray(msg.content) ? (msg.content as unknown[]) : [];
+  let text = '';
+  let isError = d.isError === true;
+  for (const b of blocks as Array<Record<string, unknown>>) {
+    if (b?.type === 'tool-result') {
+      text += contentText(b.content);
+      if (b.isError === true) isError = true;
+    } else if (b?.type === 'text' && typeof b.text === 'string') text += b.text;
+  }
+  if (!text && d.error !== undefined) text = typeof d.error === 'string' ? d.error : JSON.stringify(d.error);
+  return { text, isError };
+}
+
+/** A one-line description of any event, for quiet rows. */
+export function summarizeEvent(e: SessionEvent): string {
+  const d = e.data;
+  if (d === null || typeof d !== 'object') return d === undefined ? '' : JSON.stringify(d);
+  if (e.type === 'prompt/blocked') return `${contentText(d.content)} — ${typeof d.reason === 'string' ? d.reason : JSON.stringify(d.reason ?? '')}`;
+  if (e.type === 'todo/write' && Array.isArray(d.todos)) return `${d.todos.length} todo(s): ` + d.todos.map((t: any) => `[${t?.status ?? ' '}] ${t?.content ?? t?.title ?? ''}`).join('; ');
+  if (e.type === 'session/title') return String(d.title ?? '');
+  const keys = Object.keys(d).filter((k) => k !== 'turn' && k !== 'step');
+  const parts: string[] = [];
+  for (const k of keys.slice(0, 4)) {
+    const v = d[k];
+    const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+    parts.push(`${k}=${s.length > 60 ? s.slice(0, 57) + '…' : s}`);
+  }
+  return parts.join(' ');
+}
+
+/** Builds the turn tree. Iterative, O(n); every event lands in exactly one node. */
+export function buildTurnTree(events: readonly SessionEvent[]): TreeNode[] {
+  const top: TreeNode[] = [];
+  let turn: Extract<TreeNode, { kind: 'turn' }> | undefined;
+  let step: Extract<TreeNode, { kind: 'step' }> | undefined;
+  let chunks: Extract<TreeNode, { kind: 'chunks' }> | undefined;
+  const calls = new Map<string, Extract<TreeNode, { kind: 'tool' }>>();
+  const container = (): TreeNode[] => (step ? step.children : turn ? turn.children : top);
+  const grow = (seq: number) => {
+    if (step) step.lastSeq = seq;
+    if (turn) turn.lastSeq = seq;
+  };
+
+  for (const e of events) {
+    const d = e.data ?? {};
+    if (e.type !== 'assistant/chunk') chunks = undefined;
+    switch (e.type) {
+      case 'turn/start': {
+        turn = { kind: 'turn', seq: e.seq, lastSeq: e.seq, turn: typeof d.turn === 'number' ? d.turn : 0, open: true, children: [] };
+        step = undefined;
+        top.push(turn);
+        continue;
+      }
+      case 'turn/end': {
+        if (!turn) {
+          top.push({ kind: 'event', seq: e.seq, lastSeq: e.seq, type: e.type, summary: `turn ${d.turn} ended (${endReason(e)}) without a start` });
+          continue;
+        }
+        if (step) step.open = false;
+        turn.open = false;
+        turn.reason = endReason(e);
+        turn.reasonData = d.reason;
+        turn.lastSeq = e.seq;
+        turn = undefined;
+        step = undefined;
+        continue;
+      }
+      case 'step/start': {
+        const s: Extract<TreeNode, { kind: 'step' }> = { kind: 'step', seq: e.seq, lastSeq: e.seq, turn: d.turn, step: d.step, open: true, children: [] };
+        (turn ? turn.children : top).push(s);
+        step = s;
+        grow(e.seq);
+        continue;
+      }
+      case 'step/end':
+        if (step) {
+          step.open = false;
+          step.lastSeq = e.seq;
+          step = undefined;
+        }
+        if (turn) turn.lastSeq = e.seq;
+        continue;
+      case 'assistant/chunk':
+        if (chunks) {
+          chunks.count++;
+          chunks.lastSeq = e.seq;
+        } else {
+          chunks = { kind: 'chunks', seq: e.seq, lastSeq: e.seq, count: 1 };
+          container().push(chunks);
+        }
+        grow(e.seq);
+        continue;
+      case 'tool/call': {
+        const node: Extract<TreeNode, { kind: 'tool' }> = {
+          kind: 'tool',
+          seq: e.seq,
+          lastSeq: e.seq,
+          callId: String(d.callId ?? ''),
+          name: String(d.name ?? '?'),
+          arguments: typeof d.arguments === 'string' ? d.arguments : JSON.stringify(d.arguments ?? null),
+        };
+        calls.set(node.callId, node);
+        container().push(node);
+        grow(e.seq);
+        continue;
+      }
+      case 'tool/result': {
+        const callId = String(d.callId ?? messageOf(e) && (messageOf(e) as any).source?.callId ?? '');
+        const call = calls.get(callId);
+        const r = toolResultText(e);
+        if (call && !call.result) {
+          call.result = { seq: e.seq, ...r };
+          call.lastSeq = e.seq;
+        } else container().push({ kind: 'tool', seq: e.seq, lastSeq: e.seq, callId, name: '(result without call)', arguments: '', result: { seq: e.seq, ...r } });
+        grow(e.seq);
+        continue;
+      }
+    }
+    const role = MESSAGE_TYPES[e.type];
+    if (role) {
+      const msg = messageOf(e);
+      const text = contentText(msg.content);
+      const reasoning = contentText(msg.content, ['reasoning']);
+      const node: TreeNode = { kind: 'message', seq: e.seq, lastSeq: e.seq, role, type: e.type, text };
+      if (reasoning) node.reasoning = reasoning;
+      if (role === 'user' && turn && turn.prompt === undefined) turn.prompt = text;
+      container().push(node);
+    } else container().push({ kind: 'event', seq: e.seq, lastSeq: e.seq, type: e.type, summary: summarizeEvent(e) });
+    grow(e.seq);
+  }
+  return top;
+}
+
+export interface HistoryEntry {
+  seq: number;
+  role: string;
+  text: string;
+  /** tool calls an assistant message makes, tool-result call ids */
+  toolCalls?: string[];
+}
+
+/**
+ * The transcript the model sees after events [0, upTo] (inclusive; default
+ * all): surface events in order, `replace` ops applied, empty assistant
+ * messages skipped.
+ */
+export function modelHistory(events: readonly SessionEvent[], upTo = events.length - 1): HistoryEntry[] {
+  let out: HistoryEntry[] = [];
+  for (let i = 0; i <= upTo && i < events.length; i++) {
+    const e = events[i];
+    if (!isSurfaceType(e.type)) continue;
+    const msg = messageOf(e);
+    let entry: HistoryEntry;
+    if (e.type === 'tool/result') entry = { seq: e.seq, role: 'tool', text: toolResultText(e).text };
+    else {
+      const blocks = Array.isArray(msg.content) ? (msg.content as Array<Record<string, unknown>>) : [];
+      const toolCalls = blocks.filter((b) => b?.type === 'tool-call').map((b) => `${String(b.name)}(${String(b.arguments ?? '')})`);
+      entry = { seq: e.seq, role: MESSAGE_TYPES[e.type] ?? e.type, text: contentText(msg.content, ['text']) };
+      if (toolCalls.length) entry.toolCalls = toolCalls;
+      if (e.type === 'assistant/message' && !entry.text && !toolCalls.length && !contentText(msg.content, ['reasoning'])) continue;
+    }
+    const op = e.surfaceOp;
+    if (op && typeof op === 'object' && op.op === 'replace' && typeof op.start === 'number' && typeof op.end === 'number') {
+      const { start, end } = op as { start: number; end: number };
+      const at = out.findIndex((h) => h.seq >= start && h.seq <= end);
+      const kept = out.filter((h) => h.seq < start || h.seq > end);
+      const pos = at < 0 ? kept.length : kept.filter((h) => h.seq < start).length;
+      kept.splice(pos, 0, entry);
+      out = kept;
+    } else out.push(entry);
+  }
+  return out;
+}

@@ -1,0 +1,85 @@
+// A live session: its header, the facts of its log, and its events, which a
+// disk-backed session loads only when someone needs them (the index keeps facts).
+import type { Diagnostic } from './diagnostics.js';
+import type { SessionEvent, SessionHeader } from './events.js';
+import { stateOf, type LogFacts, type SessionState } from './log-facts.js';
+
+/** What a log reader knows about one file (implemented by storage's LogReader). */
+export interface LogState {
+  facts: LogFacts;
+  events: SessionEvent[];
+  eventEnds: number[];
+  headerEnd: number;
+  firstAnomaly: number;
+  consumed: number;
+  diagnostics: Diagnostic[];
+}
+
+/** Loads the full log with events, up to the bytes the current state has consumed. */
+export type Loader = (current: LogState) => LogState;
+
+export class Session {
+  private loaded?: LogState;
+
+  constructor(
+    readonly header: SessionHeader,
+    readonly file: string | undefined,
+    /** facts of the complete log; kept current by the live follower */
+    public log: LogState,
+    private readonly loader?: Loader,
+  ) {
+    if (!loader || log.events.length === log.facts.events) this.loaded = log;
+  }
+
+  get id(): string {
+    return this.header.id;
+  }
+  get parentSession(): string | undefined {
+    return this.header.parentSession;
+  }
+  get seedLength(): number | undefined {
+    return this.header.seedLength;
+  }
+  get cwd(): string | undefined {
+    return this.header.cwd;
+  }
+  get facts(): LogFacts {
+    return this.log.facts;
+  }
+  get length(): number {
+    return this.log.facts.events;
+  }
+  get state(): SessionState {
+    return stateOf(this.log.facts);
+  }
+  get diagnostics(): Diagnostic[] {
+    return this.log.diagnostics;
+  }
+  get kind(): 'root' | 'fork' | 'spawn' {
+    if (this.header.parentSession === undefined) return 'root';
+    return this.header.seedLength !== undefined ? 'fork' : 'spawn';
+  }
+  get isLoaded(): boolean {
+    return this.loaded !== undefined;
+  }
+
+  /** The events, loading them from disk on first use. */
+  get events(): readonly SessionEvent[] {
+    return this.ensureLoaded().events;
+  }
+
+  /** The full log state with events; loads on first use. */
+  ensureLoaded(): LogState {
+    if (!this.loaded) {
+      const state = this.loader!(this.log);
+      this.log = state;
+      this.loaded = state;
+    }
+    return this.loaded;
+  }
+
+  /** Drops loaded events (keeps facts) to free memory. */
+  unload(): void {
+    if (this.loader && this.loaded) this.loaded = undefined;
+  }
+}

@@ -1,0 +1,234 @@
+// SessionStore with the RFC's snapshot() and fork() (DOMAIN.md §3).
+// Pure policy: durable work goes through a SessionPersistence.
+import { nanoid } from 'nanoid';
+import { SessionForkError } from './errors.js';
+import type { SessionEvent, SessionHeader } from './events.js';
+import { emptyFacts, foldEvent, isBoundary } from './log-facts.js';
+import { Session, type LogState } from './session.js';
+
+export type SessionId = string;
+export type SessionForkSource = Session | SessionId;
+
+export interface SessionForkMeta {
+  parentSession: SessionId;
+  seedLength: number;
+  cwd?: string;
+}
+
+export interface SessionForkSeed {
+  source: Session;
+  seed: SessionEvent[];
+  meta: SessionForkMeta;
+}
+
+export interface ForkSessionOptions {
+  source: SessionForkSource;
+  sessionId?: SessionId;
+  /** inclusive seq to cut at; omitted = the whole log */
+  boundary?: number;
+}
+
+/** How the store makes a new session durable (the disk writer, or nothing in memory). */
+export interface SessionPersistence {
+  /** true when a file for `id` already exists where a child of `parent` would be written */
+  exists(id: SessionId, parent?: Session): boolean;
+  /**
+   * Durably creates the session file and returns the new live Session.
+   * `parent`/`seedLength` allow copying the seed bytes from the parent's file.
+   * Throws SessionForkError (SESSION_ALREADY_EXISTS, WRITE_FAILED).
+   */
+  write(header: SessionHeader, seed: readonly SessionEvent[], parent?: Session): Session;
+}
+
+const quote = (id: string) => JSON.stringify(id);
+
+export class SessionStore {
+  private readonly byKey = new Map<string, Session>();
+  private readonly byId = new Map<string, Session[]>();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly persistence?: SessionPersistence,
+    private readonly generateId: () => string = () => nanoid(),
+  ) {}
+
+  static keyOf(s: Session): string {
+    return s.file ?? `mem:${s.id}`;
+  }
+
+  // ---- registry -------------------------------------------------------
+
+  /** Makes `s` the live instance for its file (replacing any earlier instance). */
+  add(s: Session): void {
+    const key = SessionStore.keyOf(s);
+    const old = this.byKey.get(key);
+    if (old) this.detachId(old);
+    this.byKey.set(key, s);
+    const list = this.byId.get(s.id);
+    if (list) list.push(s);
+    else this.byId.set(s.id, [s]);
+    this.emit();
+  }
+
+  remove(s: Session): void {
+    const key = SessionStore.keyOf(s);
+    if (this.byKey.get(key) !== s) return;
+    this.byKey.delete(key);
+    this.detachId(s);
+    this.emit();
+  }
+
+  private detachId(s: Session): void {
+    const list = this.byId.get(s.id);
+    if (!list) return;
+    const i = list.indexOf(s);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) this.byId.delete(s.id);
+  }
+
+  /** By file path first, then by id (the first of several with that id). */
+  get(idOrFile: string): Session | undefined {
+    return this.byKey.get(idOrFile) ?? this.byId.get(idOrFile)?.[0];
+  }
+
+  /** Every live session with this id (ids can repeat across files). */
+  getAll(id: SessionId): Session[] {
+    return [...(this.byId.get(id) ?? [])];
+  }
+
+  list(): Session[] {
+    return [...this.byKey.values()];
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  isLive(s: Session): boolean {
+    return this.byKey.get(SessionStore.keyOf(s)) === s;
+  }
+
+  /** Called after any change to the set of sessions or their logs. */
+  subscribe(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  emit(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  // ---- the RFC operations ---------------------------------------------
+
+  /** The primitive: a new live session seeded with `seed` (validated: contiguous seqs from 0). */
+  create(id: SessionId, opts: { seed?: readonly SessionEvent[]; meta?: Partial<SessionForkMeta> } = {}, parent?: Session): Session {
+    if (this.byId.has(id)) throw new SessionForkError('SESSION_ALREADY_EXISTS', `session ${quote(id)} already exists`);
+    const seed = opts.seed ?? [];
+    seed.forEach((e, i) => {
+      if (!e || typeof e.type !== 'string' || e.seq !== i)
+        throw new SessionForkError('INVALID_SEED', `seed event ${i} is not a valid event with seq ${i}`);
+    });
+    const header: SessionHeader = { type: 'session', version: 0, id, createdAt: Date.now() };
+    const meta = opts.meta ?? {};
+    if (meta.cwd !== undefined) header.cwd = meta.cwd;
+    if (meta.parentSession !== undefined) header.parentSession = meta.parentSession;
+    if (meta.seedLength !== undefined) header.seedLength = meta.seedLength;
+    const child = this.persistence ? this.persistence.write(header, seed, parent) : memorySession(header, seed);
+    this.add(child);
+    return child;
+  }
+
+  /** Resolves a source to its live instance, or throws NOT_FOUND / NOT_LIVE. */
+  resolve(source: SessionForkSource): Session {
+    if (typeof source === 'string') {
+      const s = this.get(source);
+      if (!s) throw new SessionForkError('SESSION_NOT_FOUND', `session ${quote(source)} not found`);
+      return s;
+    }
+    if (this.isLive(source)) return source;
+    if (this.byKey.has(SessionStore.keyOf(source)) || this.byId.has(source.id))
+      throw new SessionForkError('SESSION_NOT_LIVE', `session ${quote(source.id)} is not the live store instance`);
+    throw new SessionForkError('SESSION_NOT_FOUND', `session ${quote(source.id)} not found`);
+  }
+
+  /**
+   * Why a fork of `s` cut at `boundary` (inclusive seq; undefined = whole log)
+   * is refused, or null when it is allowed. Needs only the log's facts, except
+   * for the type of the last event in an OPEN_TURN message.
+   */
+  boundaryError(s: Session, boundary?: number): SessionForkError | null {
+    const len = s.length;
+    if (boundary !== undefined && !(Number.isInteger(boundary) && boundary >= 0 && boundary < len)) {
+      const range = len === 0 ? 'the log is empty' : `expected an integer in [0, ${len - 1}]`;
+      return new SessionForkError('INVALID_BOUNDARY', `invalid boundary ${String(boundary)} for session ${quote(s.id)} of length ${len}: ${range}`, {
+        boundary,
+        length: len,
+      });
+    }
+    const cut = boundary ?? len - 1;
+    if (cut < 0 || isBoundary(s.facts, cut)) return null;
+    const last = cut === len - 1 && s.facts.lastEventType !== undefined ? s.facts.lastEventType : s.events[cut].type;
+    return new SessionForkError('OPEN_TURN', `cannot fork session ${quote(s.id)} inside an open turn (last event: ${last})`, { boundary: cut });
+  }
+
+  private checkNewId(id: SessionId | undefined, parent?: Session): void {
+    if (id === undefined) return;
+    if (this.byId.has(id) || this.persistence?.exists(id, parent))
+      throw new SessionForkError('SESSION_ALREADY_EXISTS', `session ${quote(id)} already exists`);
+  }
+
+  /** Validates the cut and returns the meta; shared by snapshot() and fork(). */
+  private prepare(source: SessionForkSource, boundary: number | undefined, sessionId?: SessionId): { src: Session; meta: SessionForkMeta } {
+    if (sessionId !== undefined && this.byId.has(sessionId))
+      throw new SessionForkError('SESSION_ALREADY_EXISTS', `session ${quote(sessionId)} already exists`);
+    const src = this.resolve(source);
+    this.checkNewId(sessionId, src);
+    const err = this.boundaryError(src, boundary);
+    if (err) throw err;
+    const seedLength = boundary === undefined ? src.length : boundary + 1;
+    const meta: SessionForkMeta = { parentSession: src.id, seedLength };
+    if (src.cwd !== undefined) meta.cwd = src.cwd;
+    return { src, meta };
+  }
+
+  /** The reusable half: a deep-cloned seed and the child's meta, at a boundary. */
+  snapshot(source: SessionForkSource, opts: { boundary?: number } = {}): SessionForkSeed {
+    const { src, meta } = this.prepare(source, opts.boundary);
+    const seed = structuredClone(src.events.slice(0, meta.seedLength)) as SessionEvent[];
+    return { source: src, seed, meta };
+  }
+
+  /**
+   * The convenience half: snapshot + create. The seed is not cloned here: the
+   * writer copies the parent's bytes and the child loads its own events.
+   */
+  fork(opts: ForkSessionOptions): Session {
+    const { src, meta } = this.prepare(opts.source, opts.boundary, opts.sessionId);
+    const id = opts.sessionId ?? this.freshId(src);
+    const seed = src.events.slice(0, meta.seedLength);
+    return this.create(id, { seed, meta }, src);
+  }
+
+  private freshId(parent: Session): string {
+    for (;;) {
+      const id = this.generateId();
+      if (!this.byId.has(id) && !this.persistence?.exists(id, parent)) return id;
+    }
+  }
+}
+
+/** A session that lives only in memory (no persistence configured). */
+export function memorySession(header: SessionHeader, events: readonly SessionEvent[]): Session {
+  const facts = emptyFacts();
+  for (const e of events) foldEvent(facts, e);
+  const log: LogState = {
+    facts,
+    events: [...events],
+    eventEnds: [],
+    headerEnd: 0,
+    firstAnomaly: Infinity,
+    consumed: 0,
+    diagnostics: [],
+  };
+  return new Session(header, undefined, log);
+}

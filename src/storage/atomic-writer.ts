@@ -1,0 +1,116 @@
+// Writes a new session file the way the harness does: temp file, fsync,
+// hard-link to the final name (fails if it exists), fsync the folder, remove
+// the temp. A crash at any point leaves either no file or the complete file
+// under the final name; existing files are never opened for writing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { SessionForkError } from '../session/errors.js';
+
+export interface ByteRange {
+  file: string;
+  start: number;
+  end: number;
+}
+
+export interface NewFileBody {
+  /** the header line, without newline */
+  header: string;
+  /** copy these bytes of an existing file verbatim (the seed as the parent wrote it) */
+  copy?: ByteRange;
+  /** or write these lines (without newlines) */
+  lines?: string[];
+}
+
+export const TEMP_SUFFIX = '.tmp';
+const COPY_CHUNK = 4 * 1024 * 1024;
+
+export const tempPathFor = (file: string): string =>
+  path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+
+function writeAll(fd: number, buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+}
+
+function copyRange(fd: number, range: ByteRange): void {
+  const src = fs.openSync(range.file, fs.constants.O_RDONLY);
+  try {
+    const buf = Buffer.allocUnsafe(Math.min(COPY_CHUNK, Math.max(1, range.end - range.start)));
+    let pos = range.start;
+    while (pos < range.end) {
+      const n = fs.readSync(src, buf, 0, Math.min(buf.length, range.end - pos), pos);
+      if (n === 0) throw Object.assign(new Error(`${range.file} is shorter than expected (${pos} < ${range.end})`), { code: 'ESHORT' });
+      writeAll(fd, buf.subarray(0, n));
+      pos += n;
+    }
+  } finally {
+    fs.closeSync(src);
+  }
+}
+
+function fsyncDir(dir: string): void {
+  const fd = fs.openSync(dir, fs.constants.O_RDONLY);
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+const errText = (e: unknown): string => (e instanceof Error ? ((e as NodeJS.ErrnoException).code ? `${(e as NodeJS.ErrnoException).code}: ` : '') + e.message : String(e));
+
+/**
+ * Creates `file` atomically with `body`. Throws SessionForkError
+ * SESSION_ALREADY_EXISTS when the name is taken, WRITE_FAILED on any I/O error
+ * (nothing is left behind in either case).
+ */
+export function writeNewSessionFile(dir: string, file: string, id: string, body: NewFileBody): void {
+  let createdDir = false;
+  let tmp: string | undefined;
+  try {
+    if (!fs.existsSync(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      createdDir = true;
+    }
+    tmp = tempPathFor(file);
+    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644);
+    try {
+      writeAll(fd, Buffer.from(body.header + '\n', 'utf8'));
+      if (body.copy) copyRange(fd, body.copy);
+      if (body.lines && body.lines.length > 0) writeAll(fd, Buffer.from(body.lines.join('\n') + '\n', 'utf8'));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    try {
+      fs.linkSync(tmp, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new SessionForkError('SESSION_ALREADY_EXISTS', `session "${id}" already exists`, { file });
+      throw e;
+    }
+    fsyncDir(dir);
+  } catch (e) {
+    if (createdDir) tryRemoveDir(dir);
+    if (e instanceof SessionForkError) throw e;
+    throw new SessionForkError('WRITE_FAILED', `could not write session "${id}" to ${file}: ${errText(e)}`, { file });
+  } finally {
+    if (tmp !== undefined) tryUnlink(tmp);
+  }
+}
+
+function tryUnlink(p: string): void {
+  try {
+    fs.unlinkSync(p);
+  } catch {
+    /* already gone */
+  }
+}
+
+function tryRemoveDir(p: string): void {
+  try {
+    fs.rmdirSync(p);
+  } catch {
+    /* not empty or gone: leave it */
+  }
+}

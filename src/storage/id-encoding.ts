@@ -1,0 +1,41 @@
+// File names from session ids (DOMAIN.md §4). The encoding keeps
+// [A-Za-z0-9._-] and writes every other UTF-16 code unit as ~XXXX, so no id
+// can name a path outside its folder ('/', NUL, '.' and '..' are all encoded).
+import { createHash } from 'node:crypto';
+
+const SAFE = /^[A-Za-z0-9._-]$/;
+
+/** Longest encoded name we write; longer ones are capped and hashed. */
+export const MAX_ENCODED_LENGTH = 200;
+
+export function encodeId(id: string): string {
+  if (id === '.') return '~002E';
+  if (id === '..') return '~002E~002E';
+  let out = '';
+  for (let i = 0; i < id.length; i++) {
+    const ch = id[i];
+    out += SAFE.test(ch) ? ch : '~' + id.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0');
+  }
+  if (out.length > MAX_ENCODED_LENGTH) {
+    // '~~' never occurs in a plain encoding ('~' is always followed by 4 hex
+    // digits), so a capped name cannot collide with an uncapped one.
+    const hash = createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 32);
+    out = out.slice(0, MAX_ENCODED_LENGTH - 34) + '~~' + hash;
+  }
+  return out;
+}
+
+/** Inverse of encodeId for uncapped names; undefined when the name is not an encoding. */
+export function decodeId(name: string): string | undefined {
+  if (name.includes('~~')) return undefined;
+  let out = '';
+  for (let i = 0; i < name.length; ) {
+    if (name[i] === '~') {
+      const hex = name.slice(i + 1, i + 5);
+      if (!/^[0-9A-F]{4}$/.test(hex)) return undefined;
+      out += String.fromCharCode(parseInt(hex, 16));
+      i += 5;
+    } else out += name[i++];
+  }
+  return out;
+}

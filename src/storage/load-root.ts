@@ -1,0 +1,89 @@
+// Loads a root directory (all three layouts) into a SessionStore. One bad
+// file never fails the load: it becomes diagnostics and the rest loads.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Diagnostic } from '../session/diagnostics.js';
+import { SessionStore } from '../session/store.js';
+import { DiskPersistence } from './disk-persistence.js';
+import { isSessionFileName } from './layout.js';
+import { readLog, sessionFromRead, type FileStat } from './session-file.js';
+
+export interface FileEntry extends FileStat {
+  /** bytes after the last complete line */
+  pending: number;
+  /** diagnostics of a file that is not a session (refused) */
+  refused?: Diagnostic[];
+}
+
+export interface RootIndex {
+  root: string;
+  store: SessionStore;
+  files: Map<string, FileEntry>;
+}
+
+/** Every session file under `root`, sorted; skips dot-entries, temp files and symlinked folders. */
+export function listSessionFiles(root: string): string[] {
+  const out: string[] = [];
+  const stack = [path.resolve(root)];
+  while (stack.length) {
+    const dir = stack.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const d of entries) {
+      if (d.name.startsWith('.') || d.name === 'node_modules') continue;
+      const p = path.join(dir, d.name);
+      if (d.isDirectory()) stack.push(p);
+      else if ((d.isFile() || d.isSymbolicLink()) && isSessionFileName(d.name)) out.push(p);
+    }
+  }
+  return out.sort();
+}
+
+export function newRootIndex(root: string): RootIndex {
+  const abs = path.resolve(root);
+  return { root: abs, store: new SessionStore(new DiskPersistence(abs)), files: new Map() };
+}
+
+/** Reads one file into the index (new or re-read). */
+export function indexFile(index: RootIndex, file: string): void {
+  if (file.endsWith('.zstd')) {
+    const st = fs.statSync(file);
+    index.files.set(file, {
+      size: st.size,
+      ino: st.ino,
+      mtimeMs: st.mtimeMs,
+      pending: 0,
+      refused: [{ file, severity: 'error', code: 'COMPRESSED', message: 'zstd-compressed sessions are not readable on Node 20; decompress it (zstd -d) to browse it' }],
+    });
+    return;
+  }
+  const read = readLog(file, false);
+  const { session, diagnostics } = sessionFromRead(file, read);
+  index.files.set(file, { ...read.stat, pending: read.pending, refused: session ? undefined : diagnostics });
+  if (session) index.store.add(session);
+}
+
+/** All diagnostics: refused files and every session's own. */
+export function allDiagnostics(index: RootIndex): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const f of index.files.values()) if (f.refused) out.push(...f.refused);
+  for (const s of index.store.list()) out.push(...s.diagnostics);
+  return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
+}
+
+export function loadRootSync(root: string): RootIndex {
+  const index = newRootIndex(root);
+  if (!fs.statSync(index.root).isDirectory()) throw new Error(`${root} is not a directory`);
+  for (const f of listSessionFiles(index.root)) {
+    try {
+      indexFile(index, f);
+    } catch (e) {
+      index.files.set(f, { size: 0, ino: 0, mtimeMs: 0, pending: 0, refused: [{ file: f, severity: 'error', code: 'READ_FAILED', message: String((e as Error).message ?? e) }] });
+    }
+  }
+  return index;
+}

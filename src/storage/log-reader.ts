@@ -1,0 +1,199 @@
+// Incremental JSONL reader: header, envelope and seq checks, packed-row
+// expansion, diagnostics with file and line. Feeds only complete lines; a
+// final line without "\n" is pending (an append in progress), never an error.
+import { isUtf8 } from 'node:buffer';
+import { checkHeader, expandRow, type SessionEvent, type SessionHeader } from '../session/events.js';
+import { emptyFacts, foldEvent, type LogFacts } from '../session/log-facts.js';
+
+import type { Diagnostic } from "../session/diagnostics.js";
+export type { Diagnostic };
+
+/** Lines longer than this are reported and skipped instead of parsed (bounded memory). */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+export interface LogReaderOptions {
+  /** Keep parsed events (an opened session) or only fold them into facts (the index). */
+  retain: boolean;
+}
+
+export class LogReader {
+  header?: SessionHeader;
+  /** Set when the file cannot be a session (no/foreign header). */
+  refused?: string;
+  facts: LogFacts = emptyFacts();
+  diagnostics: Diagnostic[] = [];
+  events: SessionEvent[] = [];
+  /** byte offset just after the line holding each retained event */
+  eventEnds: number[] = [];
+  /** Byte offset after the last complete line consumed. */
+  consumed = 0;
+  /** Byte offset after the header line. */
+  headerEnd = 0;
+  /** Offset of the first line that was skipped or damaged; Infinity when none. */
+  firstAnomaly = Infinity;
+  /** Number of complete lines consumed (header included). */
+  lines = 0;
+  private nextSeq = 0;
+
+  constructor(
+    readonly file: string,
+    readonly opts: LogReaderOptions,
+  ) {}
+
+  /**
+   * Consumes every complete line of `buf`, which holds the file's bytes from
+   * offset `this.consumed` on. Returns the number of bytes consumed.
+   */
+  feed(buf: Buffer): number {
+    let pos = 0;
+    for (;;) {
+      const nl = buf.indexOf(10, pos);
+      if (nl < 0) break;
+      this.line(buf, pos, nl, this.consumed + pos, this.consumed + nl + 1);
+      pos = nl + 1;
+    }
+    this.consumed += pos;
+    return pos;
+  }
+
+  /** Records a line that was over MAX_LINE_BYTES and skipped unread: bytes [absStart, absEnd). */
+  skipLine(absStart: number, absEnd: number): void {
+    const lineNo = ++this.lines;
+    this.anomaly(absStart);
+    this.diag('error', 'LINE_TOO_LONG', `line is ${absEnd - absStart - 1} bytes, over the ${MAX_LINE_BYTES}-byte limit: skipped`, lineNo);
+    if (lineNo === 1) this.refused = 'header line too long';
+    this.consumed = absEnd;
+  }
+
+  private diag(severity: Diagnostic['severity'], code: string, message: string, line?: number): void {
+    this.diagnostics.push({ file: this.file, line, severity, code, message });
+  }
+
+  private anomaly(offset: number): void {
+    if (offset < this.firstAnomaly) this.firstAnomaly = offset;
+  }
+
+  private line(buf: Buffer, start: number, end: number, absStart: number, absEnd: number): void {
+    const lineNo = ++this.lines;
+    if (this.refused !== undefined) return;
+    let e = end;
+    if (e > start && buf[e - 1] === 13) e--; // CRLF
+    const length = e - start;
+    if (length > MAX_LINE_BYTES) {
+      this.anomaly(absStart);
+      this.diag('error', 'LINE_TOO_LONG', `line is ${length} bytes, over the ${MAX_LINE_BYTES}-byte limit: skipped`, lineNo);
+      if (lineNo === 1) this.refused = 'header line too long';
+      return;
+    }
+    let text = buf.toString('utf8', start, e);
+    if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.includes('\uFFFD') && !isUtf8(buf.subarray(start, e)))
+      this.diag('warning', 'INVALID_UTF8', 'invalid UTF-8 bytes replaced by U+FFFD', lineNo);
+    if (text.trim() === '') {
+      if (lineNo === 1) return this.refuse('empty first line: no session header', lineNo);
+      this.anomaly(absStart);
+      this.diag('warning', 'BLANK_LINE', 'blank line ignored', lineNo);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      this.anomaly(absStart);
+      const why = err instanceof Error ? err.message : String(err);
+      if (lineNo === 1) return this.refuse(`header is not valid JSON: ${why}`, lineNo);
+      return this.salvage(text, why, lineNo, absStart, absEnd);
+    }
+    if (lineNo === 1) {
+      const h = checkHeader(value);
+      if (typeof h === 'string') return this.refuse(h, lineNo);
+      this.header = h;
+      this.headerEnd = absEnd;
+      return;
+    }
+    const rows = expandRow(value);
+    if (typeof rows === 'string') {
+      this.anomaly(absStart);
+      this.diag('error', 'BAD_EVENT', rows, lineNo);
+      return;
+    }
+    this.accept(rows, lineNo, absStart, absEnd);
+  }
+
+  /**
+   * A damaged line may hold whole events welded to a torn one (a crash mid
+   * append, then the next append). Recover every fragment that starts at
+   * '{"type":' and parses; report the rest.
+   */
+  private salvage(text: string, why: string, lineNo: number, absStart: number, absEnd: number): void {
+    const cuts: number[] = [];
+    for (let i = text.indexOf('{"type":'); i >= 0 && cuts.length < 64; i = text.indexOf('{"type":', i + 1)) cuts.push(i);
+    const ends = [...cuts.slice(1), text.length];
+    const recovered: SessionEvent[][] = [];
+    let lost = cuts.length === 0 || cuts[0] > 0 ? 1 : 0;
+    // Greedy left to right: from each start, the shortest span that parses as an event.
+    for (let k = 0; k < cuts.length; ) {
+      let next = -1;
+      for (let j = k; j < ends.length; j++) {
+        const rows = tryRow(text.slice(cuts[k], ends[j]));
+        if (rows) {
+          recovered.push(rows);
+          next = j + 1;
+          break;
+        }
+      }
+      if (next < 0) {
+        lost++;
+        k++;
+      } else k = next;
+    }
+    if (recovered.length === 0) {
+      this.diag('error', 'MALFORMED_LINE', `not valid JSON: ${why}`, lineNo);
+      return;
+    }
+    this.diag('error', 'MALFORMED_LINE', `damaged line (welded or torn): recovered ${recovered.length} event row(s), ${lost} fragment(s) unreadable`, lineNo);
+    for (const rows of recovered) this.accept(rows, lineNo, absStart, absEnd);
+  }
+
+  private refuse(message: string, line: number): void {
+    this.refused = message;
+    this.diag('error', message.startsWith('unsupported session format') ? 'UNSUPPORTED_VERSION' : 'NO_HEADER', message, line);
+  }
+
+  private accept(rows: SessionEvent[], lineNo: number, absStart: number, absEnd: number): void {
+    const first = rows[0].seq;
+    if (first < this.nextSeq) {
+      this.anomaly(absStart);
+      this.diag('error', 'DUPLICATE_SEQ', `seq ${first} repeats (expected ${this.nextSeq}): line skipped`, lineNo);
+      return;
+    }
+    if (first > this.nextSeq) {
+      this.anomaly(absStart);
+      if (this.facts.validLength === undefined) this.facts.validLength = this.facts.events;
+      this.diag('error', 'SEQ_GAP', `seq gap: expected seq ${this.nextSeq}, got ${first}; events from here on are shown but cannot be forked`, lineNo);
+    }
+    for (const ev of rows) {
+      foldEvent(this.facts, ev);
+      if (this.opts.retain) {
+        this.events.push(ev);
+        this.eventEnds.push(absEnd);
+      }
+    }
+    this.nextSeq = rows[rows.length - 1].seq + 1;
+  }
+
+  /** A short description of a torn tail, if the file has one. */
+  static pendingNote(fileSize: number, consumed: number): string | undefined {
+    const n = fileSize - consumed;
+    return n > 0 ? `${n} byte${n === 1 ? '' : 's'} pending after the last complete line (append in progress or torn tail)` : undefined;
+  }
+}
+
+function tryRow(frag: string): SessionEvent[] | undefined {
+  try {
+    const rows = expandRow(JSON.parse(frag));
+    return typeof rows === 'string' ? undefined : rows;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,85 @@
+// One session file on disk -> a live Session (facts now, events on demand).
+import fs from 'node:fs';
+import type { Diagnostic } from '../session/diagnostics.js';
+import { Session, type LogState } from '../session/session.js';
+import { LogReader, MAX_LINE_BYTES } from './log-reader.js';
+
+export interface FileStat {
+  size: number;
+  ino: number;
+  mtimeMs: number;
+}
+
+export interface ReadResult {
+  reader: LogReader;
+  stat: FileStat;
+  /** bytes after the last complete line (an append in progress or a torn tail) */
+  pending: number;
+}
+
+const READ_CHUNK = 8 * 1024 * 1024;
+
+/**
+ * Reads `file` from offset 0 (or up to `limit` bytes) through a fresh reader,
+ * chunk by chunk so memory stays bounded by the chunk and the longest line.
+ */
+export function readLog(file: string, retain: boolean, limit?: number): ReadResult {
+  const reader = new LogReader(file, { retain });
+  const fd = fs.openSync(file, fs.constants.O_RDONLY);
+  try {
+    const st = fs.fstatSync(fd);
+    const end = limit ?? st.size;
+    let carry: Buffer = Buffer.alloc(0);
+    let pos = 0;
+    let skipping = false;
+    let skipFrom = 0;
+    while (pos < end) {
+      const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - pos));
+      const n = fs.readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) break;
+      pos += n;
+      const data: Buffer = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      if (skipping) {
+        const nl = data.indexOf(10);
+        if (nl < 0) {
+          carry = Buffer.alloc(0);
+          continue;
+        }
+        reader.skipLine(skipFrom, pos - n + nl + 1);
+        skipping = false;
+        const rest = data.subarray(nl + 1);
+        const used = reader.feed(rest);
+        carry = rest.subarray(used);
+      } else {
+        const used = reader.feed(data);
+        carry = data.subarray(used);
+      }
+      if (carry.length > MAX_LINE_BYTES) {
+        // A line over the limit: skip to its end without holding it in memory.
+        skipping = true;
+        skipFrom = reader.consumed;
+        carry = Buffer.alloc(0);
+      }
+    }
+    return { reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }, pending: end - reader.consumed };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Turns a read into a live Session; undefined (with diagnostics) when the file is not a session. */
+export function sessionFromRead(file: string, r: ReadResult): { session?: Session; diagnostics: Diagnostic[] } {
+  const { reader } = r;
+  if (!reader.header || reader.refused !== undefined) {
+    const diagnostics = [...reader.diagnostics];
+    if (diagnostics.length === 0) diagnostics.push({ file, line: 1, severity: 'error', code: 'NO_HEADER', message: r.stat.size === 0 ? 'empty file: no session header' : 'no complete header line yet' });
+    return { diagnostics };
+  }
+  const loader = (current: LogState): LogState => readLog(file, true, current.consumed).reader;
+  return { session: new Session(reader.header, file, reader, loader), diagnostics: reader.diagnostics };
+}
+
+export function openSessionFile(file: string, retain = false): { session?: Session; diagnostics: Diagnostic[]; read: ReadResult } {
+  const read = readLog(file, retain);
+  return { ...sessionFromRead(file, read), read };
+}

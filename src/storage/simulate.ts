@@ -1,0 +1,499 @@
+// A demo writer: plays a realistic coding agent into a NEW session file at a
+// human pace, writing exactly the way the harness does (DOMAIN.md §4), so the
+// browser's live following can be shown and tested:
+// - the file is born complete: header + first event go to a temp file in the
+//   same folder, fsync, hard-link to the final name (fails if it exists),
+//   fsync the folder, remove the temp;
+// - every later event is one whole line appended at the end, then fsync;
+// - with `tornWrites`, some lines are appended in two parts with a pause in
+//   between, sometimes split inside a multi-byte UTF-8 character, so a reader
+//   sees a final line without "\n" (pending) for a while.
+// v0 format (the format we write): turn/start, user/message, step/start,
+// assistant/chunk deltas, assistant/message, tool/call, tool/result, step/end,
+// ..., turn/end {completed}.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { encodeId } from './id-encoding.js';
+
+export interface SimulateOptions {
+  /** folder the new session file goes into (created if missing) */
+  dir: string;
+  /** session id; default `sim-<timestamp>` */
+  id?: string;
+  /** number of turns, default 3 */
+  turns?: number;
+  /** 1 = human pace (50-300 ms between events, tools run for ~0.5-2 s); larger is faster */
+  speed?: number;
+  /** append some lines in two parts with a pause in between */
+  tornWrites?: boolean;
+  /** abort: the current line is completed, the open turn is closed as aborted */
+  signal?: AbortSignal;
+  log?(msg: string): void;
+  /** header cwd, default process.cwd() */
+  cwd?: string;
+}
+
+export interface SimulateResult {
+  file: string;
+  /** events written (the header is not an event) */
+  events: number;
+}
+
+// ---------------------------------------------------------------------------
+// The script
+
+interface ToolUse {
+  name: string;
+  args: Record<string, unknown>;
+  result: string;
+  /** how long the tool "runs" at speed 1, ms */
+  runMs: number;
+}
+
+interface Step {
+  reasoning?: string;
+  text?: string;
+  tools?: ToolUse[];
+}
+
+interface TurnScript {
+  prompt: string;
+  steps: Step[];
+}
+
+const PRICE_TS = `// Prices on the café menu (€, ¥ for the 日本 branch).
+export function formatPrice(cents: number, locale = 'fr-FR'): string {
+  const value = cents / 100;
+  return value.toString() + (locale === 'ja-JP' ? ' ¥' : ' €');
+}
+`;
+
+const SCRIPT: TurnScript[] = [
+  {
+    prompt:
+      'The café menu shows "3.5 €" instead of "3,50 €" — and the 日本 branch gets euros too. Can you find the price formatting and fix it? Make sure the tests pass ✓',
+    steps: [
+      {
+        reasoning:
+          'The user reports a formatting bug in menu prices. First I should find where prices are formatted; grepping for formatPrice is the quickest way.',
+        text: "I'll look for the price formatting code first.",
+        tools: [
+          {
+            name: 'grep',
+            args: { pattern: 'formatPrice', path: 'src', include: '*.ts' },
+            result:
+              'src/menu/price.ts:2:export function formatPrice(cents: number, locale = \'fr-FR\'): string {\nsrc/menu/render.ts:41:    line += formatPrice(item.cents, ctx.locale);\nsrc/menu/render.ts:77:  const total = formatPrice(sum(items), ctx.locale);\ntest/menu/price.test.ts:3:import { formatPrice } from \'../../src/menu/price.js\';',
+            runMs: 600,
+          },
+        ],
+      },
+      {
+        reasoning: 'formatPrice lives in src/menu/price.ts. Let me read it.',
+        tools: [{ name: 'read_file', args: { path: 'src/menu/price.ts' }, result: PRICE_TS, runMs: 400 }],
+      },
+      {
+        reasoning:
+          'It divides by 100 and calls toString(), so 350 becomes "3.5", and the currency ignores the locale except for a trailing yen sign. Intl.NumberFormat with style currency handles both: "3,50 €" for fr-FR and "￥350" for ja-JP.',
+        text: 'The function uses `toString()` — no locale, no fixed decimals. Switching to `Intl.NumberFormat`.',
+        tools: [
+          {
+            name: 'edit_file',
+            args: {
+              path: 'src/menu/price.ts',
+              old_string: "  const value = cents / 100;\n  return value.toString() + (locale === 'ja-JP' ? ' ¥' : ' €');",
+              new_string:
+                "  const currency = locale === 'ja-JP' ? 'JPY' : 'EUR';\n  const value = currency === 'JPY' ? cents : cents / 100;\n  return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(value);",
+            },
+            result: 'Applied 1 edit to src/menu/price.ts (3 lines changed).',
+            runMs: 300,
+          },
+        ],
+      },
+      {
+        text: 'Now the tests.',
+        tools: [
+          {
+            name: 'bash',
+            args: { command: 'npx vitest run test/menu', description: 'Run the menu tests' },
+            result:
+              ' ✓ test/menu/price.test.ts (4 tests) 6ms\n ✓ test/menu/render.test.ts (7 tests) 18ms\n\n Test Files  2 passed (2)\n      Tests  11 passed (11)\n   Duration  412ms',
+            runMs: 1800,
+          },
+        ],
+      },
+      {
+        reasoning: 'All green. Summarise the change for the user.',
+        text:
+          'Fixed. `formatPrice` in `src/menu/price.ts` now uses `Intl.NumberFormat` with the right currency per locale:\n\n- fr-FR: `3,50 €` (was `3.5 €`)\n- ja-JP (日本): `￥350` instead of a euro amount\n\nAll 11 menu tests pass ✓.',
+      },
+    ],
+  },
+  {
+    prompt: 'Nice. Is formatPrice used anywhere else where the café totals could still be wrong?',
+    steps: [
+      {
+        reasoning: 'Check the other call sites, in particular totals in render.ts and any receipts code.',
+        tools: [
+          {
+            name: 'grep',
+            args: { pattern: 'cents / 100|toFixed\\(', path: 'src' },
+            result: 'src/receipt/print.ts:58:  out.push(`TOTAL ${(total / 100).toFixed(2)} EUR`);',
+            runMs: 500,
+          },
+          { name: 'read_file', args: { path: 'src/receipt/print.ts', offset: 50, limit: 15 }, result: '50  export function printTotal(out: string[], total: number) {\n51    // receipts are always printed in euros\n…\n58    out.push(`TOTAL ${(total / 100).toFixed(2)} EUR`);\n59  }', runMs: 350 },
+        ],
+      },
+      {
+        text:
+          'One more place: `src/receipt/print.ts:58` formats the receipt total by hand (`toFixed(2)` + " EUR"). That prints `3.50 EUR`, which is fine for the printer but inconsistent with the menu. I left it unchanged — want me to switch it to `formatPrice` as well?',
+      },
+    ],
+  },
+  {
+    prompt: 'Yes, switch it, and run the whole suite.',
+    steps: [
+      {
+        tools: [
+          {
+            name: 'edit_file',
+            args: {
+              path: 'src/receipt/print.ts',
+              old_string: '  out.push(`TOTAL ${(total / 100).toFixed(2)} EUR`);',
+              new_string: '  out.push(`TOTAL ${formatPrice(total)}`);',
+            },
+            result: 'Applied 1 edit to src/receipt/print.ts (1 line changed). Added import of formatPrice.',
+            runMs: 300,
+          },
+        ],
+      },
+      {
+        reasoning: 'Run everything, receipts have snapshot tests that may need the new format.',
+        tools: [
+          {
+            name: 'bash',
+            args: { command: 'npm test', description: 'Run the full test suite' },
+            result:
+              ' ✓ test/menu/price.test.ts (4 tests) 5ms\n ✓ test/menu/render.test.ts (7 tests) 17ms\n ✓ test/receipt/print.test.ts (3 tests) 9ms\n ✓ test/orders/queue.test.ts (12 tests) 31ms\n\n Test Files  4 passed (4)\n      Tests  26 passed (26)\n   Duration  1.21s',
+            runMs: 2000,
+          },
+        ],
+      },
+      { text: 'Done: receipts now print `TOTAL 3,50 €` through `formatPrice`, and the full suite passes (26/26 ✓).' },
+    ],
+  },
+  {
+    prompt: 'Thanks! Could you write a short commit message for all of this?',
+    steps: [
+      {
+        reasoning: 'Short imperative subject, body listing the two changes.',
+        text:
+          'fix(menu): format prices with Intl.NumberFormat\n\n- formatPrice: locale-aware currency (3,50 € / ￥350 for 日本)\n- receipts: print totals through formatPrice\n\nTests: 26 passed.',
+      },
+    ],
+  },
+];
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+const rand = (lo: number, hi: number): number => lo + Math.random() * (hi - lo);
+
+const defaultId = (): string => {
+  const d = new Date();
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `sim-${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}-${p(d.getMilliseconds(), 3)}`;
+};
+
+const callId = (i: number): string => {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = randomBytes(24);
+  let s = '';
+  for (const b of bytes) s += alphabet[b % alphabet.length];
+  return `call_${String(i).padStart(2, '0')}_${s}`;
+};
+
+/** Streaming pieces: one or two words with their leading space, like a tokenizer would emit. */
+function pieces(text: string): string[] {
+  const words = text.match(/\s*\S+|\s+$/g) ?? [text];
+  const out: string[] = [];
+  for (let i = 0; i < words.length; ) {
+    const n = Math.random() < 0.7 ? 1 : 2;
+    out.push(words.slice(i, i + n).join(''));
+    i += n;
+  }
+  return out;
+}
+
+function writeAll(fd: number, buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+}
+
+function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, fs.constants.O_RDONLY);
+    fs.fsyncSync(fd);
+  } catch {
+    /* not supported on every platform */
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+class Aborted extends Error {}
+
+// ---------------------------------------------------------------------------
+
+export async function simulate(opts: SimulateOptions): Promise<SimulateResult> {
+  const speed = opts.speed && opts.speed > 0 ? opts.speed : 1;
+  const turns = Math.max(0, Math.floor(opts.turns ?? 3));
+  const log = (m: string) => {
+    try {
+      opts.log?.(m);
+    } catch {
+      /* ignore */
+    }
+  };
+  const signal = opts.signal;
+  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('simulate: aborted before start');
+
+  fs.mkdirSync(opts.dir, { recursive: true });
+  const givenId = opts.id;
+  let id = givenId ?? defaultId();
+  const cwd = opts.cwd ?? process.cwd();
+
+  let seq = 0;
+  let fd: number | undefined;
+  let file = '';
+  let lineNo = 0;
+
+  // ---- pacing ---------------------------------------------------------------
+  const sleep = (ms: number): Promise<void> => {
+    const t = ms / speed;
+    if (t <= 0 || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, t);
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  };
+  const checkAbort = () => {
+    if (signal?.aborted) throw new Aborted();
+  };
+
+  // ---- file creation (harness way) -------------------------------------------
+  function create(firstLine: string | undefined): void {
+    for (let attempt = 0; ; attempt++) {
+      const header: Record<string, unknown> = { type: 'session', version: 0, id, createdAt: Date.now() };
+      if (cwd) header.cwd = cwd;
+      const name = encodeId(id) + '.jsonl';
+      const final = path.join(opts.dir, name);
+      const tmp = path.join(opts.dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+      const tfd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
+      try {
+        try {
+          writeAll(tfd, Buffer.from(JSON.stringify(header) + '\n' + (firstLine === undefined ? '' : firstLine + '\n'), 'utf8'));
+          fs.fsyncSync(tfd);
+        } finally {
+          fs.closeSync(tfd);
+        }
+        try {
+          fs.linkSync(tmp, final);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'EEXIST' && givenId === undefined && attempt < 20) {
+            id = `${defaultId()}-${attempt + 2}`;
+            continue;
+          }
+          if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`simulate: ${final} already exists`);
+          throw e;
+        }
+        fsyncDir(opts.dir);
+        file = final;
+        fd = fs.openSync(final, 'a');
+        return;
+      } finally {
+        try {
+          fs.unlinkSync(tmp);
+        } catch {
+          /* gone */
+        }
+      }
+    }
+  }
+
+  // ---- appends ----------------------------------------------------------------
+  /** Byte offset where to split a line: sometimes inside a multi-byte character. */
+  function splitPoint(buf: Buffer): number {
+    const inside: number[] = [];
+    for (let i = 1; i < buf.length - 1; i++) if ((buf[i] & 0xc0) === 0x80) inside.push(i);
+    if (inside.length > 0 && (lineNo === 2 || Math.random() < 0.5)) return inside[Math.floor(Math.random() * inside.length)];
+    return 1 + Math.floor(Math.random() * (buf.length - 1));
+  }
+
+  async function append(line: string, mayTear: boolean): Promise<void> {
+    const buf = Buffer.from(line + '\n', 'utf8');
+    lineNo++;
+    if (mayTear && opts.tornWrites && buf.length > 2 && (lineNo === 2 || Math.random() < 0.15)) {
+      const at = splitPoint(buf);
+      writeAll(fd!, buf.subarray(0, at));
+      fs.fsyncSync(fd!);
+      // the pause is at least a timer tick, so a reader can see the torn line
+      await new Promise<void>((r) => setTimeout(r, Math.max(1, rand(80, 400) / speed)));
+      writeAll(fd!, buf.subarray(at));
+      fs.fsyncSync(fd!);
+      return;
+    }
+    writeAll(fd!, buf);
+    fs.fsyncSync(fd!);
+  }
+
+  // ---- events -----------------------------------------------------------------
+  let openTurn: number | undefined;
+  let openStep: number | undefined;
+  const outstanding: { callId: string; name: string; step: number }[] = [];
+
+  async function emit(type: string, data: unknown, extra?: Record<string, unknown>, opt?: { pauseMs?: number; noTear?: boolean }): Promise<number> {
+    if (seq > 0 && opt?.pauseMs !== 0) {
+      await sleep(opt?.pauseMs ?? rand(50, 300));
+      checkAbort();
+    }
+    const ev: Record<string, unknown> = { type, seq, time: Date.now(), data, ...extra };
+    const line = JSON.stringify(ev);
+    if (seq === 0) {
+      create(line);
+      lineNo = 1;
+      log(`created ${file}`);
+    } else {
+      await append(line, !opt?.noTear);
+    }
+    return seq++;
+  }
+
+  async function runStep(turn: number, step: number, s: Step, usageBase: number): Promise<void> {
+    await emit('step/start', { turn, step });
+    openStep = step;
+    const chunkSeqs: number[] = [];
+    const content: Record<string, unknown>[] = [];
+    const chunk = async (c: Record<string, unknown>, pauseMs?: number) => {
+      chunkSeqs.push(await emit('assistant/chunk', { turn, step, chunk: c }, undefined, { pauseMs }));
+    };
+    let index = 0;
+    let first = true;
+    const thinkFirst = () => {
+      const p = first ? rand(300, 900) : rand(20, 80);
+      first = false;
+      return p;
+    };
+    if (s.reasoning) {
+      await chunk({ type: 'block-start', index, blockType: 'reasoning' }, thinkFirst());
+      for (const t of pieces(s.reasoning)) await chunk({ type: 'reasoning-delta', index, text: t }, rand(20, 70));
+      content.push({ type: 'reasoning', text: s.reasoning });
+      index++;
+    }
+    if (s.text) {
+      await chunk({ type: 'block-start', index, blockType: 'text' }, thinkFirst());
+      for (const t of pieces(s.text)) await chunk({ type: 'text-delta', index, text: t }, rand(25, 90));
+      content.push({ type: 'text', text: s.text });
+      index++;
+    }
+    const calls: { id: string; tool: ToolUse; args: string }[] = [];
+    for (const [i, tool] of (s.tools ?? []).entries()) {
+      const cid = callId(i);
+      const args = JSON.stringify(tool.args);
+      calls.push({ id: cid, tool, args });
+      await chunk({ type: 'block-start', index, blockType: 'tool-call' }, thinkFirst());
+      for (const part of args.match(/.{1,12}/gsu) ?? [args]) {
+        await chunk({ type: 'tool-call-delta', index, id: cid, name: tool.name, argumentsDelta: part }, rand(15, 50));
+      }
+      content.push({ type: 'tool-call', id: cid, name: tool.name, arguments: args });
+      index++;
+    }
+    for (const [i, block] of content.entries()) await chunk({ type: 'block-end', index: i, block }, rand(5, 20));
+    const usage = {
+      inputTokens: usageBase + Math.floor(rand(80, 400)),
+      outputTokens: Math.max(1, Math.floor(JSON.stringify(content).length / 4)),
+      cacheReadTokens: 768,
+    };
+    await chunk({ type: 'usage', usage }, rand(5, 20));
+    await chunk({ type: 'finish', reason: { kind: calls.length > 0 ? 'tool-calls' : 'stop' } }, rand(5, 20));
+    await emit('assistant/message', { turn, step, content, usage }, { sourceEventSeqs: chunkSeqs, surfaceOp: 'append' });
+    if (s.text) log(`turn ${turn} step ${step}: assistant: ${s.text.split('\n')[0].slice(0, 70)}`);
+
+    const callSeqs = new Map<string, number>();
+    for (const c of calls) {
+      callSeqs.set(c.id, await emit('tool/call', { turn, step, callId: c.id, name: c.tool.name, arguments: c.args }, undefined, { pauseMs: rand(10, 60) }));
+      outstanding.push({ callId: c.id, name: c.tool.name, step });
+      log(`turn ${turn} step ${step}: ${c.tool.name} ${c.args.slice(0, 60)}`);
+    }
+    for (const c of calls) {
+      await emit(
+        'tool/result',
+        { turn, step, callId: c.id, content: [{ type: 'text', text: c.tool.result }], isError: false },
+        { sourceEventSeqs: [callSeqs.get(c.id)!], surfaceOp: 'append' },
+        { pauseMs: c.tool.runMs * rand(0.6, 1.4) },
+      );
+      outstanding.splice(
+        outstanding.findIndex((o) => o.callId === c.id),
+        1,
+      );
+    }
+    await emit('step/end', { turn, step });
+    openStep = undefined;
+  }
+
+  try {
+    if (turns === 0) {
+      create(undefined); // a header-only (empty) session
+      log(`created ${file}`);
+    }
+    let usageBase = 900;
+    for (let t = 0; t < turns; t++) {
+      const turn = t + 1;
+      const sc = SCRIPT[t % SCRIPT.length];
+      if (t > 0) {
+        await sleep(rand(1000, 3000)); // the user reads and types
+        checkAbort();
+      }
+      await emit('turn/start', { turn, trigger: { kind: 'message', source: { kind: 'user' } } }, undefined, { pauseMs: 0 });
+      openTurn = turn;
+      log(`turn ${turn}: user: ${sc.prompt.slice(0, 70)}`);
+      await emit('user/message', { content: [{ type: 'text', text: sc.prompt }], source: { kind: 'user' } }, { surfaceOp: 'append' });
+      for (const [i, s] of sc.steps.entries()) {
+        await runStep(turn, i + 1, s, usageBase);
+        usageBase += 400;
+      }
+      await emit('turn/end', { turn, reason: { kind: 'completed' } });
+      openTurn = undefined;
+      log(`turn ${turn}: completed`);
+    }
+  } catch (e) {
+    if (!(e instanceof Aborted)) {
+      if (fd !== undefined) fs.closeSync(fd);
+      throw e;
+    }
+    // Cancelled: close the open turn the way the harness does, no pauses, no tearing.
+    if (fd !== undefined && openTurn !== undefined) {
+      const now = { pauseMs: 0, noTear: true };
+      for (const o of outstanding.splice(0)) {
+        await emit(
+          'tool/result',
+          { turn: openTurn, step: o.step, callId: o.callId, content: [{ type: 'text', text: 'Error: tool call aborted' }], isError: true, error: { name: 'AbortError', code: 'ABORTED' } },
+          { surfaceOp: 'append' },
+          now,
+        );
+      }
+      if (openStep !== undefined) await emit('step/end', { turn: openTurn, step: openStep }, undefined, now);
+      await emit('turn/end', { turn: openTurn, reason: { kind: 'aborted', reason: 'session/cancel' } }, undefined, now);
+      log(`turn ${openTurn}: aborted`);
+    }
+    if (fd === undefined) throw signal?.reason instanceof Error ? signal.reason : new Error('simulate: aborted before start');
+  }
+  if (fd !== undefined) fs.closeSync(fd);
+  return { file, events: seq };
+}

@@ -1,0 +1,24 @@
+// Sessions -> lineage layout input (pure; shared by the CLI and the TUI).
+import { turnsBefore } from '../session/log-facts.js';
+import type { Session } from '../session/session.js';
+import { SessionStore } from '../session/store.js';
+import type { LineageNodeInput } from './lineage-layout.js';
+import { sanitizeInline } from './sanitize.js';
+
+export function lineageNodes(sessions: readonly Session[]): LineageNodeInput[] {
+  return sessions.map((s) => {
+    const node: LineageNodeInput = {
+      key: SessionStore.keyOf(s),
+      id: s.id,
+      kind: s.kind,
+      label: sanitizeInline(s.id) + (s.facts.title ? ` — ${sanitizeInline(s.facts.title)}` : ''),
+      createdAt: s.header.createdAt,
+    };
+    if (s.parentSession !== undefined) node.parentId = s.parentSession;
+    if (s.seedLength !== undefined) {
+      node.seedLength = s.seedLength;
+      node.forkTurn = turnsBefore(s.facts, s.seedLength);
+    }
+    return node;
+  });
+}
