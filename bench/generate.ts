@@ -27,6 +27,10 @@ export interface CorpusSpec {
   meanEventsPerSession: number;
   /** Hard cap on turns per regular session (e.g. "a few turns" for B). */
   maxTurns?: number;
+  /** Minimum number of turns per regular root session (default 1). */
+  minTurns?: number;
+  /** Streaming granularity: tokens merged into one delta (default 1 = one token per delta). */
+  tokensPerDelta?: number;
   /** Scales the number of streaming deltas per block (1 = realistic long answers). */
   deltaScale: number;
   /** Mean size of a tool output in bytes. */
@@ -96,10 +100,12 @@ export const PRESETS: Record<'A' | 'B' | 'quick', CorpusSpec> = {
     name: 'B',
     seed: 0xb0b,
     sessions: 10_000,
-    meanEventsPerSession: 60,
-    maxTurns: 4,
+    meanEventsPerSession: 80,
+    minTurns: 2,
+    maxTurns: 3,
+    tokensPerDelta: 5,
     deltaScale: 0.2,
-    toolOutputBytes: 600,
+    toolOutputBytes: 500,
     maxToolRounds: 1,
     ...common,
   },
@@ -108,7 +114,8 @@ export const PRESETS: Record<'A' | 'B' | 'quick', CorpusSpec> = {
     seed: 0x9c1,
     sessions: 50,
     meanEventsPerSession: 100,
-    deltaScale: 0.6,
+    maxTurns: 3,
+    deltaScale: 0.4,
     toolOutputBytes: 1000,
     maxToolRounds: 3,
     bigEvents: 5_000,
@@ -370,7 +377,7 @@ class Content {
   }
 
   /** A tool call (name + arguments object) and its output text. */
-  toolCall(outBytes: number): { name: string; args: Record<string, unknown>; output: string; isError: boolean } {
+  toolCall(outBytes: number, scale = 1): { name: string; args: Record<string, unknown>; output: string; isError: boolean } {
     const r = this.r;
     const k = r.int(0, 9);
     if (k <= 3) {
@@ -433,7 +440,7 @@ class Content {
     }
     const path = this.file(true);
     const lines: string[] = [];
-    const n = r.int(8, 40);
+    const n = Math.max(3, Math.round(r.int(8, 40) * scale));
     for (let i = 0; i < n; i++) lines.push(this.codeLine());
     return { name: 'write', args: { file_path: path, content: lines.join('\n') }, output: `Wrote ${n} lines to ${path}`, isError: false };
   }
@@ -551,6 +558,12 @@ class SessionBuilder {
   /** A run of deltas: single assistant/chunk events (v0) or, mostly, one packed row (rc8). */
   private deltas(kind: 'text' | 'reasoning' | 'tool-call', turn: number, step: number, index: number, pieces: string[], call?: Call): void {
     if (pieces.length === 0) return;
+    const tpd = this.spec.tokensPerDelta ?? 1;
+    if (tpd > 1 && pieces.length > 1) {
+      const merged: string[] = [];
+      for (let i = 0; i < pieces.length; i += tpd) merged.push(pieces.slice(i, i + tpd).join(''));
+      pieces = merged;
+    }
     if (this.era === 'rc8' && pieces.length >= 2 && this.r.chance(0.9)) {
       this.time += this.dt();
       const seq0 = this.seq;
@@ -584,7 +597,7 @@ class SessionBuilder {
   }
 
   private makeCall(): Call {
-    const t = this.c.toolCall(this.toolOut());
+    const t = this.c.toolCall(this.toolOut(), this.spec.deltaScale);
     return { id: this.callId(), name: t.name, args: J(t.args), output: t.output, isError: t.isError };
   }
 
@@ -985,13 +998,14 @@ export function generateCorpus(dir: string, spec: CorpusSpec, opts: GenerateOpti
 
   const fill = (s: GenSession, target: number, open: boolean): void => {
     const maxTurns = spec.maxTurns ?? Infinity;
+    const minTurns = Math.min(spec.minTurns ?? 1, maxTurns);
     let turns = 0;
     do {
-      const isLast = s.b.seq >= target * 0.85 || turns + 1 >= maxTurns;
+      const isLast = (s.b.seq >= target * 0.85 && turns + 1 >= minTurns) || turns + 1 >= maxTurns;
       s.b.turnOnce(pickReason(r), open && isLast);
       turns++;
       if (open && isLast) return;
-    } while (s.b.seq < target && turns < maxTurns);
+    } while ((s.b.seq < target || turns < minTurns) && turns < maxTurns);
     if (open) s.b.turnOnce('completed', true);
   };
 

@@ -67,7 +67,7 @@ function argJson(v) {
 
 /** Split text into a handful of streaming deltas at word boundaries. */
 function deltas(text, max = 3) {
-  const n = Math.max(1, Math.min(max, Math.ceil(text.length / 90)));
+  const n = Math.max(1, Math.min(max, Math.ceil(text.length / 120)));
   const words = text.split(/(?<=\s)/);
   const target = text.length / n;
   const parts = [];
@@ -176,9 +176,9 @@ class Session {
     const blocks = [];
     if (reasoning) blocks.push({ type: 'reasoning', text: reasoning });
     if (text) blocks.push({ type: 'text', text });
-    for (const c of calls) {
-      blocks.push({ type: 'tool-call', id: this.callId(blocks.length), name: c.name, arguments: argJson(c.args) });
-    }
+    calls.forEach((c, k) => {
+      blocks.push({ type: 'tool-call', id: this.callId(k), name: c.name, arguments: argJson(c.args) });
+    });
     const seqs = [];
     this.wait(350, 1400); // time to first token
     let budget = partial ?? Infinity;
@@ -374,7 +374,7 @@ root.doStep(
 );
 root.doStep(
   {
-    reasoning: 'No --repeat flag in this vitest. Loop in the shell instead.',
+    reasoning: 'No --repeat flag; loop in the shell.',
     calls: [{ name: 'bash', args: { command: LOOP20, description: 'Run the test 20 times and count failures' } }],
   },
   [{ text: 'run 3: FAIL\nrun 9: FAIL\nrun 14: FAIL\nrun 15: FAIL\nrun 20: FAIL\n5/20 failed\n', dur: [38_000, 46_000] }],
@@ -459,13 +459,6 @@ root.stepStart();
       'src/webhooks/dispatcher.ts:31:    this.queue = new RetryQueue(this.deliver, { baseDelayMs: 500, maxAttempts: 8 });\nsrc/payouts/settle.ts:54:  const queue = new RetryQueue(settleOne, opts);\nsrc/ledger/sync.ts:19:const syncQueue = new RetryQueue(pushEntry);\n',
     ],
   );
-  sub.doStep(
-    {
-      reasoning: 'settle.ts passes a variable; check where it comes from.',
-      calls: [{ name: 'read', args: { file_path: 'src/payouts/settle.ts', offset: 50, limit: 5 } }],
-    },
-    ['   50\t  const opts: RetryQueueOptions = { maxAttempts: config.payouts.maxAttempts };\n   51\t  // settlement is idempotent on payout.id, so retries are safe\n'],
-  );
   const answer =
     'Three call sites, none touch the jitter:\n- `webhooks/dispatcher.ts:31` `{ baseDelayMs: 500, maxAttempts: 8 }`\n- `payouts/settle.ts:54` `{ maxAttempts }` from config\n- `ledger/sync.ts:19` defaults';
   sub.doStep({ text: answer });
@@ -499,8 +492,8 @@ root.turnEnd();
 // ---------------------------------------------------------------------------
 // 2. forks of the root, cut at different turn boundaries
 
-// A: cut after turn 1 -> alternative fix with a Math.random spy, then aborted
-const forkA = add(root.fork(1, 'fix-flaky-retry-test.spy-random', at(26, 10, 2, 41, 77)));
+// A: cut after turn 2 -> alternative fix with a Math.random spy, then aborted
+const forkA = add(root.fork(2, 'fix-flaky-retry-test.spy-random', at(27, 14, 30, 12, 640)));
 forkA.user("Alternative: leave the code alone and make the test deterministic with vi.spyOn(Math, 'random'). What does that look like?", {
   wait: [1, 1],
 });
@@ -534,18 +527,18 @@ forkA.wait(1500, 2500);
 forkA.stepEnd();
 forkA.turnEnd({ kind: 'aborted', reason: 'session/cancel' });
 
-// B: cut after turn 2 -> draft an issue (completed)
-const forkB = add(root.fork(2, 'fix-flaky-retry-test.issue-writeup', at(26, 9, 31, 5, 903)));
+// B: cut after turn 1 -> draft an issue, cut off at max-tokens
+const forkB = add(root.fork(1, 'fix-flaky-retry-test.issue-writeup', at(26, 10, 2, 41, 77)));
 forkB.user('Before fixing it, draft a GitHub issue for the team: root cause plus the full delay table for every attempt.', { wait: [1, 1] });
 forkB.doStep({
-  text: "### `RetryQueue` drain test is flaky (~25%)\n\n`backoff()` adds `Math.random() * base` jitter, so attempt 2 fires after 400-600ms, but the test advances fake timers by only 550ms. Reproduced: 5/20 runs fail.\n\n| attempt | min | max |\n|---|---|---|\n| 1 | 200ms | 400ms |\n| 2 | 400ms | 600ms |\n| 3 | 800ms | 1000ms |\n| 4 | 1600ms | 1800ms |\n| 5 | 3200ms | 3400ms |\n| 6 | 6400ms | ",
+  text: "### `RetryQueue` drain test is flaky (~25%)\n\n`backoff()` adds `Math.random() * base` jitter, so attempt 2 fires after 400-600ms, but the test advances fake timers by only 550ms.\n\n| attempt | min | max |\n|---|---|---|\n| 1 | 200ms | 400ms |\n| 2 | 400ms | 600ms |\n| 3 | 800ms | 1000ms |\n| 4 | 1600ms | 1800ms |\n| 5 | 3200ms | 3400ms |\n| 6 | 6400ms | ",
   finish: 'max-tokens',
   maxOut: 4096,
 });
 forkB.turnEnd({ kind: 'max-tokens' });
 
-// C (grandchild): fork of B after its own (max-tokens) turn 3 -> post the issue, then a provider error
-const forkC = add(forkB.fork(3, 'fix-flaky-retry-test.issue-writeup.gh', at(27, 9, 10, 5, 903)));
+// C (grandchild): fork of B after its own (max-tokens) turn 2 -> post the issue, then a provider error
+const forkC = add(forkB.fork(2, 'fix-flaky-retry-test.issue-writeup.gh', at(27, 9, 10, 5, 903)));
 forkC.user('That got cut off. Drop the table, keep the first paragraph and post it with gh, label `flaky-test`.', { wait: [1, 1] });
 forkC.doStep(
   {
@@ -651,21 +644,20 @@ const live = add(new Session({ id: 'add-retry-metrics', createdAt: at(28, 21, 38
 live.user('Add a prom-client counter `retry_queue_attempts_total` to RetryQueue, labelled by queue name.', { wait: [2, 3] });
 live.doStep(
   {
-    reasoning: 'Register it next to the other metrics in src/metrics.ts.',
     calls: [
       {
         name: 'edit',
         args: {
           file_path: 'src/metrics.ts',
           old_string: '// retry-queue metrics',
-          new_string: "// retry-queue metrics\nexport const retryAttempts = new Counter({ name: 'retry_queue_attempts_total', help: 'RetryQueue attempts', labelNames: ['queue'], registers: [registry] });",
+          new_string: "// retry-queue metrics\nexport const retryAttempts = counter('retry_queue_attempts_total', ['queue']);",
         },
       },
     ],
   },
   ['Edited src/metrics.ts (1 replacement)'],
 );
-live.doStep({ text: 'Added `retryAttempts` in `src/metrics.ts`; `RetryQueue` increments it on every attempt.' });
+live.doStep({ text: 'Added `retryAttempts` (src/metrics.ts); RetryQueue increments it per attempt.' });
 live.turnEnd();
 live.user('Also add a histogram for the backoff delay, then run the tests.', { wait: [50_000, 70_000] });
 live.doStep(
@@ -675,8 +667,8 @@ live.doStep(
         name: 'edit',
         args: {
           file_path: 'src/metrics.ts',
-          old_string: "registers: [registry] });\n",
-          new_string: "registers: [registry] });\nexport const retryBackoff = new Histogram({ name: 'retry_queue_backoff_seconds', help: 'RetryQueue backoff', labelNames: ['queue'], buckets: [0.1, 1, 10], registers: [registry] });\n",
+          old_string: "['queue']);\n",
+          new_string: "['queue']);\nexport const retryBackoff = histogram('retry_queue_backoff_seconds', ['queue'], [0.1, 1, 10]);\n",
         },
       },
     ],
@@ -690,7 +682,7 @@ live.emit(
   { surfaceOp: 'append' },
 );
 live.doStep(
-  { calls: [{ name: 'edit', args: { file_path: 'src/metrics.ts', old_string: 'buckets: [0.1, 1, 10],', new_string: 'buckets,' } }] },
+  { calls: [{ name: 'edit', args: { file_path: 'src/metrics.ts', old_string: '[0.1, 1, 10]', new_string: 'buckets' } }] },
   ['Edited src/metrics.ts (1 replacement)'],
 );
 live.stepStart();
@@ -717,7 +709,7 @@ add(new Session({ id: '5e0b7c1d-2a94-4f3e-8d61-9b7a0c4e2f18', createdAt: at(28, 
     [{ text: '9c41e0b test(integration): share one Postgres container across files\n51d7a2f chore: bump testcontainers to 11.2\ne08b3c6 test(integration): enable isolate: false for speed\n', dur: [80, 150] }],
   );
   missing.doStep({
-    text: 'Three candidates: `9c41e0b` (shared Postgres container), `51d7a2f` (testcontainers bump) and `e08b3c6` (`isolate: false`). The shared container plus `isolate: false` is the most likely culprit: a leaked transaction can block later files until the job timeout.',
+    text: 'Three candidates: `9c41e0b` (shared Postgres container), `51d7a2f` (testcontainers bump), `e08b3c6` (`isolate: false`).',
   });
   missing.turnEnd();
 
@@ -737,13 +729,13 @@ add(new Session({ id: '5e0b7c1d-2a94-4f3e-8d61-9b7a0c4e2f18', createdAt: at(28, 
     },
     [
       {
-        text: 'Bisecting: 6 revisions left to test after this (roughly 3 steps)\n...\ne08b3c6 is the first bad commit\ncommit e08b3c6\n    test(integration): enable isolate: false for speed\n\nbisect found first bad commit\n',
+        text: 'Bisecting: 6 revisions left to test after this (roughly 3 steps)\n...\ne08b3c6 is the first bad commit\nbisect found first bad commit\n',
         dur: [540_000, 620_000],
       },
     ],
   );
   orphan.doStep({
-    text: 'The first bad commit is `e08b3c6` (`isolate: false`). With shared module state the connection pool from `test/integration/db.ts` is reused across files and one unreleased client exhausts it. Reverting that line or closing the pool in `afterAll` fixes it.',
+    text: 'First bad commit: `e08b3c6` (`isolate: false`) - the shared Postgres pool leaks a client across files. Close the pool in `afterAll` or revert.',
   });
   orphan.turnEnd();
 }
@@ -751,12 +743,6 @@ add(new Session({ id: '5e0b7c1d-2a94-4f3e-8d61-9b7a0c4e2f18', createdAt: at(28, 
 // damaged: a welded line in the middle and a torn tail
 const damaged = add(new Session({ id: 'migrate-eslint-flat-config', createdAt: at(28, 17, 20, 9, 66) }));
 damaged.user('Migrate our .eslintrc.cjs to the flat config format (eslint.config.js).', { wait: [2, 3] });
-damaged.doStep(
-  { calls: [{ name: 'read', args: { file_path: '.eslintrc.cjs' } }] },
-  [
-    "    1\tmodule.exports = {\n    2\t  root: true,\n    3\t  parser: '@typescript-eslint/parser',\n    4\t  plugins: ['@typescript-eslint'],\n    5\t  extends: ['eslint:recommended', 'plugin:@typescript-eslint/recommended'],\n    6\t  ignorePatterns: ['dist/'],\n    7\t};\n",
-  ],
-);
 damaged.doStep(
   {
     reasoning: 'typescript-eslint ships a flat config helper.',
@@ -788,6 +774,7 @@ damaged.stepStart();
   const k = damaged.lines.findIndex((l) => l.includes('"tool-call-delta"'));
   const half = damaged.lines[k].slice(0, Math.floor(damaged.lines[k].length / 2));
   damaged.lines.splice(k, 2, half + damaged.lines[k + 1]);
+  damaged.weld = { seq: k, snippet: half.slice(-6) + damaged.lines[k].slice(half.length, half.length + 8) };
 }
 
 // ---------------------------------------------------------------------------
@@ -796,16 +783,16 @@ damaged.stepStart();
 const README_ROWS = [
   [root, 'root session: 5 completed turns, many steps, parallel `read`/`edit`/`bash` calls, two error tool results (unknown CLI flag, failing test run), `todo/write`, hook events + `context/message`, spawns a subagent in turn 4'],
   [sub, 'subagent spawned by the root in turn 4 (`parentSession`, no `seedLength`); its id contains `/`, so the file name encodes it as `~002F`'],
-  [forkA, `fork of the root after turn 1 (seedLength ${forkA.header.seedLength}); alternative fix, then a turn \`aborted\` (session/cancel) mid-stream`],
-  [forkB, `fork of the root after turn 2 (seedLength ${forkB.header.seedLength}); its issue draft ends in \`max-tokens\``],
-  [forkC, `fork of a fork (grandchild): *issue-writeup* cut right after its \`max-tokens\` turn 3 (seedLength ${forkC.header.seedLength}); ends in \`error\` (HTTP 503 at step 2)`],
+  [forkA, `fork of the root after turn 2 (seedLength ${forkA.header.seedLength}); alternative fix, then a turn \`aborted\` (session/cancel) mid-stream`],
+  [forkB, `fork of the root after turn 1 (seedLength ${forkB.header.seedLength}); its issue draft ends in \`max-tokens\``],
+  [forkC, `fork of a fork (grandchild): *issue-writeup* cut right after its \`max-tokens\` turn 2 (seedLength ${forkC.header.seedLength}); ends in \`error\` (HTTP 503 at step 2)`],
   [disposed, 'turn ends `disposed` while the answer is streaming (partial chunks, no assistant/message)'],
   [rejected, 'one completed turn, then a turn `rejected` by a UserPromptSubmit hook: `prompt/blocked`, no steps'],
   [interrupted, 'crash during `npm install`: crash repair wrote a synthetic error `tool/result` (TOOL_OUTCOME_UNKNOWN), `step/end`, `turn/end {interrupted}` 42 min later'],
   [live, 'live: turn 2 is still open, last event is a `tool/call` (`npm test` running); has a `steering/message`'],
   [sessions.find((s) => s.header.id.startsWith('5e0b7c1d')), 'empty session: header only (forkable, no events)'],
   [sessions.find((s) => s.header.id === 'bisect-ci-timeout'), 'orphan: fork child whose `parentSession` (0f6c2d9a-…) is not in the corpus; seed kept verbatim'],
-  [damaged, 'damaged: a half-written line welded to the next one (`…"argumentsDelta":"{"type":…`) in turn 1, and a torn final line (no `\\n`) in the open turn 2'],
+  [damaged, `damaged: in turn 1 a half-written \`assistant/chunk\` line (seq ${damaged.weld.seq}) is welded to the next line (\`…${damaged.weld.snippet}…\`), and the final line is a torn \`tool/result\` with no \`\\n\` (turn 2 open)`],
 ];
 
 function readme() {
@@ -820,9 +807,9 @@ function readme() {
   }
   s += '\nLineage:\n\n```\nfix-flaky-retry-test\n';
   s += '├─ fix-flaky-retry-test/callers            (spawned subagent, turn 4)\n';
-  s += `├─ fix-flaky-retry-test.spy-random         (fork after turn 1, seedLength ${forkA.header.seedLength})\n`;
-  s += `└─ fix-flaky-retry-test.issue-writeup      (fork after turn 2, seedLength ${forkB.header.seedLength})\n`;
-  s += `   └─ fix-flaky-retry-test.issue-writeup.gh   (fork after turn 3, seedLength ${forkC.header.seedLength})\n`;
+  s += `├─ fix-flaky-retry-test.spy-random         (fork after turn 2, seedLength ${forkA.header.seedLength})\n`;
+  s += `└─ fix-flaky-retry-test.issue-writeup      (fork after turn 1, seedLength ${forkB.header.seedLength})\n`;
+  s += `   └─ fix-flaky-retry-test.issue-writeup.gh   (fork after turn 2, seedLength ${forkC.header.seedLength})\n`;
   s += '0f6c2d9a-8e41-4b7a-a5d3-c2e97f1b8a40       (missing)\n';
   s += `└─ bisect-ci-timeout                       (orphan fork, seedLength ${sessions.find((x) => x.header.id === 'bisect-ci-timeout').header.seedLength})\n`;
   s += '```\n';

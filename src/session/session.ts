@@ -78,6 +78,15 @@ export class Session {
     return this.loaded;
   }
 
+  /** Set when the file was deleted: the object stays readable but is no longer live. */
+  gone = false;
+
+  /** Replaces the log state in place (a live re-read of the same file); `withEvents` when it holds events. */
+  resetLog(state: LogState, withEvents: boolean): void {
+    this.log = state;
+    this.loaded = withEvents || !this.loader ? state : undefined;
+  }
+
   /** Drops loaded events (keeps facts) to free memory. */
   unload(): void {
     if (this.loader && this.loaded) this.loaded = undefined;

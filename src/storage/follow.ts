@@ -1,0 +1,110 @@
+// Live follow: applies file changes reported by the watcher to the store.
+// Appends go through the same LogReader as a full load, from the last
+// complete line's offset, so a followed session equals a fresh load.
+import fs from 'node:fs';
+import type { Session } from '../session/session.js';
+import { indexFile, type RootIndex } from './load-root.js';
+import { LogReader } from './log-reader.js';
+import { readLog } from './session-file.js';
+import { watchRoot, type FileChange, type RootWatcher } from './watcher.js';
+
+export interface FollowOptions {
+  /** a human message for the status line (mode changes, replaced files) */
+  onStatus?(message: string): void;
+  /** called once per applied batch, after the store emitted */
+  onApplied?(changes: FileChange[]): void;
+  forcePolling?: boolean;
+  pollIntervalMs?: number;
+}
+
+export interface Follower {
+  close(): void;
+  readonly mode: 'watch' | 'poll';
+  /** apply a batch now (the watcher calls this; tests may too) */
+  apply(changes: FileChange[]): void;
+}
+
+const sessionByFile = (index: RootIndex, file: string): Session | undefined => {
+  const s = index.store.get(file);
+  return s && s.file === file ? s : undefined;
+};
+
+/** Reads the bytes appended since `reader.consumed` and feeds the complete lines. */
+export function feedAppended(file: string, reader: LogReader): number {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY);
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size <= reader.consumed) return 0;
+    const buf = Buffer.allocUnsafe(size - reader.consumed);
+    const n = fs.readSync(fd, buf, 0, buf.length, reader.consumed);
+    return reader.feed(buf.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function applyChange(index: RootIndex, c: FileChange, status: (m: string) => void): void {
+  const known = sessionByFile(index, c.file);
+  const entry = index.files.get(c.file);
+  switch (c.kind) {
+    case 'deleted':
+      index.files.delete(c.file);
+      if (known) {
+        known.gone = true;
+        index.store.remove(known);
+        status(`session file deleted: ${c.file}`);
+      }
+      return;
+    case 'truncated':
+    case 'replaced':
+      if (known) status(`session file ${c.kind === 'truncated' ? 'shrank' : 'was replaced'}: re-read ${c.file}`);
+      if (known) index.store.remove(known); // the old object is now stale (SESSION_NOT_LIVE)
+      indexFile(index, c.file);
+      return;
+    case 'new':
+    case 'grown': {
+      if (!known) {
+        // new file, or one that was not a session yet (e.g. its header was still pending)
+        indexFile(index, c.file);
+        return;
+      }
+      if (!(known.log instanceof LogReader)) {
+        // a session this process wrote: re-read it in place
+        known.resetLog(readLog(c.file, known.isLoaded).reader, known.isLoaded);
+      } else if (feedAppended(c.file, known.log) === 0 && entry && entry.size === c.size) return;
+      index.files.set(c.file, { size: c.size, ino: c.ino, mtimeMs: c.mtimeMs, pending: c.size - known.log.consumed });
+      return;
+    }
+  }
+}
+
+/** Follows the root until close(). */
+export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower {
+  const status = opts.onStatus ?? (() => {});
+  const apply = (changes: FileChange[]) => {
+    for (const c of changes) {
+      try {
+        applyChange(index, c, status);
+      } catch (e) {
+        status(`could not read ${c.file}: ${(e as Error).message}`);
+      }
+    }
+    index.store.emit();
+    opts.onApplied?.(changes);
+  };
+  const initial = new Map([...index.files].map(([f, e]) => [f, { size: e.size, ino: e.ino, mtimeMs: e.mtimeMs }]));
+  const watcher: RootWatcher = watchRoot(index.root, {
+    initial,
+    forcePolling: opts.forcePolling,
+    pollIntervalMs: opts.pollIntervalMs,
+    onChanges: apply,
+    onModeChange: (mode, reason) => status(mode === 'poll' ? `watching by polling${reason ? ` (${reason})` : ''}` : 'watching'),
+  });
+  return {
+    close: () => watcher.close(),
+    get mode() {
+      return watcher.mode;
+    },
+    apply,
+  };
+}

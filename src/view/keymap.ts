@@ -1,0 +1,62 @@
+// The one key table: input -> named command. The help overlay renders this
+// same table, so what it says is what the app does.
+export type ViewName = 'sessions' | 'turns' | 'lineage';
+
+export type Command =
+  | 'up' | 'down' | 'top' | 'bottom' | 'pageUp' | 'pageDown'
+  | 'open' | 'back' | 'nextView' | 'prevView' | 'help' | 'quit'
+  | 'fork' | 'filter' | 'cycleSort'
+  | 'expand' | 'collapse' | 'expandAll' | 'collapseAll' | 'toggleHistory' | 'toggleDetail' | 'jumpBoundary';
+
+/** Ink's key flags (a subset of ink's Key). */
+export interface KeyFlags {
+  upArrow?: boolean; downArrow?: boolean; leftArrow?: boolean; rightArrow?: boolean;
+  pageUp?: boolean; pageDown?: boolean; return?: boolean; escape?: boolean; tab?: boolean; shift?: boolean; ctrl?: boolean;
+  home?: boolean; end?: boolean;
+}
+
+export interface Binding {
+  keys: string; // as shown in help
+  command: Command;
+  views: ViewName[] | 'all';
+  help: string;
+  match(input: string, key: KeyFlags): boolean;
+}
+
+const all = 'all' as const;
+const ch = (c: string) => (input: string, key: KeyFlags) => input === c && !key.ctrl;
+
+export const BINDINGS: Binding[] = [
+  { keys: '↑ / k', command: 'up', views: all, help: 'move up', match: (i, k) => Boolean(k.upArrow) || ch('k')(i, k) },
+  { keys: '↓ / j', command: 'down', views: all, help: 'move down', match: (i, k) => Boolean(k.downArrow) || ch('j')(i, k) },
+  { keys: 'g / Home', command: 'top', views: all, help: 'go to top', match: (i, k) => Boolean(k.home) || ch('g')(i, k) },
+  { keys: 'G / End', command: 'bottom', views: all, help: 'go to bottom', match: (i, k) => Boolean(k.end) || ch('G')(i, k) },
+  { keys: 'PgUp', command: 'pageUp', views: all, help: 'page up', match: (_i, k) => Boolean(k.pageUp) },
+  { keys: 'PgDn', command: 'pageDown', views: all, help: 'page down', match: (_i, k) => Boolean(k.pageDown) },
+  { keys: 'Enter', command: 'open', views: all, help: 'open (session → turns, lineage node → its fork point; in turns: detail)', match: (_i, k) => Boolean(k.return) },
+  { keys: 'Esc', command: 'back', views: all, help: 'back / close / clear filter', match: (_i, k) => Boolean(k.escape) },
+  { keys: 'Tab', command: 'nextView', views: all, help: 'next view', match: (_i, k) => Boolean(k.tab) && !k.shift },
+  { keys: 'Shift-Tab', command: 'prevView', views: all, help: 'previous view', match: (_i, k) => Boolean(k.tab) && Boolean(k.shift) },
+  { keys: 'f', command: 'fork', views: all, help: 'fork at the selection (only at a turn boundary)', match: ch('f') },
+  { keys: 'b', command: 'jumpBoundary', views: ['turns'], help: 'jump to the nearest fork boundary', match: ch('b') },
+  { keys: '/', command: 'filter', views: ['sessions'], help: 'filter by id, title or cwd', match: ch('/') },
+  { keys: 's', command: 'cycleSort', views: ['sessions'], help: 'cycle order: recent, created, id, threaded', match: ch('s') },
+  { keys: '→ / l', command: 'expand', views: ['turns'], help: 'expand / go to child', match: (i, k) => Boolean(k.rightArrow) || ch('l')(i, k) },
+  { keys: '← / h', command: 'collapse', views: ['turns'], help: 'collapse / go to parent', match: (i, k) => Boolean(k.leftArrow) || ch('h')(i, k) },
+  { keys: 'e', command: 'expandAll', views: ['turns'], help: 'expand all', match: ch('e') },
+  { keys: 'E', command: 'collapseAll', views: ['turns'], help: 'collapse all', match: ch('E') },
+  { keys: 't', command: 'toggleHistory', views: ['turns'], help: 'toggle model history (what the model sees up to the selection)', match: ch('t') },
+  { keys: 'd', command: 'toggleDetail', views: ['turns'], help: 'toggle the detail pane', match: ch('d') },
+  { keys: '?', command: 'help', views: all, help: 'this help', match: ch('?') },
+  { keys: 'q / Ctrl-C', command: 'quit', views: all, help: 'quit', match: (i, k) => ch('q')(i, k) || (Boolean(k.ctrl) && i === 'c') },
+];
+
+/** The command an input means in a view, if any. */
+export function commandFor(view: ViewName, input: string, key: KeyFlags): Command | undefined {
+  for (const b of BINDINGS) if ((b.views === 'all' || b.views.includes(view)) && b.match(input, key)) return b.command;
+  return undefined;
+}
+
+export function bindingsFor(view: ViewName): Binding[] {
+  return BINDINGS.filter((b) => b.views === 'all' || b.views.includes(view));
+}
