@@ -21,7 +21,11 @@ export interface LogFacts {
   endsAtBoundary: boolean;
   /** Inclusive seqs where a fork may cut (never past a seq gap). */
   boundaries: number[];
+  /** the first prompt line; for a fork child, the first prompt after its seed */
   title?: string;
+  /** a fork child's seedLength: prompts before it are inherited, a title from them is provisional */
+  seedFrom?: number;
+  titleInherited?: boolean;
   /** tool/call ids not yet answered, in the open turn */
   pendingCalls: number;
 }
@@ -67,9 +71,13 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
       if (f.pendingCalls > 0) f.pendingCalls--;
       break;
     case 'user/message':
-      if (f.title === undefined) {
+      if (f.title === undefined || f.titleInherited) {
         const t = firstLine(contentText(e.data?.content ?? e.data?.message?.content));
-        if (t) f.title = t;
+        const inherited = f.seedFrom !== undefined && e.seq < f.seedFrom;
+        if (t && (f.title === undefined || !inherited)) {
+          f.title = t;
+          f.titleInherited = inherited;
+        }
       }
       break;
     case 'session/title':

@@ -60,6 +60,7 @@ export class DiskPersistence implements SessionPersistence {
     else body.lines = seed.map((e) => JSON.stringify(e));
     writeNewSessionFile(dir, file, header.id, body);
     const facts = emptyFacts();
+    if (header.seedLength !== undefined) facts.seedFrom = header.seedLength;
     for (const e of seed) foldEvent(facts, e);
     const size = fs.statSync(file).size;
     const log: LogState = { facts, events: [], eventEnds: [], headerEnd: 0, firstAnomaly: Infinity, consumed: size, diagnostics: [] };

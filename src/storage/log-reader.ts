@@ -108,6 +108,7 @@ export class LogReader {
       const h = checkHeader(value);
       if (typeof h === 'string') return this.refuse(h, lineNo);
       this.header = h;
+      if (h.seedLength !== undefined) this.facts.seedFrom = h.seedLength;
       this.headerEnd = absEnd;
       return;
     }

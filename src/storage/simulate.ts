@@ -263,6 +263,7 @@ export async function simulate(opts: SimulateOptions): Promise<SimulateResult> {
   const givenId = opts.id;
   let id = givenId ?? defaultId();
   const cwd = opts.cwd ?? process.cwd();
+  const createdAt = Date.now();
 
   let seq = 0;
   let fd: number | undefined;
@@ -273,6 +274,7 @@ export async function simulate(opts: SimulateOptions): Promise<SimulateResult> {
   const sleep = (ms: number): Promise<void> => {
     const t = ms / speed;
     if (t <= 0 || signal?.aborted) return Promise.resolve();
+    if (t < 1) return new Promise((resolve) => setImmediate(resolve)); // very fast runs: just yield
     return new Promise((resolve) => {
       const timer = setTimeout(done, t);
       function done() {
@@ -290,7 +292,7 @@ export async function simulate(opts: SimulateOptions): Promise<SimulateResult> {
   // ---- file creation (harness way) -------------------------------------------
   function create(firstLine: string | undefined): void {
     for (let attempt = 0; ; attempt++) {
-      const header: Record<string, unknown> = { type: 'session', version: 0, id, createdAt: Date.now() };
+      const header: Record<string, unknown> = { type: 'session', version: 0, id, createdAt };
       if (cwd) header.cwd = cwd;
       const name = encodeId(id) + '.jsonl';
       const final = path.join(opts.dir, name);

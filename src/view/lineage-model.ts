@@ -3,7 +3,7 @@ import { turnsBefore } from '../session/log-facts.js';
 import type { Session } from '../session/session.js';
 import { SessionStore } from '../session/store.js';
 import type { LineageNodeInput } from './lineage-layout.js';
-import { sanitizeInline } from './sanitize.js';
+import { sanitizeInline, truncate } from './sanitize.js';
 
 export function lineageNodes(sessions: readonly Session[]): LineageNodeInput[] {
   return sessions.map((s) => {
@@ -11,7 +11,7 @@ export function lineageNodes(sessions: readonly Session[]): LineageNodeInput[] {
       key: SessionStore.keyOf(s),
       id: s.id,
       kind: s.kind,
-      label: sanitizeInline(s.id) + (s.facts.title ? ` — ${sanitizeInline(s.facts.title)}` : ''),
+      label: truncate(sanitizeInline(s.id), 48) + (s.facts.title ? ` — ${truncate(sanitizeInline(s.facts.title), 56)}` : ''),
       createdAt: s.header.createdAt,
     };
     if (s.parentSession !== undefined) node.parentId = s.parentSession;
