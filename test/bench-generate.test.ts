@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS, generateCorpus, type CorpusInfo } from '../bench/generate.js';
+import { floorCp, floorParseFile, floorReadParse, measure, summarize } from '../bench/floors.js';
 
 // Independent re-implementation of the file-name id encoding (DOMAIN.md §4).
 function enc(id: string): string {
@@ -260,6 +261,26 @@ describe('bench corpus generator (quick preset)', () => {
     expect(other.files).toBe(6);
     expect(walk(dirB).filter((f) => f.endsWith('.jsonl')).length).toBe(6);
     expect(JSON.parse(readFileSync(manifest, 'utf8')).spec.name).toBe('tiny');
+  });
+
+  it('floors: read+parse child, in-process parse, cp, measure', async () => {
+    const rp = await floorReadParse(dirA);
+    expect(rp.files).toBe(info.files);
+    expect(rp.bytes).toBe(info.bytes);
+    expect(rp.lines).toBe(parsed.reduce((n, p) => n + p.lines.length + 1, 0));
+    expect(rp.bad).toBe(0);
+    expect(rp.ms).toBeGreaterThanOrEqual(rp.innerMs);
+    expect(rp.maxRssKb).toBeGreaterThan(0);
+    expect(floorParseFile(info.bigFile!)).toBeGreaterThan(0);
+    const dest = join(root, 'big-copy.jsonl');
+    expect(await floorCp(info.bigFile!, dest)).toBeGreaterThan(0);
+    expect(readFileSync(dest).equals(readFileSync(info.bigFile!))).toBe(true);
+    let calls = 0;
+    const st = await measure(() => ++calls * 10, { runs: 3, warmup: 2 });
+    expect(calls).toBe(5);
+    expect(st.samples).toEqual([30, 40, 50]);
+    expect([st.median, st.min, st.max]).toEqual([40, 30, 50]);
+    expect(summarize([4, 1, 3, 2]).median).toBe(2.5);
   });
 
   it('refuses to wipe a non-empty directory that is not a corpus', () => {
