@@ -270,6 +270,7 @@ for (const mode of ['watch', 'poll'] as const) {
       const size = fs.statSync(f).size;
       await col.waitFor((c) => c.file === f && c.size === size);
       await settle(100);
+      console.log(`[watcher coalescing ${mode}] 100 appends -> ${col.batches.length} batch(es)`);
       expect(col.batches.length).toBeLessThanOrEqual(10);
       for (const b of col.batches) {
         expect(new Set(b.changes.map((c) => c.file)).size).toBe(b.changes.length);
@@ -338,7 +339,7 @@ for (const mode of ['watch', 'poll'] as const) {
         const size = fs.statSync(f).size;
         await col.waitFor((c) => c.file === f && c.size === size);
         lat.push(performance.now() - t0);
-        await sleep(37);
+        await sleep(20 + Math.random() * 250); // random phase against the poll period
       }
       lat.sort((a, b) => a - b);
       const med = lat[lat.length >> 1];

@@ -1,0 +1,100 @@
+// Sessions: every session as one row (badge, id, title, cwd, turns, events,
+// age), sorted and filtered by the pure model in src/view/session-list.ts.
+// Presentational: the app owns selection, order and filter, and sends intents.
+import { Box, Text } from 'ink';
+import React, { useRef } from 'react';
+import type { SessionRow, SortOrder } from '../src/view/session-list.js';
+import { displayWidth, fit, padEnd, truncate } from '../src/view/sanitize.js';
+import { visibleWindow } from '../src/view/window.js';
+import { useTone } from './theme.js';
+
+export interface SessionsViewProps {
+  rows: SessionRow[];
+  total: number;
+  selected: number;
+  order: SortOrder;
+  filter: string;
+  editing: boolean;
+  width: number;
+  height: number;
+}
+
+interface Columns {
+  badge: number;
+  id: number;
+  title: number;
+  cwd: number;
+  turns: number;
+  events: number;
+  age: number;
+}
+
+/** Column widths for a terminal width; the title takes what is left. */
+export function sessionColumns(width: number): Columns {
+  const badge = 11;
+  const turns = 3;
+  const events = 4;
+  const age = 4;
+  const id = Math.max(12, Math.min(40, Math.floor(width * 0.24)));
+  const cwd = Math.max(8, Math.min(32, Math.floor(width * 0.16)));
+  const fixed = 2 + badge + id + cwd + turns + events + age + 7; // marker + 7 gaps
+  return { badge, id, title: Math.max(4, width - fixed), cwd, turns, events, age };
+}
+
+/** Keep the end of a path: `…/payments-api`. */
+function fitStart(s: string, width: number): string {
+  if (displayWidth(s) <= width) return padEnd(s, width);
+  const chars = [...s];
+  let out = '';
+  while (chars.length && displayWidth('…' + chars[chars.length - 1] + out) <= width) out = chars.pop()! + out;
+  return padEnd('…' + out, width);
+}
+
+const right = (s: string, w: number): string => fit(s, w).trimEnd().padStart(w);
+
+function Row(props: { row: SessionRow; selected: boolean; cols: Columns }): React.JSX.Element {
+  const { row, cols } = props;
+  const tone = useTone();
+  const indent = row.depth > 0 ? '  '.repeat(Math.min(row.depth - 1, 6)) + '└ ' : '';
+  const id = indent + (row.mark ? row.mark + ' ' : '') + row.id;
+  return (
+    <Text inverse={props.selected} wrap="truncate-end">
+      {props.selected ? '▶ ' : '  '}
+      <Text color={tone(row.tone)}>{fit(row.badge, cols.badge)}</Text> <Text bold={props.selected}>{fit(id, cols.id)}</Text>{' '}
+      {fit(row.title, cols.title)} <Text dimColor={!props.selected}>{fitStart(row.cwd, cols.cwd)}</Text> {right(row.turns, cols.turns)}{' '}
+      {right(row.events, cols.events)} {right(row.age, cols.age)}
+    </Text>
+  );
+}
+
+export function SessionsView(props: SessionsViewProps): React.JSX.Element {
+  const tone = useTone();
+  const topRef = useRef(0);
+  const cols = sessionColumns(props.width);
+  const listHeight = Math.max(1, props.height - 2);
+  const win = visibleWindow(props.rows, props.selected, listHeight, topRef.current);
+  topRef.current = win.top;
+  const count = props.filter ? `${props.rows.length} of ${props.total}` : `${props.total}`;
+  const filter = props.editing ? `/${props.filter}` : props.filter ? `filter "${props.filter}" (Esc clears)` : '';
+  const head =
+    `  ${fit('STATE', cols.badge)} ${fit('ID', cols.id)} ${fit('TITLE', cols.title)} ${fit('CWD', cols.cwd)} ` +
+    `${right('T', cols.turns)} ${right('EV', cols.events)} ${right('AGE', cols.age)}`;
+  return (
+    <Box flexDirection="column" height={props.height} width={props.width} overflow="hidden">
+      <Text wrap="truncate-end">
+        <Text bold>{`${count} session${props.total === 1 ? '' : 's'}`}</Text>
+        <Text dimColor>{` · order: ${props.order} (s)`}</Text>
+        {filter ? <Text color={tone('yellow')}>{truncate(` · ${filter}`, Math.max(1, props.width - 40))}</Text> : null}
+        {props.editing ? <Text inverse> </Text> : null}
+      </Text>
+      <Text dimColor wrap="truncate-end">
+        {truncate(head, props.width)}
+      </Text>
+      {win.rows.length === 0 ? (
+        <Text dimColor>{props.filter ? `  no session matches "${truncate(props.filter, 40)}"` : '  no sessions in this directory'}</Text>
+      ) : (
+        win.rows.map((row, i) => <Row key={row.key} row={row} selected={win.top + i === props.selected} cols={cols} />)
+      )}
+    </Box>
+  );
+}

@@ -1,0 +1,95 @@
+// The fork flow as a small state machine: request -> (typed refusal | confirm
+// dialog with an editable child id) -> store.fork -> done. Never writes a
+// file unless the user confirms and the store allows it; every refusal is the
+// store's own SessionForkError (code + message), never our wording.
+import { useCallback, useState } from 'react';
+import { isSessionForkError, type SessionForkError } from '../src/session/errors.js';
+import { nearestBoundaries } from '../src/session/log-facts.js';
+import type { Session } from '../src/session/session.js';
+import type { SessionStore } from '../src/session/store.js';
+
+export interface ForkProblem {
+  code: string;
+  message: string;
+}
+
+export type ForkFlowState =
+  | { kind: 'closed' }
+  | { kind: 'refused'; source: Session; error: ForkProblem; jumpSeq?: number }
+  | { kind: 'confirm'; source: Session; boundary?: number; cutSeq?: number; seedLength: number; childId: string; error?: ForkProblem };
+
+export interface ForkFlow {
+  state: ForkFlowState;
+  /** `f` on a session: boundary undefined = the whole log. */
+  request(source: Session, boundary?: number): void;
+  /** A refusal the Turns view already got from the store. */
+  refused(source: Session, error: SessionForkError): void;
+  /** Typing in the child id field. */
+  edit(input: string, key: { backspace?: boolean; delete?: boolean }): void;
+  confirm(): void;
+  close(): void;
+}
+
+const problemOf = (e: unknown): ForkProblem =>
+  isSessionForkError(e) ? { code: e.code, message: e.message } : { code: 'ERROR', message: e instanceof Error ? e.message : String(e) };
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const dropLast = (s: string): string => {
+  const parts = [...graphemes.segment(s)];
+  return parts.slice(0, -1).map((p) => p.segment).join('');
+};
+// Typed text only: no control characters (a pasted newline or escape is dropped).
+const printable = (s: string): string => s.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, '');
+
+function jumpSeqFor(source: Session, cut: number | undefined): number | undefined {
+  const at = cut ?? source.length - 1;
+  const { before, after } = nearestBoundaries(source.facts, at);
+  return before ?? after;
+}
+
+export function useForkFlow(store: SessionStore, newId: () => string, onForked: (child: Session, source: Session) => void): ForkFlow {
+  const [state, setState] = useState<ForkFlowState>({ kind: 'closed' });
+
+  const refused = useCallback((source: Session, error: SessionForkError) => {
+    const cut = typeof error.details.boundary === 'number' ? error.details.boundary : undefined;
+    setState({ kind: 'refused', source, error: problemOf(error), jumpSeq: jumpSeqFor(source, cut) });
+  }, []);
+
+  const request = useCallback(
+    (source: Session, boundary?: number) => {
+      const err = store.boundaryError(source, boundary);
+      if (err) {
+        refused(source, err);
+        return;
+      }
+      const seedLength = boundary === undefined ? source.length : boundary + 1;
+      const cutSeq = seedLength > 0 ? seedLength - 1 : undefined;
+      setState({ kind: 'confirm', source, boundary, cutSeq, seedLength, childId: newId() });
+    },
+    [store, newId, refused],
+  );
+
+  const edit = useCallback((input: string, key: { backspace?: boolean; delete?: boolean }) => {
+    setState((s) => {
+      if (s.kind !== 'confirm') return s;
+      if (key.backspace || key.delete) return { ...s, childId: dropLast(s.childId), error: undefined };
+      const add = printable(input);
+      return add ? { ...s, childId: s.childId + add, error: undefined } : s;
+    });
+  }, []);
+
+  const confirm = useCallback(() => {
+    if (state.kind !== 'confirm' || state.childId === '') return;
+    try {
+      const child = store.fork({ source: state.source, boundary: state.boundary, sessionId: state.childId });
+      setState({ kind: 'closed' });
+      onForked(child, state.source);
+    } catch (e) {
+      setState({ ...state, error: problemOf(e) });
+    }
+  }, [state, store, onForked]);
+
+  const close = useCallback(() => setState({ kind: 'closed' }), []);
+
+  return { state, request, refused, edit, confirm, close };
+}

@@ -1,0 +1,135 @@
+// Live follow: a separate writer process appends thousands of events in
+// bursts split at random byte offsets (mid-line, mid-UTF-8 character) while
+// the store follows; at the end the followed store equals a fresh load.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { followRoot, type Follower } from '../../src/storage/follow.js';
+import { loadRootSync } from '../../src/storage/load-root.js';
+import { readLog } from '../../src/storage/session-file.js';
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-follow-'));
+let follower: Follower | undefined;
+afterEach(() => follower?.close());
+
+function eventLines(from: number, turns: number): string[] {
+  const out: string[] = [];
+  let seq = from;
+  const ev = (type: string, data: unknown) => out.push(JSON.stringify({ type, seq: seq++, time: 1_790_000_000_000 + seq, data }));
+  for (let t = 1; t <= turns; t++) {
+    ev('turn/start', { turn: t, trigger: { kind: 'message', source: { kind: 'user' } } });
+    ev('user/message', { content: [{ type: 'text', text: `prompt ${t}: café ✓ 日本語 🚀` }], source: { kind: 'user' } });
+    ev('step/start', { turn: t, step: 1 });
+    for (let c = 0; c < 8; c++) ev('assistant/chunk', { turn: t, step: 1, chunk: { type: 'text-delta', index: 0, text: `naïve 片 ${c} ` } });
+    ev('tool/call', { turn: t, step: 1, callId: `c${t}`, name: 'bash', arguments: '{"command":"echo ☃"}' });
+    ev('tool/result', { turn: t, step: 1, callId: `c${t}`, content: [{ type: 'text', text: '☃\n' }], isError: false });
+    ev('step/end', { turn: t, step: 1 });
+    ev('turn/end', { turn: t, reason: { kind: 'completed' } });
+  }
+  return out;
+}
+
+/** A writer process: appends `payload` to `file` in random slices with pauses. */
+function runWriter(file: string, payload: Buffer, seed: number): Promise<void> {
+  const script = `
+    const fs = require('fs');
+    const buf = fs.readFileSync(process.argv[2]);
+    let s = ${seed};
+    const rnd = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const fd = fs.openSync(process.argv[1], 'a');
+    let pos = 0;
+    (function step() {
+      if (pos >= buf.length) { fs.closeSync(fd); return; }
+      const n = 1 + Math.floor(rnd() * 700);
+      fs.writeSync(fd, buf.subarray(pos, Math.min(buf.length, pos + n)));
+      pos += n;
+      setTimeout(step, rnd() < 0.1 ? 3 : 0);
+    })();`;
+  const payloadFile = file + '.payload';
+  fs.writeFileSync(payloadFile, payload);
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['-e', script, file, payloadFile], { stdio: 'inherit' });
+    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`writer exited ${code}`))));
+  });
+}
+
+async function until(pred: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error('timed out waiting for the follower');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.each([
+  ['watch, session opened', false, true],
+  ['poll, index only', true, false],
+])('follow (%s)', (_name, forcePolling, opened) => {
+  it('equals a fresh load after thousands of torn appends, with no event missed or duplicated', async () => {
+    const dir = tmp();
+    const file = path.join(dir, 'live.jsonl');
+    const header = JSON.stringify({ type: 'session', version: 0, id: 'live', createdAt: 1, cwd: '/w' });
+    fs.writeFileSync(file, header + '\n' + eventLines(0, 1).join('\n') + '\n');
+    const index = loadRootSync(dir);
+    const s = index.store.get(file)!;
+    if (opened) s.ensureLoaded(); // an opened session follows with its events; the index only with facts
+    follower = followRoot(index, { forcePolling, pollIntervalMs: 50 });
+    const lines = eventLines(s.length, 200); // 3,000 events
+    await runWriter(file, Buffer.from(lines.join('\n') + '\n'), forcePolling ? 7 : 11);
+    const expectedEvents = 15 + lines.length;
+    await until(() => index.store.get(file)!.length === expectedEvents);
+    const live = index.store.get(file)!;
+    const fresh = readLog(file, true).reader;
+    expect(live.facts).toEqual(fresh.facts);
+    expect(live.isLoaded).toBe(opened);
+    expect(live.events.length).toBe(3015);
+    expect(live.events).toEqual(fresh.events);
+    expect(live.facts).toEqual(fresh.facts);
+    expect(live.diagnostics).toEqual([]);
+    expect(live.state).toBe('at-boundary');
+  });
+});
+
+describe('follow: file life cycle', () => {
+  it('a new file appears, a replaced file is re-read (old object stale), a deleted one is marked gone', async () => {
+    const dir = tmp();
+    const a = path.join(dir, 'a.jsonl');
+    const head = (id: string) => JSON.stringify({ type: 'session', version: 0, id, createdAt: 1 }) + '\n';
+    fs.writeFileSync(a, head('a') + eventLines(0, 1).join('\n') + '\n');
+    const index = loadRootSync(dir);
+    const statuses: string[] = [];
+    follower = followRoot(index, { onStatus: (m) => statuses.push(m) });
+    const b = path.join(dir, 'b.jsonl');
+    fs.writeFileSync(b, head('b'));
+    await until(() => index.store.get('b') !== undefined);
+
+    const old = index.store.get(a)!;
+    const tmpFile = path.join(dir, '.a.tmp');
+    fs.writeFileSync(tmpFile, head('a') + eventLines(0, 2).join('\n') + '\n');
+    fs.renameSync(tmpFile, a);
+    await until(() => index.store.get(a) !== old);
+    expect(index.store.get(a)!.length).toBe(30);
+    expect(() => index.store.fork({ source: old })).toThrow(expect.objectContaining({ code: 'SESSION_NOT_LIVE' }));
+    expect(statuses.some((m) => m.includes('replaced'))).toBe(true);
+
+    const live = index.store.get(a)!;
+    fs.unlinkSync(a);
+    await until(() => live.gone);
+    expect(index.store.get(a)).toBeUndefined();
+  });
+
+  it('an open turn closes live: the fork turns from refused to allowed', async () => {
+    const dir = tmp();
+    const f = path.join(dir, 'open.jsonl');
+    const all = eventLines(0, 1);
+    fs.writeFileSync(f, JSON.stringify({ type: 'session', version: 0, id: 'open', createdAt: 1 }) + '\n' + all.slice(0, 12).join('\n') + '\n');
+    const index = loadRootSync(dir);
+    follower = followRoot(index, {});
+    expect(index.store.boundaryError(index.store.get('open')!)?.code).toBe('OPEN_TURN');
+    fs.appendFileSync(f, all.slice(12).join('\n') + '\n');
+    await until(() => index.store.get('open')!.state === 'at-boundary');
+    expect(index.store.boundaryError(index.store.get('open')!)).toBeNull();
+  });
+});
