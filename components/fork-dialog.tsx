@@ -19,6 +19,16 @@ export function problemText(p: ForkProblem): string {
   return `${name}: ${sanitizeInline(p.message)}`;
 }
 
+const refusedLines = (state: Extract<ForkFlowState, { kind: 'refused' }>, inner: number, height: number): string[] =>
+  wrapText(problemText(state.error), inner, Math.max(1, height - 4));
+
+/** Rows the dialog takes (borders included) at this width, within `maxHeight`. */
+export function forkDialogHeight(state: Exclude<ForkFlowState, { kind: 'closed' }>, width: number, maxHeight: number): number {
+  const inner = Math.max(10, width - 4);
+  if (state.kind === 'refused') return 4 + refusedLines(state, inner, maxHeight).length;
+  return 8 + (state.error ? wrapText(problemText(state.error), inner, 3).length : 0);
+}
+
 function Field(props: { label: string; value: string; width: number; cursor?: boolean }): React.JSX.Element {
   const labelWidth = 12;
   const room = Math.max(1, props.width - labelWidth - (props.cursor ? 1 : 0));
@@ -37,8 +47,8 @@ export function ForkDialog({ state, width, height }: ForkDialogProps): React.JSX
   const tone = useTone();
   const inner = Math.max(10, width - 4);
   if (state.kind === 'refused') {
-    const lines = wrapText(problemText(state.error), inner, Math.max(1, height - 5));
-    const jump = state.jumpSeq !== undefined ? `b jump to the nearest boundary (seq ${state.jumpSeq}) in Turns · ` : '';
+    const lines = refusedLines(state, inner, height);
+    const jump = state.jumpSeq !== undefined ? `b nearest boundary (seq ${state.jumpSeq}) in Turns · ` : '';
     return (
       <Box flexDirection="column" borderStyle="round" borderColor={tone('red')} width={width} paddingX={1}>
         <Text bold color={tone('red')} wrap="truncate-end">
@@ -50,7 +60,7 @@ export function ForkDialog({ state, width, height }: ForkDialogProps): React.JSX
           </Text>
         ))}
         <Text dimColor wrap="truncate-end">
-          {truncate(`${jump}Esc close · nothing was written`, inner)}
+          {truncate(`${jump}Esc close · nothing written`, inner)}
         </Text>
       </Box>
     );

@@ -67,6 +67,8 @@ export async function main(argv: string[]): Promise<number> {
   if (!cmd) {
     if (positionals.length > 1) throw new UsageError(`unknown command ${JSON.stringify(positionals[0])} (try --help)`);
     const dir = values.dir ?? positionals[0] ?? '.';
+    // React's development build doubles the cost of every frame.
+    process.env.NODE_ENV ??= 'production';
     const { runTui } = await import('./tui.js');
     return runTui(requireDir(dir));
   }

@@ -1,6 +1,7 @@
 // The headless commands: list, tree, fork, lineage, audit.
 import { auditSessions, type Finding } from '../session/audit.js';
 import { isSessionForkError } from '../session/errors.js';
+import { safeStringify } from '../session/json-safe.js';
 import { stateOf } from '../session/log-facts.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
 import type { Session } from '../session/session.js';
@@ -31,7 +32,7 @@ export function sessionSummary(s: Session) {
     events: f.events,
     turns: f.turns,
     state: stateOf(f),
-    forkable: stateOf(f) !== 'open-turn',
+    forkable: stateOf(f) !== 'open-turn' && f.validLength === undefined,
     ...(f.lastEventType !== undefined ? { lastEventType: f.lastEventType, lastEventTime: f.lastEventTime } : {}),
     ...(f.title !== undefined ? { title: f.title } : {}),
     diagnostics: s.diagnostics.length,
@@ -119,7 +120,9 @@ export function cmdTree(s: Session, out: Out): number {
   const turns = buildTurnTree(s.events);
   const boundaries = s.facts.boundaries;
   if (out.json) {
-    out.write(JSON.stringify({ id: s.id, file: s.file, ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}), state: s.state, turns, boundaries }, null, 2) + '\n');
+    // safeStringify: a turn's reasonData is raw event data and may be nested
+    // deeper than JSON.stringify's recursion allows; same output otherwise.
+    out.write(safeStringify({ id: s.id, file: s.file, ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}), state: s.state, turns, boundaries }, 2) + '\n');
     return 0;
   }
   const p = painter(out.color);

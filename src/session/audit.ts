@@ -2,6 +2,7 @@
 import type { Diagnostic } from './diagnostics.js';
 import type { SessionEvent } from './events.js';
 import { isBoundary } from './log-facts.js';
+import { stringifyDeep, textOf } from './json-safe.js';
 import type { Session } from './session.js';
 
 export type Severity = 'error' | 'warning';
@@ -15,14 +16,31 @@ export interface Finding {
   message: string;
 }
 
-/** Stable JSON with sorted keys, iterative for objects nested any depth. */
+/**
+ * Stable JSON with sorted keys, for objects nested any depth. The built-in
+ * (with a sorting replacer) is the fast path; it overflows the stack on data
+ * nested ~10,000+ deep, and then the iterative stringifyDeep gives the same
+ * text. (Before, every such value became one constant string, so two
+ * different deep events compared equal in the seed check.)
+ */
 export function canonicalJson(value: unknown): string {
   try {
     return JSON.stringify(value, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
-  } catch {
-    return '\u0000unserialisable';
+  } catch (e) {
+    if (!(e instanceof RangeError)) return '\u0000unserialisable';
+    try {
+      return stringifyDeep(value, { sortKeys: true }) ?? 'undefined';
+    } catch {
+      return '\u0000unserialisable';
+    }
   }
 }
+
+/** A data field in a message: `${v}` would recurse (and overflow) on a deep array. */
+const show = (v: unknown): string => {
+  const s = textOf(v);
+  return s.length > 80 ? s.slice(0, 79) + '…' : s;
+};
 
 const q = (s: string) => JSON.stringify(s);
 
@@ -38,8 +56,8 @@ export function auditEvents(s: Session, events: readonly SessionEvent[]): Findin
     const d = e.data ?? {};
     switch (e.type) {
       case 'turn/start':
-        if (openTurn !== null) out.push({ ...base, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn ${d.turn} starts at seq ${e.seq} while turn ${openTurn} is still open` });
-        if (d.turn !== expectTurn) out.push({ ...base, code: 'TURN_NUMBERING', severity: 'warning', message: `turn at seq ${e.seq} is numbered ${d.turn}, expected ${expectTurn}` });
+        if (openTurn !== null) out.push({ ...base, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn ${show(d.turn)} starts at seq ${e.seq} while turn ${openTurn} is still open` });
+        if (d.turn !== expectTurn) out.push({ ...base, code: 'TURN_NUMBERING', severity: 'warning', message: `turn at seq ${e.seq} is numbered ${show(d.turn)}, expected ${expectTurn}` });
         openTurn = d.turn;
         expectTurn = (typeof d.turn === 'number' ? d.turn : expectTurn) + 1;
         openStep = false;
@@ -62,10 +80,10 @@ export function auditEvents(s: Session, events: readonly SessionEvent[]): Findin
         openStep = false;
         break;
       case 'tool/call':
-        pending.set(String(d.callId), e.seq);
+        pending.set(textOf(d.callId), e.seq);
         break;
       case 'tool/result': {
-        const id = String(d.callId ?? d.message?.source?.callId);
+        const id = textOf(d.callId ?? d.message?.source?.callId);
         if (!pending.delete(id)) out.push({ ...base, code: 'UNMATCHED_TOOL_RESULT', severity: 'warning', message: `tool/result at seq ${e.seq} answers no pending call (${q(id)})` });
         break;
       }

@@ -5,6 +5,7 @@ export type SessionForkErrorCode =
   | 'INVALID_BOUNDARY'
   | 'OPEN_TURN'
   | 'WRITE_FAILED'
+  | 'READ_FAILED'
   | 'INVALID_SEED';
 
 /** Typed refusal of snapshot/fork/create. The UI shows `code` and `message` as they are. */

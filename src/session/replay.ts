@@ -1,6 +1,10 @@
 // Replay: the turn tree (turn -> steps -> messages, tool calls with their
 // results, other events in place) and the model history (DOMAIN.md §5).
 import { contentText, endReason, isSurfaceType, messageOf, type SessionEvent } from './events.js';
+// Event data is hostile input: JSON.stringify, String() and `${}` recurse and
+// overflow the stack on values nested ~10,000+ deep (a file can hold 100,000).
+// Every data value becomes text through textOf / safeStringify, which never do.
+import { safeStringify, textOf } from './json-safe.js';
 
 export interface ToolResultInfo {
   seq: number;
@@ -38,22 +42,22 @@ function toolResultText(e: SessionEvent): { text: string; isError: boolean } {
       if (b.isError === true) isError = true;
     } else if (b?.type === 'text' && typeof b.text === 'string') text += b.text;
   }
-  if (!text && d.error !== undefined) text = typeof d.error === 'string' ? d.error : JSON.stringify(d.error);
+  if (!text && d.error !== undefined) text = textOf(d.error);
   return { text, isError };
 }
 
 /** A one-line description of any event, for quiet rows. */
 export function summarizeEvent(e: SessionEvent): string {
   const d = e.data;
-  if (d === null || typeof d !== 'object') return d === undefined ? '' : JSON.stringify(d);
-  if (e.type === 'prompt/blocked') return `${contentText(d.content)} — ${typeof d.reason === 'string' ? d.reason : JSON.stringify(d.reason ?? '')}`;
-  if (e.type === 'todo/write' && Array.isArray(d.todos)) return `${d.todos.length} todo(s): ` + d.todos.map((t: any) => `[${t?.status ?? ' '}] ${t?.content ?? t?.title ?? ''}`).join('; ');
-  if (e.type === 'session/title') return String(d.title ?? '');
+  if (d === null || typeof d !== 'object') return d === undefined ? '' : safeStringify(d);
+  if (e.type === 'prompt/blocked') return `${contentText(d.content)} — ${typeof d.reason === 'string' ? d.reason : safeStringify(d.reason ?? '')}`;
+  if (e.type === 'todo/write' && Array.isArray(d.todos)) return `${d.todos.length} todo(s): ` + d.todos.map((t: any) => `[${textOf(t?.status ?? ' ')}] ${textOf(t?.content ?? t?.title ?? '')}`).join('; ');
+  if (e.type === 'session/title') return textOf(d.title ?? '');
   const keys = Object.keys(d).filter((k) => k !== 'turn' && k !== 'step');
   const parts: string[] = [];
   for (const k of keys.slice(0, 4)) {
     const v = d[k];
-    const s = typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+    const s = typeof v === 'string' ? v : v === undefined ? '' : safeStringify(v);
     parts.push(`${k}=${s.length > 60 ? s.slice(0, 57) + '…' : s}`);
   }
   return parts.join(' ');
@@ -84,7 +88,7 @@ export function buildTurnTree(events: readonly SessionEvent[]): TreeNode[] {
       }
       case 'turn/end': {
         if (!turn) {
-          top.push({ kind: 'event', seq: e.seq, lastSeq: e.seq, type: e.type, summary: `turn ${d.turn} ended (${endReason(e)}) without a start` });
+          top.push({ kind: 'event', seq: e.seq, lastSeq: e.seq, type: e.type, summary: `turn ${textOf(d.turn)} ended (${endReason(e)}) without a start` });
           continue;
         }
         if (step) step.open = false;
@@ -97,7 +101,7 @@ export function buildTurnTree(events: readonly SessionEvent[]): TreeNode[] {
         continue;
       }
       case 'step/start': {
-        const s: Extract<TreeNode, { kind: 'step' }> = { kind: 'step', seq: e.seq, lastSeq: e.seq, turn: d.turn, step: d.step, open: true, children: [] };
+        const s: Extract<TreeNode, { kind: 'step' }> = { kind: 'step', seq: e.seq, lastSeq: e.seq, turn: typeof d.turn === 'number' ? d.turn : 0, step: typeof d.step === 'number' ? d.step : 0, open: true, children: [] };
         (turn ? turn.children : top).push(s);
         step = s;
         grow(e.seq);
@@ -126,9 +130,9 @@ export function buildTurnTree(events: readonly SessionEvent[]): TreeNode[] {
           kind: 'tool',
           seq: e.seq,
           lastSeq: e.seq,
-          callId: String(d.callId ?? ''),
-          name: String(d.name ?? '?'),
-          arguments: typeof d.arguments === 'string' ? d.arguments : JSON.stringify(d.arguments ?? null),
+          callId: textOf(d.callId ?? ''),
+          name: textOf(d.name ?? '?'),
+          arguments: textOf(d.arguments ?? null),
         };
         calls.set(node.callId, node);
         container().push(node);
@@ -136,7 +140,7 @@ export function buildTurnTree(events: readonly SessionEvent[]): TreeNode[] {
         continue;
       }
       case 'tool/result': {
-        const callId = String(d.callId ?? messageOf(e) && (messageOf(e) as any).source?.callId ?? '');
+        const callId = textOf(d.callId ?? (messageOf(e) && (messageOf(e) as any).source?.callId) ?? '');
         const call = calls.get(callId);
         const r = toolResultText(e);
         if (call && !call.result) {
@@ -185,7 +189,7 @@ export function modelHistory(events: readonly SessionEvent[], upTo = events.leng
     if (e.type === 'tool/result') entry = { seq: e.seq, role: 'tool', text: toolResultText(e).text };
     else {
       const blocks = Array.isArray(msg.content) ? (msg.content as Array<Record<string, unknown>>) : [];
-      const toolCalls = blocks.filter((b) => b?.type === 'tool-call').map((b) => `${String(b.name)}(${String(b.arguments ?? '')})`);
+      const toolCalls = blocks.filter((b) => b?.type === 'tool-call').map((b) => `${textOf(b.name)}(${textOf(b.arguments ?? '')})`);
       entry = { seq: e.seq, role: MESSAGE_TYPES[e.type] ?? e.type, text: contentText(msg.content, ['text']) };
       if (toolCalls.length) entry.toolCalls = toolCalls;
       if (e.type === 'assistant/message' && !entry.text && !toolCalls.length && !contentText(msg.content, ['reasoning'])) continue;

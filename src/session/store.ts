@@ -3,6 +3,7 @@
 import { nanoid } from 'nanoid';
 import { SessionForkError } from './errors.js';
 import type { SessionEvent, SessionHeader } from './events.js';
+import { safeClone } from './json-safe.js';
 import { emptyFacts, foldEvent, isBoundary } from './log-facts.js';
 import { Session, type LogState } from './session.js';
 
@@ -133,7 +134,8 @@ export class SessionStore {
     if (meta.cwd !== undefined) header.cwd = meta.cwd;
     if (meta.parentSession !== undefined) header.parentSession = meta.parentSession;
     if (meta.seedLength !== undefined) header.seedLength = meta.seedLength;
-    const child = this.persistence ? this.persistence.write(header, seed, parent) : memorySession(header, seed);
+    // In memory the child owns a deep clone; on disk it reloads from its own file.
+    const child = this.persistence ? this.persistence.write(header, seed, parent) : memorySession(header, structuredClone(seed) as SessionEvent[]);
     this.add(child);
     return child;
   }
@@ -165,9 +167,16 @@ export class SessionStore {
         length: len,
       });
     }
+    const valid = s.facts.validLength;
+    if (valid !== undefined && (boundary === undefined || boundary >= valid))
+      return new SessionForkError(
+        'INVALID_BOUNDARY',
+        `invalid boundary ${boundary ?? len - 1} for session ${quote(s.id)}: the log has a seq gap after seq ${valid - 1}; only seqs in [0, ${valid - 1}] can be forked`,
+        { boundary, length: len, validLength: valid },
+      );
     const cut = boundary ?? len - 1;
     if (cut < 0 || isBoundary(s.facts, cut)) return null;
-    const last = cut === len - 1 && s.facts.lastEventType !== undefined ? s.facts.lastEventType : s.events[cut].type;
+    const last = cut === len - 1 && s.facts.lastEventType !== undefined ? s.facts.lastEventType : this.readEvents(s)[cut].type;
     return new SessionForkError('OPEN_TURN', `cannot fork session ${quote(s.id)} inside an open turn (last event: ${last})`, { boundary: cut });
   }
 
@@ -194,7 +203,9 @@ export class SessionStore {
   /** The reusable half: a deep-cloned seed and the child's meta, at a boundary. */
   snapshot(source: SessionForkSource, opts: { boundary?: number } = {}): SessionForkSeed {
     const { src, meta } = this.prepare(source, opts.boundary);
-    const seed = structuredClone(src.events.slice(0, meta.seedLength)) as SessionEvent[];
+    // safeClone: structuredClone recurses and throws RangeError on event data
+    // nested ~10,000+ deep (hostile files); it falls back to an iterative copy.
+    const seed = safeClone(src.events.slice(0, meta.seedLength)) as SessionEvent[];
     return { source: src, seed, meta };
   }
 
@@ -205,8 +216,17 @@ export class SessionStore {
   fork(opts: ForkSessionOptions): Session {
     const { src, meta } = this.prepare(opts.source, opts.boundary, opts.sessionId);
     const id = opts.sessionId ?? this.freshId(src);
-    const seed = src.events.slice(0, meta.seedLength);
+    const seed = this.readEvents(src).slice(0, meta.seedLength);
     return this.create(id, { seed, meta }, src);
+  }
+
+  /** The source's events; an I/O error (file gone, unreadable) becomes READ_FAILED. */
+  private readEvents(s: Session): readonly SessionEvent[] {
+    try {
+      return s.events;
+    } catch (e) {
+      throw new SessionForkError('READ_FAILED', `could not read session ${quote(s.id)}: ${(e as Error).message}`);
+    }
   }
 
   private freshId(parent: Session): string {

@@ -28,6 +28,40 @@ const COPY_CHUNK = 4 * 1024 * 1024;
 export const tempPathFor = (file: string): string =>
   path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
 
+/** Names made by tempPathFor: `.<name>.<pid>.<12 hex>.tmp`. */
+const TEMP_NAME = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
+/** A temp file older than this is a leftover of a killed writer (a live write takes seconds). */
+export const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/**
+ * Removes leftover temp files (a writer killed between creating its temp and
+ * removing it) older than `maxAgeMs` from `dir`. Only regular files with our
+ * temp name pattern are touched, never symlinks or anything else; errors are
+ * ignored (cleanup must never fail a write). Returns the names removed.
+ */
+export function cleanupStaleTemps(dir: string, maxAgeMs = STALE_TEMP_MS, now = Date.now()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!TEMP_NAME.test(name)) continue;
+    const p = path.join(dir, name);
+    try {
+      const st = fs.lstatSync(p);
+      if (!st.isFile() || now - st.mtimeMs <= maxAgeMs) continue;
+      fs.unlinkSync(p);
+      removed.push(name);
+    } catch {
+      /* gone or not ours to remove */
+    }
+  }
+  return removed;
+}
+
 function writeAll(fd: number, buf: Buffer): void {
   let off = 0;
   while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
@@ -69,10 +103,22 @@ export function writeNewSessionFile(dir: string, file: string, id: string, body:
   let createdDir = false;
   let tmp: string | undefined;
   try {
-    if (!fs.existsSync(dir)) {
+    let dirStat: fs.Stats | undefined;
+    try {
+      dirStat = fs.lstatSync(dir);
+    } catch {
+      /* missing: created below */
+    }
+    if (!dirStat) {
       fs.mkdirSync(dir, { recursive: true });
       createdDir = true;
-    }
+    } else if (dirStat.isSymbolicLink() && path.basename(file) === 'session.jsonl') {
+      // rc8 layout: the session's own folder. A symlink planted at its name
+      // would redirect the write outside the root: the name is taken, refuse.
+      // (A folder shared with the parent, flat/v0 layouts, may be reached
+      // through a symlinked root the user chose.)
+      throw new SessionForkError('SESSION_ALREADY_EXISTS', `session "${id}" already exists`, { file });
+    } else cleanupStaleTemps(dir);
     tmp = tempPathFor(file);
     const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644);
     try {

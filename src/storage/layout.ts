@@ -7,8 +7,9 @@ export type Layout = 'flat' | 'v0-harness' | 'rc8-harness';
 
 const RC8_NAME = /^session\.jsonl(\.zstd)?$/;
 
+/** Session files: *.jsonl and *.jsonl.zstd. Our temp files end in .tmp; a leading '.' is a legal encoded id. */
 export function isSessionFileName(name: string): boolean {
-  if (name.startsWith('.') || name.endsWith('.tmp')) return false;
+  if (name.endsWith('.tmp')) return false;
   return name.endsWith('.jsonl') || name.endsWith('.jsonl.zstd');
 }
 

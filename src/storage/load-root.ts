@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
 import { SessionStore } from '../session/store.js';
 import { DiskPersistence } from './disk-persistence.js';
-import { isSessionFileName } from './layout.js';
 import { readLog, sessionFromRead, type FileStat } from './session-file.js';
+import { listSessionFiles } from './watcher.js';
 
 export interface FileEntry extends FileStat {
   /** bytes after the last complete line */
@@ -21,27 +21,7 @@ export interface RootIndex {
   files: Map<string, FileEntry>;
 }
 
-/** Every session file under `root`, sorted; skips dot-entries, temp files and symlinked folders. */
-export function listSessionFiles(root: string): string[] {
-  const out: string[] = [];
-  const stack = [path.resolve(root)];
-  while (stack.length) {
-    const dir = stack.pop()!;
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const d of entries) {
-      if (d.name.startsWith('.') || d.name === 'node_modules') continue;
-      const p = path.join(dir, d.name);
-      if (d.isDirectory()) stack.push(p);
-      else if ((d.isFile() || d.isSymbolicLink()) && isSessionFileName(d.name)) out.push(p);
-    }
-  }
-  return out.sort();
-}
+export { listSessionFiles };
 
 export function newRootIndex(root: string): RootIndex {
   const abs = path.resolve(root);

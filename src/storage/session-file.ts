@@ -29,36 +29,65 @@ export function readLog(file: string, retain: boolean, limit?: number): ReadResu
   try {
     const st = fs.fstatSync(fd);
     const end = limit ?? st.size;
-    let carry: Buffer = Buffer.alloc(0);
+    // The incomplete line so far, as a list of chunks: they are joined only
+    // once its "\n" arrives. (Growing one carry buffer with Buffer.concat on
+    // every read held the old carry, the new chunk and the joined copy at once:
+    // ~48 MiB transient for a line over the limit. Now a line over
+    // MAX_LINE_BYTES costs at most the limit plus a read chunk or two before
+    // it is dropped and skipped to its end.)
+    let parts: Buffer[] = [];
+    let partLen = 0;
     let pos = 0;
     let skipping = false;
     let skipFrom = 0;
+    // The read buffer is reused unless part of it is held in `parts`.
+    let buf: Buffer | undefined;
+    let held = false;
     while (pos < end) {
-      const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - pos));
-      const n = fs.readSync(fd, buf, 0, buf.length, pos);
+      if (!buf || held || buf.length < Math.min(READ_CHUNK, end - pos)) buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - pos));
+      held = false;
+      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
       if (n === 0) break;
       pos += n;
-      const data: Buffer = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      let data: Buffer = buf.subarray(0, n);
       if (skipping) {
         const nl = data.indexOf(10);
-        if (nl < 0) {
-          carry = Buffer.alloc(0);
-          continue;
-        }
+        if (nl < 0) continue;
         reader.skipLine(skipFrom, pos - n + nl + 1);
         skipping = false;
-        const rest = data.subarray(nl + 1);
-        const used = reader.feed(rest);
-        carry = rest.subarray(used);
-      } else {
-        const used = reader.feed(data);
-        carry = data.subarray(used);
+        data = data.subarray(nl + 1);
       }
-      if (carry.length > MAX_LINE_BYTES) {
+      if (partLen > 0) {
+        const nl = data.indexOf(10);
+        if (nl >= 0) {
+          // The pending line is complete: feed exactly that line.
+          const line = Buffer.concat([...parts, data.subarray(0, nl + 1)]);
+          parts = [];
+          partLen = 0;
+          reader.feed(line);
+          data = data.subarray(nl + 1);
+        } else {
+          parts.push(data);
+          held = true;
+          partLen += data.length;
+          data = data.subarray(data.length);
+        }
+      }
+      if (data.length > 0) {
+        const used = reader.feed(data);
+        if (used < data.length) {
+          parts = [data.subarray(used)];
+          held = true;
+          partLen = data.length - used;
+        }
+      }
+      if (partLen > MAX_LINE_BYTES) {
         // A line over the limit: skip to its end without holding it in memory.
         skipping = true;
         skipFrom = reader.consumed;
-        carry = Buffer.alloc(0);
+        parts = [];
+        partLen = 0;
+        held = false;
       }
     }
     return { reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }, pending: end - reader.consumed };

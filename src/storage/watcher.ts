@@ -82,7 +82,8 @@ const DEFAULT_SAFETY_MS = 2000;
 const defaultIsSessionFile = (p: string): boolean => isSessionFileName(path.basename(p));
 
 /** Directory names never descended into. */
-const skipDirName = (name: string): boolean => name.startsWith('.') || name === 'node_modules';
+// Encoded ids may start with '.' ('..~002Fx'), so only VCS and package folders are skipped.
+const skipDirName = (name: string): boolean => name === '.git' || name === 'node_modules';
 
 const errCode = (e: unknown): string | undefined =>
   e && typeof e === 'object' && 'code' in e ? String((e as NodeJS.ErrnoException).code) : undefined;
@@ -123,7 +124,7 @@ function probe(p: string): Entry {
 }
 
 /**
- * Walks `dir` (no symlinked directories, no dot-folders, no node_modules),
+ * Walks `dir` (no symlinked directories, no .git or node_modules),
  * calling onDir for every directory before listing it and onFile for every
  * accepted file. Unreadable folders are skipped.
  */
@@ -147,15 +148,16 @@ function walk(dir: string, accept: (p: string) => boolean, onFile: (p: string) =
     }
     if (isDir) {
       if (!skipDirName(ent.name)) walk(p, accept, onFile, onDir);
-    } else if (isFile && !ent.name.startsWith('.') && accept(p)) {
+    } else if (isFile && accept(p)) {
       onFile(p);
     }
   }
 }
 
 /**
- * Session files under `root`, recursively, sorted (absolute when root is).
- * Session files: *.jsonl and *.jsonl.zstd; dot-files, *.tmp, dot-folders and
+ * Session files under `root`, recursively, sorted, as absolute paths
+ * (path.resolve(root) joined with the names, the same paths watchRoot reports).
+ * Session files: *.jsonl and *.jsonl.zstd; temp files (*.tmp), .git and
  * node_modules are skipped; symlinked directories are not followed (no loops,
  * nothing outside the root). A symlink to a file counts when it points to a
  * regular file.
@@ -163,7 +165,7 @@ function walk(dir: string, accept: (p: string) => boolean, onFile: (p: string) =
 export function listSessionFiles(root: string): string[] {
   const out: string[] = [];
   walk(
-    root,
+    path.resolve(root),
     defaultIsSessionFile,
     (p) => {
       if (probe(p)?.kind === 'file') out.push(p);
@@ -207,8 +209,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   let delivering = false;
 
   const safeFileName = (p: string): boolean => {
-    const base = path.basename(p);
-    return !base.startsWith('.') && accept(p);
+    return accept(p);
   };
 
   // ---- observations -------------------------------------------------------

@@ -1,5 +1,6 @@
 // One-line labels for turn-tree rows: coloured segments, every file-derived
 // string sanitised and capped. Pure; no Ink.
+import { textOf } from '../session/json-safe.js';
 import type { TreeNode } from '../session/replay.js';
 import { displayWidth, ELLIPSIS, sanitizeInline, truncate } from './sanitize.js';
 
@@ -18,7 +19,7 @@ export const LABEL_CAP = 240;
 
 /** A file-derived string made safe for one row and cut to `cap` columns. */
 export function clip(s: unknown, cap = LABEL_CAP): string {
-  let raw = typeof s === 'string' ? s : s === undefined ? '' : String(s);
+  let raw = typeof s === 'string' ? s : s === undefined ? '' : textOf(s);
   // Sanitising a 100 KB tool output to show 200 columns is waste: cut first.
   if (raw.length > cap * 2) {
     raw = raw.slice(0, cap * 2);

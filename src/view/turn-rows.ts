@@ -12,7 +12,7 @@ import * as label from './turn-row-text.js';
 import type { RowColor, Segment } from './turn-row-text.js';
 
 export type { RowColor, Segment } from './turn-row-text.js';
-export { turnsReducer, initialTurnsState, type TurnsState, type TurnsAction, type Cursor, type RowsView } from './turns-state.js';
+export { turnsReducer, initialTurnsState, type TurnsState, type TurnsAction, type Cursor, type RowsView, type ViewOf } from './turns-state.js';
 
 export type RowKind = 'turn' | 'step' | 'message' | 'tool' | 'chunks' | 'event' | 'boundary' | 'inherited-divider';
 
@@ -22,7 +22,7 @@ export interface TurnRow {
   depth: number;
   kind: RowKind;
   seq: number;
-  /** last seq the row covers (a fork at this row cuts here); -1 for the seed header */
+  /** last seq the row covers (a fork at this row cuts here; both seed dividers: seedLength - 1) */
   lastSeq: number;
   /** the one-line label, sanitised: the segments joined */
   text: string;
@@ -73,7 +73,7 @@ export function rowsContext(session: Session, now = Date.now()): RowsContext {
   return ctx;
 }
 
-export const nodeKey = (n: TreeNode): string => `${n.kind[0]}${n.kind === 'tool' ? 'x' : ''}${n.seq}`;
+export const nodeKey = (n: TreeNode): string => `${n.kind === 'tool' ? 'x' : n.kind[0]}${n.seq}`;
 
 function defaultExpanded(n: TreeNode, mode: Expansion['mode'], isLastOpen: boolean): boolean {
   if (mode !== 'auto') return mode === 'all';
@@ -84,8 +84,76 @@ function defaultExpanded(n: TreeNode, mode: Expansion['mode'], isLastOpen: boole
 const hasChildren = (n: TreeNode): boolean => (n.kind === 'turn' || n.kind === 'step' ? n.children.length > 0 : n.kind === 'tool');
 
 /**
+ * A row whose label is built on first use: flattening 50k events makes cheap
+ * objects of one shape, and only the rows Ink shows pay for sanitising.
+ */
+class Row implements TurnRow {
+  private segs?: Segment[];
+  private joined?: string;
+  constructor(
+    readonly key: string,
+    readonly depth: number,
+    readonly kind: RowKind,
+    readonly seq: number,
+    readonly lastSeq: number,
+    readonly expandable: boolean,
+    readonly expanded: boolean,
+    readonly inherited: boolean,
+    readonly color: RowColor,
+    readonly parent: number,
+    readonly node: TreeNode | undefined,
+    readonly part: 'args' | 'result' | undefined,
+    readonly reason: string | undefined,
+    private readonly label: Segment[] | ((r: Row) => Segment[]),
+    readonly ctx?: RowsContext,
+  ) {}
+  get segments(): Segment[] {
+    return (this.segs ??= typeof this.label === 'function' ? this.label(this) : this.label);
+  }
+  get text(): string {
+    return (this.joined ??= label.segmentsText(this.segments));
+  }
+}
+
+function nodeLabel(r: Row): Segment[] {
+  const n = r.node!;
+  switch (n.kind) {
+    case 'turn':
+      return label.turnSegments(n, r.ctx?.events[n.lastSeq]?.time, r.ctx?.now ?? Date.now());
+    case 'step':
+      return label.stepSegments(n);
+    case 'message':
+      return label.messageSegments(n);
+    case 'tool':
+      return r.part === 'args' ? label.toolArgsSegments(n) : r.part === 'result' ? label.toolResultSegments(n) : label.toolSegments(n);
+    case 'chunks':
+      return label.chunksSegments(n);
+    case 'event':
+      return label.eventSegments(n);
+  }
+}
+
+function nodeColor(n: TreeNode): RowColor {
+  switch (n.kind) {
+    case 'turn':
+      return n.open ? 'yellow' : label.reasonColor(n.reason ?? '?');
+    case 'message':
+      return label.roleColor(n.role);
+    case 'tool':
+      return label.resultBadge(n).color;
+    case 'chunks':
+    case 'event':
+      return 'gray';
+    default:
+      return undefined;
+  }
+}
+
+const marker = (text: string, color: RowColor): Segment[] => [{ text, color, bold: true }];
+
+/**
  * Flattens the turn tree to the visible rows. O(visible rows + top-level
- * nodes): collapsed subtrees are skipped, not walked.
+ * nodes): collapsed subtrees are skipped, not walked; labels are lazy.
  */
 export function buildTurnRows(tree: readonly TreeNode[], expansion: Expansion, ctx: RowsContext): TurnRowsModel {
   const rows: TurnRow[] = [];
@@ -93,61 +161,34 @@ export function buildTurnRows(tree: readonly TreeNode[], expansion: Expansion, c
   let ownShown = seed === undefined;
   const last = tree[tree.length - 1];
   const lastOpen = last?.kind === 'turn' && last.open ? last : undefined;
+  const { mode, toggled } = expansion;
 
-  const push = (r: Omit<TurnRow, 'text' | 'inherited'> & { inherited?: boolean }): number => {
-    if (!ownShown && r.seq >= seed! && r.kind !== 'inherited-divider') {
+  const push = (key: string, depth: number, kind: RowKind, seq: number, lastSeq: number, expandable: boolean, expanded: boolean, parent: number, node: TreeNode | undefined, part: Row['part'], segs: Row['label'], color: RowColor): number => {
+    if (!ownShown && seq >= seed!) {
       ownShown = true;
-      pushOwnDivider(r.depth, r.parent);
+      rows.push(new Row('d-own', depth, 'inherited-divider', seed!, seed! - 1, false, false, false, 'cyan', parent, undefined, undefined, undefined, marker(`── own events from seq ${seed} ──`, 'cyan')));
     }
-    rows.push({ ...r, text: label.segmentsText(r.segments), inherited: r.inherited ?? (seed !== undefined && r.seq < seed) });
+    const reason = kind === 'turn' && node?.kind === 'turn' ? (node.open ? 'open' : node.reason ?? '?') : undefined;
+    rows.push(new Row(key, depth, kind, seq, lastSeq, expandable, expanded, seed !== undefined && seq < seed, color, parent, node, part, reason, segs, ctx));
     return rows.length - 1;
-  };
-  const pushOwnDivider = (depth: number, parent: number) => {
-    const s = seed!;
-    const segments: Segment[] = [{ text: `── own events from seq ${s} ──`, color: 'cyan', bold: true }];
-    rows.push({ key: 'd-own', depth, kind: 'inherited-divider', seq: s, lastSeq: s - 1, text: label.segmentsText(segments), segments, expandable: false, expanded: false, inherited: false, color: 'cyan', parent });
   };
 
   const visit = (n: TreeNode, depth: number, parent: number): void => {
     const key = nodeKey(n);
     const expandable = hasChildren(n);
-    const expanded = expandable && defaultExpanded(n, expansion.mode, n === lastOpen) !== expansion.toggled.has(key);
-    const base = { key, depth, kind: n.kind, seq: n.seq, lastSeq: n.lastSeq, expandable, expanded, parent, node: n };
-    let at: number;
-    switch (n.kind) {
-      case 'turn': {
-        const reason = n.open ? 'open' : n.reason ?? '?';
-        at = push({ ...base, segments: label.turnSegments(n, ctx.events[n.lastSeq]?.time, ctx.now), color: n.open ? 'yellow' : label.reasonColor(reason), reason });
-        break;
-      }
-      case 'step':
-        at = push({ ...base, segments: label.stepSegments(n), color: undefined });
-        break;
-      case 'message':
-        at = push({ ...base, segments: label.messageSegments(n), color: label.roleColor(n.role) });
-        break;
-      case 'tool':
-        at = push({ ...base, segments: label.toolSegments(n), color: label.resultBadge(n).color });
-        break;
-      case 'chunks':
-        at = push({ ...base, segments: label.chunksSegments(n), color: 'gray' });
-        break;
-      case 'event':
-        at = push({ ...base, segments: label.eventSegments(n), color: 'gray' });
-        break;
-    }
+    const expanded = expandable && defaultExpanded(n, mode, n === lastOpen) !== toggled.has(key);
+    const at = push(key, depth, n.kind, n.seq, n.lastSeq, expandable, expanded, parent, n, undefined, nodeLabel, nodeColor(n));
     if (!expanded) return;
     if (n.kind === 'turn' || n.kind === 'step') for (const c of n.children) visit(c, depth + 1, at);
     else if (n.kind === 'tool') {
-      const child = { depth: depth + 1, kind: 'tool' as const, expandable: false, expanded: false, parent: at, node: n };
-      push({ ...child, key: `${key}a`, part: 'args', seq: n.seq, lastSeq: n.seq, segments: label.toolArgsSegments(n), color: undefined });
-      if (n.result) push({ ...child, key: `${key}r`, part: 'result', seq: n.result.seq, lastSeq: n.result.seq, segments: label.toolResultSegments(n), color: label.resultBadge(n).color });
+      push(`${key}a`, depth + 1, 'tool', n.seq, n.seq, false, false, at, n, 'args', nodeLabel, undefined);
+      if (n.result) push(`${key}r`, depth + 1, 'tool', n.result.seq, n.result.seq, false, false, at, n, 'result', nodeLabel, nodeColor(n));
     }
   };
 
   if (ctx.fork) {
-    const segments: Segment[] = [{ text: `── inherited from ${label.clip(ctx.fork.parent, 120)}, seedLength ${ctx.fork.seedLength} ──`, color: 'cyan', bold: true }];
-    rows.push({ key: 'd-inherited', depth: 0, kind: 'inherited-divider', seq: -1, lastSeq: -1, text: label.segmentsText(segments), segments, expandable: false, expanded: false, inherited: true, color: 'cyan', parent: -1 });
+    const text = `── inherited from ${label.clip(ctx.fork.parent, 120)}, seedLength ${ctx.fork.seedLength} ──`;
+    rows.push(new Row('d-inherited', 0, 'inherited-divider', 0, ctx.fork.seedLength - 1, false, false, true, 'cyan', -1, undefined, undefined, undefined, marker(text, 'cyan')));
   }
   for (let i = 0; i < tree.length; i++) {
     const n = tree[i];
@@ -157,10 +198,9 @@ export function buildTurnRows(tree: readonly TreeNode[], expansion: Expansion, c
     // events between turns (each of those rows is forkable itself).
     const next = tree[i + 1];
     if (n.kind !== 'turn' && next !== undefined && next.kind !== 'turn' && isBoundary(ctx.facts, next.lastSeq)) continue;
-    const segments: Segment[] = [{ text: `── fork here · seq ${n.lastSeq} ──`, color: 'green', bold: true }];
-    push({ key: `b${n.lastSeq}`, depth: 0, kind: 'boundary', seq: n.lastSeq, lastSeq: n.lastSeq, segments, expandable: false, expanded: false, color: 'green', parent: -1 });
+    push(`b${n.lastSeq}`, 0, 'boundary', n.lastSeq, n.lastSeq, false, false, -1, undefined, undefined, marker(`── fork here · seq ${n.lastSeq} ──`, 'green'), 'green');
   }
-  if (!ownShown) pushOwnDivider(0, -1);
+  if (!ownShown) rows.push(new Row('d-own', 0, 'inherited-divider', seed!, seed! - 1, false, false, false, 'cyan', -1, undefined, undefined, undefined, marker(`── own events from seq ${seed} ──`, 'cyan')));
   return { rows, index: indexRows(rows) };
 }
 
@@ -193,7 +233,7 @@ export function rowIndexForSeq(rows: readonly TurnRow[], seq: number): number {
     if (r.kind === 'inherited-divider') continue;
     if (r.seq <= seq && seq <= r.lastSeq) {
       if (best < 0 || r.depth >= rows[best].depth) best = i;
-    } else if (r.seq > seq && best >= 0) break;
+    }
   }
   if (best >= 0) return best;
   for (let i = rows.length - 1; i >= 0; i--) if (rows[i].seq <= seq && rows[i].kind !== 'inherited-divider') return i;
@@ -227,7 +267,7 @@ export function historyRows(events: readonly SessionEvent[], upTo: number): Turn
     const color = label.roleColor(entry.role);
     const segments: Segment[] = [{ text: `${label.clip(entry.role, 20)}: `, color, bold: true }];
     if (entry.text.trim()) segments.push({ text: label.clip(entry.text.trim()) });
-    for (const c of entry.toolCalls ?? []) segments.push({ text: ' → ', dim: true }, { text: label.clip(c, 80), dim: true });
+    for (const c of entry.toolCalls ?? []) segments.push({ text: segments.length > 1 ? ' → ' : '→ ', dim: true }, { text: label.clip(c, 80), dim: true });
     if (segments.length === 1) segments.push({ text: '(no text)', dim: true });
     return { key: `h${i}`, depth: 0, kind: 'message', seq: entry.seq, lastSeq: entry.seq, text: label.segmentsText(segments), segments, expandable: false, expanded: false, inherited: false, color, parent: -1, entry };
   });

@@ -162,11 +162,12 @@ for (const mode of ['watch', 'poll'] as const) {
       await col.waitFor((c) => c.file === rc8 && c.kind === 'new' && col.all().filter((x) => x.file === rc8 && x.kind === 'new').length === 2);
     });
 
-    it('ignores dot-files, *.tmp, dot-folders and node_modules', async () => {
+    it('ignores *.tmp, .git and node_modules, but not encoded ids starting with "."', async () => {
       const col = collector();
       start(col);
       await settle();
-      fs.writeFileSync(path.join(root, '.hidden.jsonl'), header('h'));
+      const dotted = path.join(root, '.hidden.jsonl'); // the encoding of the id ".hidden"
+      fs.writeFileSync(dotted, header('h'));
       fs.writeFileSync(path.join(root, 'x.jsonl.tmp'), header('t'));
       fs.writeFileSync(path.join(root, 'notes.txt'), 'hi');
       fs.mkdirSync(path.join(root, 'node_modules', 'p'), { recursive: true });
@@ -177,7 +178,7 @@ for (const mode of ['watch', 'poll'] as const) {
       fs.writeFileSync(ok, header('ok'));
       await col.waitFor(is(ok, 'new'));
       await sleep(150);
-      expect(col.all().map((c) => c.file)).toEqual([ok]);
+      expect(col.all().map((c) => c.file).sort()).toEqual([dotted, ok].sort());
     });
 
     it('compares against `initial` on start: new, grown, replaced, deleted, unchanged', async () => {
@@ -431,7 +432,7 @@ describe('listSessionFiles', () => {
       fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
       fs.writeFileSync(path.join(root, f), header(f));
     }
-    for (const junk of ['.hidden.jsonl', 'x.jsonl.tmp', 'readme.md', 'node_modules/m/a.jsonl', '.cache/a.jsonl', '--proj--/s1/.session.jsonl.123.tmp']) {
+    for (const junk of ['x.jsonl.tmp', 'readme.md', 'node_modules/m/a.jsonl', '.git/a.jsonl', '--proj--/s1/.session.jsonl.123.tmp']) {
       fs.mkdirSync(path.dirname(path.join(root, junk)), { recursive: true });
       fs.writeFileSync(path.join(root, junk), 'junk');
     }

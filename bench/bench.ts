@@ -1,0 +1,199 @@
+/**
+ * `npm run bench [-- --quick] [--preset A|B|quick] [--runs N] [--json] [--strict]`
+ *
+ * Every figure is the median of N runs (after 1 warm-up) with its min–max spread, next
+ * to a floor measured in the same run, the ratio, the goal and PASS/MISS. Full run: the
+ * app figures on preset A, first frame on A and B (and on the quick corpus, to check it
+ * does not grow). --quick: everything on the quick corpus, a smoke test that asserts
+ * nothing about time (exit 0 unless something crashes). --strict: exit 1 on a MISS.
+ */
+import os from 'node:os';
+import { join, dirname } from 'node:path';
+import { PRESETS, generateCorpus, type CorpusInfo } from './generate.js';
+import { summarize, type Stats } from './floors.js';
+import * as F from './figures.js';
+import { formatProfile, profileInProcess, profileNode } from './profile.js';
+import { inkFrames, p95 } from './ink-frame.js';
+
+type Preset = keyof typeof PRESETS;
+const argv = process.argv.slice(2);
+const flag = (n: string) => argv.includes(n);
+const opt = (n: string) => (argv.indexOf(n) >= 0 ? argv[argv.indexOf(n) + 1] : argv.find((a) => a.startsWith(n + '='))?.slice(n.length + 1));
+const quick = flag('--quick');
+const json = flag('--json');
+const preset = (opt('--preset') ?? (quick ? 'quick' : 'A')) as Preset;
+if (!(preset in PRESETS)) throw new Error(`--preset must be one of ${Object.keys(PRESETS).join(', ')}`);
+const runs = Number(opt('--runs') ?? (quick ? 2 : 5));
+const loop: F.Loop = { runs, warmup: 1 };
+const KEYPRESSES = quick ? 10 : 50;
+const log = (s: string) => process.stderr.write(s + '\n');
+
+const corpusRoot = join(dirname(dirname(dirname(new URL(import.meta.url).pathname))), 'bench', '.corpus');
+const corpus = (p: Preset): CorpusInfo => {
+  const t0 = Date.now();
+  const info = generateCorpus(join(corpusRoot, p), PRESETS[p]);
+  log(`corpus ${p}: ${info.files} files, ${(info.bytes / 1e6).toFixed(1)} MB (${Date.now() - t0} ms)`);
+  return info;
+};
+
+interface Row {
+  figure: string;
+  corpus: string;
+  unit: 'ms' | 'MB';
+  value?: Stats;
+  floor?: Stats | number;
+  floorLabel: string;
+  ratio?: number;
+  goal: string;
+  pass?: boolean;
+  note?: string;
+}
+const rows: Row[] = [];
+const details: string[] = [];
+const MB = 1024 * 1024;
+const med = (f: Stats | number | undefined) => (typeof f === 'number' ? f : f?.median);
+
+async function attempt(figure: string, corpus: string, goal: string, floorLabel: string, fn: () => Promise<void>): Promise<void> {
+  log(`… ${figure} (${corpus})`);
+  try {
+    await fn();
+  } catch (e) {
+    const msg = (e as Error).message ?? String(e);
+    rows.push({ figure, corpus, unit: 'ms', floorLabel, goal, note: `not available: ${msg.split('\n')[0]}` });
+    details.push(`${figure} (${corpus}) not available:\n    ${msg.split('\n').slice(0, 12).join('\n    ')}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const main = corpus(preset);
+  const second = quick || opt('--preset') ? undefined : corpus('B');
+  const small = quick || opt('--preset') === 'quick' ? undefined : corpus('quick');
+
+  await attempt('list --json (whole process)', preset, '≤ 1.25x floor', 'read+split+JSON.parse all', async () => {
+    const r = await F.figureList(main.dir, loop);
+    const ratio = r.app.median / r.floor!.median;
+    rows.push({ figure: 'list --json (whole process)', corpus: preset, unit: 'ms', value: r.app, floor: r.floor, floorLabel: 'read+split+JSON.parse all', ratio, goal: '≤ 1.25x floor', pass: ratio <= 1.25, note: `${(r.outBytes / 1024).toFixed(0)} KB of JSON out` });
+    if (ratio > 1.25) details.push(`list --json on ${preset}: ${r.app.median.toFixed(0)} ms vs floor ${r.floor!.median.toFixed(0)} ms\n` + formatProfile(await profileNode([F.CLI, 'list', '--dir', main.dir, '--json'])));
+  });
+
+  const frames: Record<string, number> = {};
+  for (const [name, info] of [[preset, main], ['B', second], ['quick', small]] as const) {
+    if (!info) continue;
+    await attempt('first frame of the TUI', name, '≤ 500 ms', 'node -e "" start-up', async () => {
+      const r = await F.figureFirstFrame(info.dir, loop);
+      frames[name] = r.app.median;
+      rows.push({ figure: 'first frame of the TUI', corpus: name, unit: 'ms', value: r.app, floor: r.floor, floorLabel: 'node -e "" start-up', ratio: r.app.median / r.floor!.median, goal: '≤ 500 ms', pass: r.app.median <= 500 });
+      if (r.app.median > 500) details.push(`first frame on ${name}: ${r.app.median.toFixed(0)} ms (launch -> first row -> q)\n` + formatProfile(await F.profileFirstFrame(info.dir)));
+    });
+  }
+  if (frames.quick !== undefined && Object.keys(frames).length > 1) {
+    const worst = Math.max(...Object.entries(frames).filter(([k]) => k !== 'quick').map(([, v]) => v));
+    rows.push({ figure: 'first frame growth (largest − quick corpus)', corpus: Object.keys(frames).join('/'), unit: 'ms', value: summarize([worst - frames.quick]), floorLabel: '—', goal: '≤ +100 ms', pass: worst - frames.quick <= 100 });
+  }
+
+  const big = main.bigFile;
+  if (!big) log(`preset ${preset} has no big session: skipping open, keypress, fork`);
+  if (big) {
+    const bigMB = main.bigEvents ? `${main.bigEvents / 1000}k events` : '';
+    await attempt('open big session tree', preset, '≤ 300 ms', 'parse of that file', async () => {
+      const r = await F.figureOpen(big, loop);
+      const s = r.split;
+      rows.push({ figure: `open big session tree (${bigMB})`, corpus: preset, unit: 'ms', value: r.app, floor: r.floor, floorLabel: 'parse of that file', ratio: r.app.median / r.floor!.median, goal: '≤ 300 ms', pass: r.app.median <= 300, note: `read ${s.readMs.toFixed(0)} + tree ${s.treeMs.toFixed(0)} + rows ${s.rowsMs.toFixed(0)} ms; ${s.rows} rows` });
+      if (r.app.median > 300) details.push(`open big session: ${r.app.median.toFixed(0)} ms\n` + formatProfile(await profileInProcess(() => F.openBig(big))));
+    });
+
+    await attempt('keypress -> frame (pty)', preset, 'p95 ≤ 50 ms', '—', async () => {
+      const id = /"id":"([^"]+)"/.exec((await import('node:fs')).readFileSync(big, 'utf8').slice(0, 4096))![1];
+      const lat = await F.keypressLatency(main.dir, id, KEYPRESSES);
+      const ok = lat.filter((x) => !Number.isNaN(x));
+      const st = summarize(ok);
+      const q = p95(st);
+      rows.push({ figure: `keypress -> frame p50 / p95 = ${st.median.toFixed(1)} / ${q.toFixed(1)}`, corpus: preset, unit: 'ms', value: st, floorLabel: '—', goal: 'p95 ≤ 50 ms', pass: q <= 50, note: `${lat.length} × ↓; ${lat.length - ok.length} without a frame` });
+    });
+    await attempt('Ink frame per keypress (in-process)', preset, 'p95 ≤ 16 ms', '—', async () => {
+      const scratch = F.scratchCopy(big, main.dir);
+      try {
+        const r = await inkFrames(scratch.root, scratch.file, KEYPRESSES);
+        const model = summarize(F.modelKeypress(big, KEYPRESSES));
+        const q = p95(r.frame);
+        rows.push({ figure: `Ink frame per ↓, TurnsView p50 / p95 = ${r.frame.median.toFixed(1)} / ${q.toFixed(1)}`, corpus: preset, unit: 'ms', value: r.frame, floorLabel: '—', goal: 'p95 ≤ 16 ms', pass: q <= 16, note: `keypress -> frame written, in-process, unthrottled; of which Ink onRender (output) p50 ${r.renderTime.median.toFixed(2)} ms, p95 ${p95(r.renderTime).toFixed(2)} ms; model (reducer+window+fit) p50 ${model.median.toFixed(2)} ms; first mount ${r.mountMs.toFixed(0)} ms` });
+        if (q > 16) details.push(`Ink frame per ↓: p95 ${q.toFixed(1)} ms\n` + formatProfile(await profileInProcess(() => inkFrames(scratch.root, scratch.file, KEYPRESSES))));
+      } finally {
+        (await import('node:fs')).rmSync(scratch.root, { recursive: true, force: true });
+      }
+    });
+
+    await attempt('fork of big session', preset, '≤ 2x cp', 'cp of that file', async () => {
+      const r = await F.figureFork(big, main.dir, loop);
+      const ratio = r.app.median / r.floor!.median;
+      rows.push({ figure: 'fork of big session (store.fork)', corpus: preset, unit: 'ms', value: r.app, floor: r.floor, floorLabel: `cp of that file (${(r.bytes / MB).toFixed(1)} MB)`, ratio, goal: '≤ 2x floor', pass: ratio <= 2, note: `CLI fork process: ${r.cli.median.toFixed(0)} ms (${r.cli.min.toFixed(0)}–${r.cli.max.toFixed(0)})` });
+    });
+  }
+
+  await attempt('peak RSS', preset, '≤ 300 MB', 'size of the files', async () => {
+    const reps: F.RssReport[] = [];
+    for (let i = 0; i < loop.warmup + loop.runs; i++) reps.push(await F.rssOnce(main.dir, big));
+    const kept = reps.slice(loop.warmup);
+    const peak = summarize(kept.map((r) => r.indexed.maxRss / MB));
+    rows.push({ figure: `peak RSS, ${main.files} files indexed`, corpus: preset, unit: 'MB', value: peak, floor: main.bytes / MB, floorLabel: 'size of all files', ratio: peak.median / (main.bytes / MB), goal: '≤ 300 MB', pass: peak.median <= 300, note: `rss after gc ${summarize(kept.map((r) => r.indexed.rss / MB)).median.toFixed(0)} MB; index built in ${summarize(kept.map((r) => r.indexMs)).median.toFixed(0)} ms` });
+    if (big && kept[0].opened) {
+      const size = (await import('node:fs')).statSync(big).size / MB;
+      const add = summarize(kept.map((r) => (r.opened!.rss - r.indexed.rss) / MB));
+      const peakAdd = summarize(kept.map((r) => (r.opened!.maxRss - r.indexed.rss) / MB));
+      rows.push({ figure: 'RSS added by opening the big session', corpus: preset, unit: 'MB', value: add, floor: size, floorLabel: 'size of that file', ratio: add.median / size, goal: '≤ 3x floor', pass: add.median <= 3 * size, note: `peak during open − rss before: ${peakAdd.median.toFixed(0)} MB; JS heap +${summarize(kept.map((r) => (r.opened!.heapUsed - r.indexed.heapUsed) / MB)).median.toFixed(1)} MB, buffers +${summarize(kept.map((r) => (r.opened!.external - r.indexed.external) / MB)).median.toFixed(1)} MB (after gc)` });
+    }
+  });
+
+  report(main);
+}
+
+function fmt(n: number | undefined, unit: string): string {
+  if (n === undefined) return 'n/a';
+  return unit === 'MB' ? n.toFixed(1) : n < 10 ? n.toFixed(2) : n.toFixed(0);
+}
+
+function report(main: CorpusInfo): void {
+  const cpus = os.cpus();
+  const machine = { cores: cpus.length, model: cpus[0]?.model ?? '?', node: process.version, ramGB: os.totalmem() / 1024 ** 3, platform: `${os.platform()} ${os.release()}`, loadavg: os.loadavg().map((x) => +x.toFixed(2)) };
+  if (json) {
+    process.stdout.write(JSON.stringify({ machine, preset, quick, runs: loop.runs, warmup: loop.warmup, corpus: { files: main.files, bytes: main.bytes, events: main.events }, rows, details }, null, 2) + '\n');
+    return;
+  }
+  const out: string[] = [];
+  out.push(`machine: ${machine.cores} cores, ${machine.model}, Node ${machine.node}, ${machine.ramGB.toFixed(1)} GB RAM, ${machine.platform}; load average at the end ${machine.loadavg.join(' ')}`);
+  out.push(`preset ${preset}${quick ? ' (quick smoke run: goals are not asserted)' : ''}; median of ${loop.runs} runs after ${loop.warmup} warm-up; corpus ${main.files} files, ${(main.bytes / 1e6).toFixed(1)} MB, ${main.events} events`);
+  out.push('');
+  const table = [['figure', 'corpus', 'median', 'min–max', 'floor (same run)', 'floor', 'ratio', 'goal', 'result']];
+  for (const r of rows) {
+    table.push([
+      r.figure,
+      r.corpus,
+      r.value ? `${fmt(r.value.median, r.unit)} ${r.unit}` : 'n/a',
+      r.value ? `${fmt(r.value.min, r.unit)}–${fmt(r.value.max, r.unit)}` : '',
+      r.floorLabel,
+      r.floor !== undefined ? `${fmt(med(r.floor), r.unit)} ${r.unit}` : '',
+      r.ratio !== undefined ? `${r.ratio.toFixed(2)}x` : '',
+      r.goal,
+      r.pass === undefined ? (r.value ? 'info' : 'N/A') : r.pass ? 'PASS' : 'MISS',
+    ]);
+  }
+  const w = table[0].map((_, c) => Math.max(...table.map((row) => [...row[c]].length)));
+  const line = (row: string[]) => '| ' + row.map((cell, c) => cell + ' '.repeat(w[c] - [...cell].length)).join(' | ') + ' |';
+  out.push(line(table[0]), '|' + w.map((n) => '-'.repeat(n + 2)).join('|') + '|', ...table.slice(1).map(line));
+  const notes = rows.filter((r) => r.note).map((r) => `- ${r.figure} (${r.corpus}): ${r.note}`);
+  if (notes.length) out.push('', 'notes:', ...notes);
+  if (details.length) out.push('', 'details:', ...details.map((d) => '- ' + d));
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+const t0 = Date.now();
+main().then(
+  () => {
+    log(`bench done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    if (flag('--strict') && !quick && rows.some((r) => r.pass === false)) process.exitCode = 1;
+  },
+  (e) => {
+    process.stderr.write(`bench: crashed: ${(e as Error).stack ?? e}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,290 @@
+/**
+ * The app-side measurements of `npm run bench`, each paired with its floor measured in
+ * the same loop (app and floor alternate run by run, so drift hits both alike).
+ */
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { readProfileDir, type ProfileSummary } from './profile.js';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { floorCp, floorNodeStartup, floorParseFile, floorReadParse, runChild, summarize, type Stats } from './floors.js';
+import { KEYS, spawnBenchPty, type BenchPty } from './pty.js';
+import { listSessionFiles, newRootIndex, indexFile } from '../src/storage/load-root.js';
+import { readLog } from '../src/storage/session-file.js';
+import { buildTurnTree } from '../src/session/replay.js';
+import { buildTurnRows, defaultExpansion, turnsReducer, initialTurnsState } from '../src/view/turn-rows.js';
+import { cursorWindow } from '../src/view/turns-state.js';
+import { fitSegments } from '../src/view/turn-row-text.js';
+
+export const CLI = join(dirname(dirname(new URL(import.meta.url).pathname)), 'src', 'cli.js');
+const DIST_BENCH = dirname(new URL(import.meta.url).pathname);
+
+export interface Loop {
+  runs: number;
+  warmup: number;
+}
+
+/** Alternates app and floor `warmup + runs` times; returns both summaries. */
+export async function paired(loop: Loop, app: () => Promise<number> | number, floor?: () => Promise<number> | number): Promise<{ app: Stats; floor?: Stats }> {
+  const a: number[] = [];
+  const f: number[] = [];
+  for (let i = 0; i < loop.warmup + loop.runs; i++) {
+    const fv = floor ? await floor() : 0;
+    const av = await app();
+    if (i >= loop.warmup) {
+      a.push(av);
+      f.push(fv);
+    }
+  }
+  return { app: summarize(a), floor: floor ? summarize(f) : undefined };
+}
+
+/** Whole-process wall time with stdout sent to /dev/null (never kept); stderr kept for errors. */
+export function runToNull(args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const devnull = openSync('/dev/null', 'w');
+    const t0 = performance.now();
+    const child = spawn(process.execPath, args, { stdio: ['ignore', devnull, 'pipe'] });
+    let err = '';
+    let t1 = 0;
+    child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+    child.on('exit', () => (t1 = performance.now()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      closeSync(devnull);
+      if (code !== 0) reject(new Error(`node ${args.join(' ')} exited ${code}: ${err.slice(0, 500)}`));
+      else resolve(t1 - t0);
+    });
+  });
+}
+
+// ---------------------------------------------------------------- list --json
+
+export async function figureList(dir: string, loop: Loop) {
+  const check = await runChild(process.execPath, [CLI, 'list', '--dir', dir, '--json']);
+  if (check.code !== 0) throw new Error(`list --json exited ${check.code}: ${check.stderr.slice(0, 500)}`);
+  const outBytes = Buffer.byteLength(check.stdout);
+  const r = await paired(loop, () => runToNull([CLI, 'list', '--dir', dir, '--json']), async () => (await floorReadParse(dir)).ms);
+  return { ...r, outBytes };
+}
+
+// ---------------------------------------------------------------- TUI in a pty
+
+/** 8-character prefixes of every session id in `dir` (from each file's header line). */
+export function idPrefixes(dir: string): Set<string> {
+  const out = new Set<string>();
+  const buf = Buffer.alloc(4096);
+  for (const f of listSessionFiles(dir)) {
+    const fd = openSync(f, 'r');
+    try {
+      const n = readSync(fd, buf, 0, buf.length, 0);
+      const line = buf.subarray(0, n).toString('utf8').split('\n')[0];
+      const m = /"id":"([^"]{8,})"/.exec(line);
+      if (m) out.add(m[1].slice(0, 8));
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return out;
+}
+
+/** True when the screen shows a session row: an 8-char token that starts a known session id. */
+export function showsSessionRow(screen: string, prefixes: Set<string>): boolean {
+  for (const m of screen.matchAll(/[0-9a-f]{8}/g)) if (prefixes.has(m[0])) return true;
+  return false;
+}
+
+async function quit(p: BenchPty): Promise<void> {
+  p.write('q');
+  const t = setTimeout(() => p.kill(), 2000);
+  await p.exited;
+  clearTimeout(t);
+}
+
+/** Launch -> first session row painted, ms. Throws with the screen if the TUI never shows one. */
+export async function firstFrame(dir: string, prefixes: Set<string>, timeoutMs = 20_000): Promise<number> {
+  const p = spawnBenchPty(process.execPath, [CLI, dir]);
+  try {
+    const at = await p.waitFor((s) => showsSessionRow(s, prefixes), timeoutMs);
+    return at - p.t0;
+  } finally {
+    await quit(p);
+  }
+}
+
+/** Profile of one TUI launch -> first session row -> q (node --cpu-prof in the pty). */
+export async function profileFirstFrame(dir: string): Promise<ProfileSummary> {
+  const prof = mkdtempSync(join(tmpdir(), 'dsh-bench-prof-'));
+  try {
+    const p = spawnBenchPty(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${prof}`, CLI, dir]);
+    try {
+      await p.waitFor((s) => showsSessionRow(s, idPrefixes(dir)), 60_000);
+    } finally {
+      await quit(p);
+    }
+    return readProfileDir(prof);
+  } finally {
+    rmSync(prof, { recursive: true, force: true });
+  }
+}
+
+export async function figureFirstFrame(dir: string, loop: Loop) {
+  const prefixes = idPrefixes(dir);
+  return paired(loop, () => firstFrame(dir, prefixes), () => floorNodeStartup());
+}
+
+/**
+ * Keypress -> frame in the Turns view of session `id` under `dir`: filter with `/`,
+ * open with Enter, then ↓ `n` times; each sample is write -> last screen change of the
+ * burst that follows (a burst ends after `quietMs` without change).
+ */
+export async function keypressLatency(dir: string, id: string, n: number, quietMs = 40): Promise<number[]> {
+  const prefixes = idPrefixes(dir);
+  const p = spawnBenchPty(process.execPath, [CLI, dir]);
+  try {
+    await p.waitFor((s) => showsSessionRow(s, prefixes), 30_000);
+    p.write('/');
+    await p.settle(150, 3000);
+    p.write(id);
+    await p.waitFor((s) => /^1 (of \d+ )?sessions? · order:/m.test(s), 10_000);
+    p.write(KEYS.enter); // leave the filter prompt
+    await p.settle(150, 3000);
+    p.write(KEYS.enter); // open the session
+    await p.waitFor((s) => !/ sessions? · order:/.test(s) && / · \d+ turns · \d+ events/.test(s), 30_000);
+    await p.settle(300, 10_000);
+    p.write('g'); // start at the top so every ↓ moves
+    await p.settle(200, 3000);
+    if (process.env.BENCH_DEBUG) process.stderr.write(`turns view before the keypresses:\n${p.screen()}\n`);
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      p.write(KEYS.down);
+      let last = await p.nextChange(2000).catch(() => NaN);
+      for (;;) {
+        const next = await p.nextChange(quietMs).catch(() => NaN);
+        if (Number.isNaN(next)) break;
+        last = next;
+      }
+      out.push(last - t0);
+    }
+    return out;
+  } finally {
+    await quit(p);
+  }
+}
+
+// ---------------------------------------------------------------- open the big session
+
+export interface OpenSample {
+  ms: number;
+  readMs: number;
+  treeMs: number;
+  rowsMs: number;
+  rows: number;
+}
+
+/** In-process: read + parse with events, build the turn tree, build the rows and fit the first window. */
+export function openBig(file: string, cols = 120, height = 36): OpenSample {
+  const t0 = performance.now();
+  const r = readLog(file, true);
+  const t1 = performance.now();
+  const tree = buildTurnTree(r.reader.events);
+  const t2 = performance.now();
+  const model = buildTurnRows(tree, defaultExpansion, { facts: r.reader.facts, events: r.reader.events, now: Date.now() });
+  let cells = 0;
+  for (const row of model.rows.slice(0, height)) cells += fitSegments(row.segments, cols - 2 * row.depth - 2).length;
+  const t3 = performance.now();
+  if (cells < 0) throw new Error('unreachable');
+  return { ms: t3 - t0, readMs: t1 - t0, treeMs: t2 - t1, rowsMs: t3 - t2, rows: model.rows.length };
+}
+
+export async function figureOpen(file: string, loop: Loop) {
+  const parts: OpenSample[] = [];
+  const r = await paired(loop, () => { const s = openBig(file); parts.push(s); return s.ms; }, () => floorParseFile(file));
+  const kept = parts.slice(loop.warmup);
+  const med = (k: keyof OpenSample) => summarize(kept.map((s) => s[k])).median;
+  return { ...r, split: { readMs: med('readMs'), treeMs: med('treeMs'), rowsMs: med('rowsMs'), rows: kept[0].rows } };
+}
+
+/** In-process model cost of ↓ in the Turns view (reducer + window + fit), ms per key. */
+export function modelKeypress(file: string, n: number, cols = 120, height = 36): number[] {
+  const r = readLog(file, true);
+  const tree = buildTurnTree(r.reader.events);
+  const model = buildTurnRows(tree, defaultExpansion, { facts: r.reader.facts, events: r.reader.events, now: Date.now() });
+  let st = initialTurnsState();
+  const view = { rows: model.rows, index: model.index, height };
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    st = turnsReducer(st, { type: 'down', view });
+    const w = cursorWindow(st.tree, view);
+    for (const row of model.rows.slice(w.top, w.top + height)) fitSegments(row.segments, cols - 2 * row.depth - 2);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- fork
+
+/** Copies `file` into a scratch root beside the corpus (same filesystem; dot-named so no scan sees it). */
+export function scratchCopy(file: string, corpusDir: string): { root: string; file: string } {
+  const root = join(dirname(corpusDir), `.scratch-${process.pid}`);
+  const target = join(root, basename(dirname(file)), basename(file));
+  mkdirSync(dirname(target), { recursive: true });
+  copyFileSync(file, target);
+  return { root, file: target };
+}
+
+export async function figureFork(file: string, corpusDir: string, loop: Loop) {
+  const scratch = scratchCopy(file, corpusDir);
+  try {
+    const index = newRootIndex(scratch.root);
+    indexFile(index, scratch.file);
+    const source = index.store.get(scratch.file)!;
+    source.ensureLoaded(); // the TUI has it open
+    let i = 0;
+    const fork = () => {
+      const t0 = performance.now();
+      const child = index.store.fork({ source, sessionId: `bench-fork-${process.pid}-${i++}` });
+      const ms = performance.now() - t0;
+      index.store.remove(child);
+      rmSync(child.file!, { force: true });
+      return ms;
+    };
+    const cpDest = join(scratch.root, 'cp.jsonl');
+    const cp = async () => {
+      rmSync(cpDest, { force: true });
+      const ms = await floorCp(scratch.file, cpDest);
+      rmSync(cpDest, { force: true });
+      return ms;
+    };
+    const r = await paired(loop, fork, cp);
+    const cli: number[] = [];
+    for (let k = 0; k < loop.warmup + loop.runs; k++) {
+      const id = `bench-cli-fork-${process.pid}-${k}`;
+      const ms = await runToNull([CLI, 'fork', '--dir', scratch.root, '--session', scratch.file, '--id', id, '--json']);
+      rmSync(join(dirname(scratch.file), `${id}.jsonl`), { force: true });
+      if (k >= loop.warmup) cli.push(ms);
+    }
+    return { ...r, cli: summarize(cli), bytes: statSync(file).size };
+  } finally {
+    rmSync(scratch.root, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------- peak RSS
+
+export interface RssReport {
+  sessions: number;
+  indexMs: number;
+  indexed: { rss: number; maxRss: number; heapUsed: number; external: number };
+  opened?: { rss: number; maxRss: number; heapUsed: number; external: number };
+}
+
+export async function rssOnce(dir: string, bigFile?: string): Promise<RssReport> {
+  const args = ['--expose-gc', join(DIST_BENCH, 'rss-child.js'), dir, ...(bigFile ? [bigFile] : [])];
+  const r = await runChild(process.execPath, args);
+  if (r.code !== 0) throw new Error(`rss-child exited ${r.code}: ${r.stderr.slice(0, 500)}`);
+  return JSON.parse(r.stdout) as RssReport;
+}

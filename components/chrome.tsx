@@ -1,0 +1,92 @@
+// The frame around the active view: title/status bar, tab bar and the one-line
+// key-hint footer (disabled hints greyed with their reason, lazygit style).
+import { Text } from 'ink';
+import React from 'react';
+import type { KeyHint } from '../src/view/key-hints.js';
+import type { ViewName } from '../src/view/keymap.js';
+import { displayWidth, truncate } from '../src/view/sanitize.js';
+import { useTone } from './theme.js';
+
+export type StatusTone = 'info' | 'ok' | 'error';
+export interface Status {
+  text: string;
+  tone: StatusTone;
+}
+
+export const VIEWS: ViewName[] = ['sessions', 'turns', 'lineage'];
+const VIEW_TITLES: Record<ViewName, string> = { sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage' };
+
+export function TitleBar(props: { root: string; sessions: number; diagnostics: number; status?: Status; width: number }): React.JSX.Element {
+  const tone = useTone();
+  const left = `dsh-browse · ${props.root} · ${props.sessions} session${props.sessions === 1 ? '' : 's'}` + (props.diagnostics ? ` · ⚠ ${props.diagnostics} diagnostic${props.diagnostics === 1 ? '' : 's'}` : '');
+  if (!props.status) {
+    return (
+      <Text bold wrap="truncate-end">
+        {truncate(left, props.width)}
+      </Text>
+    );
+  }
+  // the status message wins the space; the title keeps what is left
+  const status = truncate(props.status.text, Math.max(10, props.width - 20));
+  const room = Math.max(0, props.width - displayWidth(status) - 3);
+  const leftText = displayWidth(left) <= room ? left : room >= 10 ? 'dsh-browse' : ''; // the status needs the line more
+  const color = props.status.tone === 'error' ? 'red' : props.status.tone === 'ok' ? 'green' : undefined;
+  return (
+    <Text wrap="truncate-end">
+      <Text bold>{leftText}</Text>
+      {leftText ? ' · ' : ''}
+      <Text color={tone(color)} bold={props.status.tone === 'error'}>
+        {status}
+      </Text>
+    </Text>
+  );
+}
+
+export function TabBar(props: { view: ViewName; turnsLabel?: string; width: number }): React.JSX.Element {
+  const tone = useTone();
+  let used = 0;
+  const parts = VIEWS.map((v) => {
+    const label = v === 'turns' && props.turnsLabel ? `${VIEW_TITLES[v]}: ${props.turnsLabel}` : VIEW_TITLES[v];
+    const text = truncate(` ${label} `, Math.max(4, Math.floor((props.width - 16) / 2)));
+    used += displayWidth(text) + 1;
+    return { v, text };
+  });
+  const hint = used + 18 <= props.width ? '  Tab / Shift-Tab' : '';
+  return (
+    <Text wrap="truncate-end">
+      {parts.map(({ v, text }) => (
+        <React.Fragment key={v}>
+          <Text inverse={v === props.view} bold={v === props.view} color={v === props.view ? tone('cyan') : undefined}>
+            {text}
+          </Text>
+          <Text dimColor>│</Text>
+        </React.Fragment>
+      ))}
+      <Text dimColor>{hint}</Text>
+    </Text>
+  );
+}
+
+export function Footer(props: { hints: KeyHint[]; width: number }): React.JSX.Element {
+  // Drop hints before the last two (help, quit) until the line fits: never wrap.
+  const render = (h: KeyHint): string => `${h.keys} ${h.label}${h.disabled ? ` (${h.disabled})` : ''}`;
+  const total = (hs: KeyHint[]): number => hs.reduce((n, h, i) => n + displayWidth(render(h)) + (i ? 2 : 0), 0);
+  const shown = [...props.hints];
+  while (shown.length > 2 && total(shown) > props.width) shown.splice(shown.length - 3, 1);
+  return (
+    <Text wrap="truncate-end">
+      {shown.map((h, i) => (
+        <React.Fragment key={i}>
+          {i > 0 ? '  ' : ''}
+          {h.disabled ? (
+            <Text dimColor>{render(h)}</Text>
+          ) : (
+            <>
+              <Text bold>{h.keys}</Text> {h.label}
+            </>
+          )}
+        </React.Fragment>
+      ))}
+    </Text>
+  );
+}

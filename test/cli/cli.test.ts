@@ -1,0 +1,414 @@
+// The headless CLI, spawned as the built bin (`node dist/src/cli.js`) on temp
+// COPIES of sample-sessions and of the real corpus. Checks JSON shapes, exit
+// codes, refusals with typed codes, usage errors, and that no existing file's
+// bytes ever change.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupTmp, copyDir, evs, hashTree, hdr, plainRead, REAL_DIR, REPO, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
+
+const BIN = path.join(REPO, 'dist', 'src', 'cli.js');
+
+beforeAll(() => {
+  if (!fs.existsSync(BIN)) {
+    try {
+      execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO, stdio: 'pipe' });
+    } catch {
+      /* type errors elsewhere still emit */
+    }
+  }
+  expect(fs.existsSync(BIN), `${BIN} missing: run npm run build`).toBe(true);
+}, 120_000);
+afterAll(cleanupTmp);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+function run(...args: string[]): Run {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', DSH_BROWSE_DEBUG: '' }, timeout: 60_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+function json(...args: string[]): { code: number; body: any; stderr: string } {
+  const r = run(...args, '--json');
+  let body: any;
+  try {
+    body = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`not JSON (exit ${r.code}): ${r.stdout.slice(0, 300)} ${r.stderr.slice(0, 300)}`);
+  }
+  return { code: r.code, body, stderr: r.stderr };
+}
+
+const SUMMARY_KEYS = new Set(['id', 'file', 'parentSession', 'seedLength', 'cwd', 'kind', 'createdAt', 'events', 'turns', 'state', 'forkable', 'lastEventType', 'lastEventTime', 'title', 'diagnostics']);
+function checkSummary(s: any): void {
+  for (const k of ['id', 'file', 'events', 'turns', 'state', 'forkable']) expect(s, k).toHaveProperty(k);
+  for (const k of Object.keys(s)) expect(SUMMARY_KEYS.has(k), `unexpected key ${k}`).toBe(true);
+  expect(typeof s.id).toBe('string');
+  expect(path.isAbsolute(s.file)).toBe(true);
+  expect(fs.existsSync(s.file)).toBe(true);
+  expect(Number.isInteger(s.events)).toBe(true);
+  expect(Number.isInteger(s.turns)).toBe(true);
+  expect(['empty', 'at-boundary', 'open-turn']).toContain(s.state);
+  expect(typeof s.forkable).toBe('boolean');
+  for (const k of ['parentSession', 'seedLength', 'cwd', 'lastEventType']) if (k in s) expect(s[k]).not.toBeNull();
+}
+
+function expectUsage(r: Run, pattern?: RegExp): void {
+  expect(r.code, r.stderr).toBe(2);
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^dsh-browse: /);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  if (pattern) expect(lines[0]).toMatch(pattern);
+}
+
+/** Plain reading of a corpus folder: every .jsonl with a version-0 header. */
+function plainSessions(dir: string): Array<{ file: string; header: any; rows: any[] }> {
+  const out = [];
+  for (const n of fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl'))) {
+    try {
+      const r = plainReadTolerant(path.join(dir, n));
+      if (r.header?.version === 0) out.push({ file: path.join(dir, n), ...r });
+    } catch {
+      /* not a session */
+    }
+  }
+  return out;
+}
+function plainReadTolerant(file: string): { header: any; rows: any[] } {
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  lines.pop();
+  const rows = [];
+  for (const l of lines.slice(1)) {
+    try {
+      rows.push(JSON.parse(l));
+    } catch {
+      /* damaged line */
+    }
+  }
+  return { header: JSON.parse(lines[0]), rows };
+}
+
+describe('dsh-browse CLI', () => {
+  let sample: string;
+  let real: string | undefined;
+  beforeAll(() => {
+    sample = copyDir(SAMPLE_DIR, path.join(tmpDir('dsh-cli-'), 'sample'));
+    if (fs.existsSync(REAL_DIR)) real = copyDir(REAL_DIR, path.join(tmpDir('dsh-cli-'), 'real'));
+  });
+
+  it('--help prints the usage and exits 0', () => {
+    const r = run('--help');
+    expect(r.code).toBe(0);
+    for (const c of ['list', 'tree', 'fork', 'lineage', 'audit']) expect(r.stdout).toContain(`dsh-browse ${c}`);
+    expect(r.stdout).toContain('--session');
+    expect(r.stderr).toBe('');
+  });
+
+  describe('usage errors: exit 2, one line, no stack trace', () => {
+    it('missing --dir', () => expectUsage(run('list'), /--dir/));
+    it('--dir that is not a directory', () => expectUsage(run('list', '--dir', path.join(sample, 'nope')), /not a directory/));
+    it('unknown option', () => expectUsage(run('list', '--dir', sample, '--bogus'), /bogus/));
+    it('extra argument', () => expectUsage(run('list', 'extra', '--dir', sample), /extra/));
+    it('missing --session', () => expectUsage(run('tree', '--dir', sample), /--session/));
+    it('unknown session', () => expectUsage(run('tree', '--dir', sample, '--session', 'no-such-session'), /no-such-session/));
+    it('--at not an integer', () => expectUsage(run('fork', '--dir', sample, '--session', 'bump-vitest', '--at', '1.5'), /--at/));
+  });
+
+  describe('list', () => {
+    it('--json on the sample corpus: shape, absolute paths, states', () => {
+      const { code, body } = json('list', '--dir', sample);
+      expect(code).toBe(0);
+      expect(Object.keys(body).sort()).toEqual(['diagnostics', 'sessions']);
+      const expected = plainSessions(sample);
+      expect(body.sessions).toHaveLength(expected.length);
+      for (const s of body.sessions) checkSummary(s);
+      expect(body.sessions.map((s: any) => s.file).sort()).toEqual(expected.map((e) => e.file).sort());
+      for (const e of expected) {
+        const s = body.sessions.find((x: any) => x.file === e.file);
+        expect(s.id).toBe(e.header.id);
+        expect(s.turns, e.file).toBe(e.rows.filter((r) => r.type === 'turn/start').length);
+        if ('parentSession' in e.header) expect(s.parentSession).toBe(e.header.parentSession);
+        else expect('parentSession' in s).toBe(false);
+        if ('seedLength' in e.header) expect(s.seedLength).toBe(e.header.seedLength);
+        else expect('seedLength' in s).toBe(false);
+      }
+      const open = body.sessions.find((s: any) => s.id === 'add-retry-metrics');
+      expect(open).toMatchObject({ state: 'open-turn', forkable: false, lastEventType: 'tool/call' });
+      const empty = body.sessions.find((s: any) => s.events === 0);
+      expect(empty).toMatchObject({ state: 'empty', forkable: true, turns: 0 });
+      expect('lastEventType' in empty).toBe(false);
+      for (const d of body.diagnostics) {
+        expect(path.isAbsolute(d.file)).toBe(true);
+        expect(typeof d.message).toBe('string');
+        if ('line' in d) expect(Number.isInteger(d.line)).toBe(true);
+      }
+      expect(body.diagnostics.some((d: any) => d.file.endsWith('migrate-eslint-flat-config.jsonl') && d.code === 'MALFORMED_LINE')).toBe(true);
+    });
+
+    it('--json on the real corpus: 33 sessions, the v3 file refused with UNSUPPORTED_VERSION', () => {
+      if (!real) return;
+      const { code, body } = json('list', '--dir', real);
+      expect(code).toBe(0);
+      expect(body.sessions).toHaveLength(33);
+      for (const s of body.sessions) checkSummary(s);
+      expect(body.diagnostics).toHaveLength(1);
+      expect(body.diagnostics[0]).toMatchObject({ file: path.join(real, 'zsagi1368-deepseek-harness-zDSH__v3fixture__rec-child__session.1.v3.jsonl'), line: 1, code: 'UNSUPPORTED_VERSION' });
+      expect(body.diagnostics[0].message).toMatch(/version 3/);
+      expect(body.sessions.filter((s: any) => s.id === '{{sessionId}}')).toHaveLength(10);
+    });
+
+    it('plain text lists every session and the diagnostics', () => {
+      const r = run('list', '--dir', sample);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('add-retry-metrics');
+      expect(r.stdout).toMatch(/\d+ session\(s\), \d+ diagnostic\(s\)/);
+      expect(r.stdout).toContain('MALFORMED_LINE');
+    });
+
+    it('a gapped log whose last event is turn/end is not forkable (a fork of the whole log is refused)', () => {
+      const dir = tmpDir();
+      const t = evs(...turnRows(1), ...turnRows(2));
+      writeLog(path.join(dir, 'g.jsonl'), hdr('g'), [...t.slice(0, 7), ...t.slice(7).map((e) => ({ ...e, seq: e.seq + 2 }))]);
+      const { body } = json('list', '--dir', dir);
+      const f = json('fork', '--dir', dir, '--session', 'g');
+      expect(f.code).toBe(1);
+      expect(body.sessions[0].forkable).toBe(false);
+    });
+  });
+
+  describe('tree', () => {
+    it('--json: id, file, turns, boundaries (real multi-turn file)', () => {
+      if (!real) return;
+      const file = path.join(real, 'toninfo-deepseek-harness__rfc0706__multi-turn__session.jsonl');
+      const { rows, header } = plainRead(file);
+      const { code, body } = json('tree', '--dir', real, '--session', header.id);
+      expect(code).toBe(0);
+      expect(body).toMatchObject({ id: header.id, file });
+      expect('seedLength' in body).toBe(false);
+      expect(body.turns.filter((n: any) => n.kind === 'turn').map((n: any) => [n.turn, n.reason])).toEqual(
+        rows.filter((r) => r.type === 'turn/end').map((r) => [r.data.turn, r.data.reason.kind]),
+      );
+      expect(body.boundaries).toEqual(rows.filter((r) => r.type === 'turn/end').map((r) => r.seq));
+    });
+
+    it('--json on a fork child carries seedLength', () => {
+      if (!real) return;
+      const file = path.join(real, 'toninfo-deepseek-harness__rfc0706__subagent-fork__session.1.jsonl');
+      const { body } = json('tree', '--dir', real, '--session', file);
+      expect(body).toMatchObject({ file, seedLength: 38 });
+      expect(body.turns.filter((n: any) => n.kind === 'turn')).toHaveLength(2);
+    });
+
+    it('an ambiguous duplicate id is a usage error naming the files; the file path works', () => {
+      if (!real) return;
+      const r = run('tree', '--dir', real, '--session', '{{sessionId}}');
+      expectUsage(r, /10 sessions/);
+      expect(r.stderr).toContain('rc8__cancel__session.jsonl');
+      const file = path.join(real, 'toninfo-deepseek-harness__rc8__cancel__session.jsonl');
+      const { code, body } = json('tree', '--dir', real, '--session', file);
+      expect(code).toBe(0);
+      expect(body.file).toBe(file);
+      expect(body.turns.filter((n: any) => n.kind === 'turn').map((n: any) => n.reason)).toEqual(['aborted']);
+      // a relative path works too
+      const rel = spawnSync(process.execPath, [BIN, 'tree', '--dir', '.', '--session', path.basename(file), '--json'], { cwd: real, encoding: 'utf8' });
+      expect(rel.status).toBe(0);
+      expect(JSON.parse(rel.stdout).file).toBe(file);
+    });
+
+    it('plain text shows fork points', () => {
+      const r = run('tree', '--dir', sample, '--session', 'bump-vitest');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('fork here');
+      expect(r.stdout).toMatch(/interrupted/);
+    });
+  });
+
+  describe('fork', () => {
+    it('--json success: {child:{id,file,parentSession,seedLength,cwd}} and the file is written next to the parent', () => {
+      const dir = copyDir(SAMPLE_DIR, path.join(tmpDir('dsh-cli-'), 's'));
+      const parentFile = path.join(dir, 'fix-flaky-retry-test.jsonl');
+      const { header, rows } = plainRead(parentFile);
+      const firstEnd = rows.find((r) => r.type === 'turn/end').seq;
+      const { code, body } = json('fork', '--dir', dir, '--session', 'fix-flaky-retry-test', '--at', String(firstEnd), '--id', 'cli-child');
+      expect(code).toBe(0);
+      expect(Object.keys(body)).toEqual(['child']);
+      expect(body.child).toEqual({ id: 'cli-child', file: path.join(dir, 'cli-child.jsonl'), parentSession: 'fix-flaky-retry-test', seedLength: firstEnd + 1, cwd: header.cwd });
+      const child = plainRead(body.child.file);
+      expect(child.header).toMatchObject({ type: 'session', version: 0, id: 'cli-child', parentSession: 'fix-flaky-retry-test', seedLength: firstEnd + 1 });
+      expect(child.rows).toEqual(rows.slice(0, firstEnd + 1));
+      // it is listed and audits clean
+      const list = json('list', '--dir', dir).body;
+      expect(list.sessions.find((s: any) => s.id === 'cli-child')).toMatchObject({ kind: 'fork', seedLength: firstEnd + 1 });
+      const audit = json('audit', '--dir', dir).body;
+      expect(audit.findings.filter((f: any) => f.session === 'cli-child')).toEqual([]);
+    });
+
+    it('without --id generates one; without --at forks the whole log', () => {
+      const dir = copyDir(SAMPLE_DIR, path.join(tmpDir('dsh-cli-'), 's'));
+      const { code, body } = json('fork', '--dir', dir, '--session', 'bump-vitest');
+      expect(code).toBe(0);
+      expect(body.child.id).toMatch(/^[A-Za-z0-9_-]{21}$/);
+      expect(body.child.seedLength).toBe(plainRead(path.join(dir, 'bump-vitest.jsonl')).rows.length);
+    });
+
+    it('a duplicate id is addressed by file path', () => {
+      if (!real) return;
+      const dir = copyDir(REAL_DIR, path.join(tmpDir('dsh-cli-'), 'r'));
+      const file = path.join(dir, 'toninfo-deepseek-harness__rfc0706__error-finish__session.jsonl');
+      expectUsage(run('fork', '--dir', dir, '--session', '{{sessionId}}'), /pass a file path/);
+      const { code, body } = json('fork', '--dir', dir, '--session', file, '--id', 'err-child');
+      expect(code).toBe(0);
+      expect(body.child).toMatchObject({ id: 'err-child', parentSession: '{{sessionId}}', seedLength: 5, cwd: '{{cwd}}' });
+    });
+
+    it.each([
+      ['OPEN_TURN', ['--session', 'add-retry-metrics'], /^cannot fork session "add-retry-metrics" inside an open turn \(last event: tool\/call\)$/],
+      ['INVALID_BOUNDARY', ['--session', 'bump-vitest', '--at', '99999'], /99999/],
+      ['INVALID_BOUNDARY', ['--session', 'bump-vitest', '--at=-1'], /-1/],
+      ['OPEN_TURN', ['--session', 'bump-vitest', '--at', '1'], /inside an open turn/],
+      ['SESSION_ALREADY_EXISTS', ['--session', 'bump-vitest', '--id', 'review-pr-482'], /^session "review-pr-482" already exists$/],
+      ['SESSION_ALREADY_EXISTS', ['--session', 'add-retry-metrics', '--id', 'review-pr-482'], /already exists/],
+    ])('refusal %s: {error:{name,code,message}}, exit 1, nothing written', (codeName, args, msg) => {
+      const dir = copyDir(SAMPLE_DIR, path.join(tmpDir('dsh-cli-'), 's'));
+      const before = hashTree(dir);
+      const { code, body } = json('fork', '--dir', dir, ...args);
+      expect(code).toBe(1);
+      expect(body).toEqual({ error: { name: 'SessionForkError', code: codeName, message: expect.stringMatching(msg) } });
+      expect(hashTree(dir)).toEqual(before);
+    });
+
+    it('a refusal without --json goes to stderr with its code, exit 1', () => {
+      const r = run('fork', '--dir', sample, '--session', 'add-retry-metrics');
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim()).toBe('SessionForkError OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn (last event: tool/call)');
+    });
+  });
+
+  describe('lineage', () => {
+    it('--json on the sample corpus: nodes, typed edges, orphans, cycles', () => {
+      const { code, body } = json('lineage', '--dir', sample);
+      expect(code).toBe(0);
+      expect(Object.keys(body).sort()).toEqual(['cycles', 'edges', 'nodes', 'orphans']);
+      const sessions = plainSessions(sample);
+      expect(body.nodes).toHaveLength(sessions.length);
+      for (const n of body.nodes) checkSummary(n);
+      const expectedEdges = sessions
+        .filter((s) => s.header.parentSession !== undefined)
+        .map((s) => ({ parent: s.header.parentSession, child: s.header.id, kind: s.header.seedLength !== undefined ? 'fork' : 'spawn', ...(s.header.seedLength !== undefined ? { seedLength: s.header.seedLength } : {}) }))
+        .sort((a, b) => a.child.localeCompare(b.child));
+      const edges = body.edges
+        .map((e: any) => ({ parent: e.parent, child: e.child, kind: e.kind, ...(e.seedLength !== undefined ? { seedLength: e.seedLength } : {}) }))
+        .sort((a: any, b: any) => a.child.localeCompare(b.child));
+      expect(edges).toEqual(expectedEdges);
+      expect(edges.some((e: any) => e.kind === 'spawn')).toBe(true);
+      const orphanFiles = sessions.filter((s) => s.header.parentSession !== undefined && !sessions.some((p) => p.header.id === s.header.parentSession)).map((s) => s.file);
+      expect(orphanFiles.length).toBeGreaterThan(0);
+      expect([...body.orphans].sort()).toEqual(orphanFiles.sort());
+      expect(body.cycles).toEqual([]);
+    });
+
+    it('--json reports a cycle', () => {
+      const dir = tmpDir();
+      writeLog(path.join(dir, 'a.jsonl'), hdr('a', { parentSession: 'b' }), []);
+      writeLog(path.join(dir, 'b.jsonl'), hdr('b', { parentSession: 'a' }), []);
+      writeLog(path.join(dir, 'self.jsonl'), hdr('self', { parentSession: 'self' }), []);
+      const { code, body } = json('lineage', '--dir', dir);
+      expect(code).toBe(0);
+      expect(body.cycles.length).toBe(2);
+    });
+
+    it('plain text draws the forest', () => {
+      const r = run('lineage', '--dir', sample);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('fix-flaky-retry-test.issue-writeup.gh');
+    });
+  });
+
+  describe('audit', () => {
+    it('exit 1 on a root with an error finding (the damaged sample file)', () => {
+      const { code, body } = json('audit', '--dir', sample);
+      expect(code).toBe(1);
+      expect(body.findings.some((f: any) => f.severity === 'error' && f.code === 'MALFORMED_LINE')).toBe(true);
+      const text = run('audit', '--dir', sample);
+      expect(text.code).toBe(1);
+      expect(text.stdout).toMatch(/\d+ finding\(s\), [1-9]\d* error\(s\)/);
+    });
+
+    it('exit 0 on a clean root', () => {
+      const dir = tmpDir();
+      const t = evs(...turnRows(1), ...turnRows(2));
+      writeLog(path.join(dir, 'p.jsonl'), hdr('p'), t);
+      writeLog(path.join(dir, 'c.jsonl'), hdr('c', { parentSession: 'p', seedLength: 7 }), t.slice(0, 7));
+      const { code, body } = json('audit', '--dir', dir);
+      expect(body).toEqual({ findings: [] });
+      expect(code).toBe(0);
+      const r = run('audit', '--dir', dir);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('0 finding(s), 0 error(s)');
+    });
+
+    it('exit 0 on the real corpus without the v3 file (only warnings), exit 1 with it', () => {
+      if (!real) return;
+      const dir = copyDir(REAL_DIR, path.join(tmpDir('dsh-cli-'), 'r'));
+      const withV3 = json('audit', '--dir', dir);
+      expect(withV3.code).toBe(1);
+      expect(withV3.body.findings.filter((f: any) => f.severity === 'error').map((f: any) => f.code)).toEqual(['UNSUPPORTED_VERSION']);
+      fs.rmSync(path.join(dir, 'zsagi1368-deepseek-harness-zDSH__v3fixture__rec-child__session.1.v3.jsonl'));
+      const { code, body } = json('audit', '--dir', dir);
+      expect(body.findings.map((f: any) => f.code).sort()).toEqual(['DUPLICATE_ID', 'ORPHAN_PARENT']);
+      expect(code).toBe(0);
+    });
+
+    it('an error-level seed mismatch exits 1', () => {
+      const dir = tmpDir();
+      const t = evs(...turnRows(1), ...turnRows(2));
+      writeLog(path.join(dir, 'p.jsonl'), hdr('p'), t);
+      const seed = structuredClone(t.slice(0, 7));
+      seed[1].data.content[0].text = 'tampered';
+      writeLog(path.join(dir, 'c.jsonl'), hdr('c', { parentSession: 'p', seedLength: 7 }), seed);
+      const { code, body } = json('audit', '--dir', dir);
+      expect(code).toBe(1);
+      expect(body.findings.map((f: any) => f.code)).toEqual(['SEED_MISMATCH']);
+    });
+  });
+
+  describe('no existing file\'s bytes ever change', () => {
+    it.each(['sample', 'real'])('%s corpus: hash every file before and after list/tree/lineage/audit/fork', (which) => {
+      const src = which === 'sample' ? SAMPLE_DIR : REAL_DIR;
+      if (!fs.existsSync(src)) return;
+      const dir = copyDir(src, path.join(tmpDir('dsh-cli-'), which));
+      const before = hashTree(dir);
+      const ok = json('list', '--dir', dir).body.sessions as any[];
+      const created: string[] = [];
+      for (const [i, s] of ok.entries()) {
+        if (i < 3) expect(run('tree', '--dir', dir, '--session', s.file, '--json').code).toBe(0);
+        const f = json('fork', '--dir', dir, '--session', s.file);
+        if (s.forkable) {
+          expect(f.code, `${s.file}: ${JSON.stringify(f.body)}`).toBe(0);
+          created.push(path.relative(dir, f.body.child.file));
+        } else {
+          expect(f.code).toBe(1);
+          expect(f.body.error.name).toBe('SessionForkError');
+        }
+        if (i < 3) {
+          const again = json('fork', '--dir', dir, '--session', s.file, '--id', s.id === ok[0].id ? ok[1].id : ok[0].id);
+          expect(again.code).toBe(1);
+          expect(again.body.error.code).toBe('SESSION_ALREADY_EXISTS');
+        }
+      }
+      run('lineage', '--dir', dir, '--json');
+      run('audit', '--dir', dir, '--json');
+      run('list', '--dir', dir);
+      const after = hashTree(dir);
+      for (const [k, v] of before) expect(after.get(k), k).toBe(v);
+      expect([...after.keys()].filter((k) => !before.has(k)).sort()).toEqual(created.sort());
+      expect([...after.keys()].filter((k) => path.basename(k).startsWith('.') || k.endsWith('.tmp'))).toEqual([]);
+      expect(created.length).toBe(ok.filter((s) => s.forkable).length);
+    }, 180_000);
+  });
+});

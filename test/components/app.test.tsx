@@ -1,0 +1,295 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { render } from 'ink-testing-library';
+import React from 'react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { App } from '../../components/app.js';
+import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
+import { BINDINGS, bindingsFor } from '../../src/view/keymap.js';
+
+const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
+const SIZE = { columns: 80, rows: 24 };
+const NOW = 1795990000000;
+const KEY = { esc: '\x1b', enter: '\r', tab: '\t', shiftTab: '\x1b[Z', down: '\x1b[B', up: '\x1b[A', backspace: '\x7f' };
+
+const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+const sha256 = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+const files = (dir: string) => fs.readdirSync(dir).sort();
+/** The frame as one line of words (undoes the dialog's word wrap and its border). */
+const flat = (frame: string) =>
+  frame
+    .split('\n')
+    .map((l) => l.replace(/^[│╭╰┃ ]+|[│╮╯ ]+$/g, ''))
+    .join(' ')
+    .replace(/\s+/g, ' ');
+
+let dir: string;
+let index: RootIndex;
+let app: ReturnType<typeof render> | undefined;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-app-'));
+  fs.cpSync(SAMPLES, dir, { recursive: true });
+  index = loadRootSync(dir);
+});
+
+afterEach(() => {
+  app?.unmount();
+  app = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function start(props: Partial<React.ComponentProps<typeof App>> = {}) {
+  let n = 0;
+  app = render(<App index={index} size={SIZE} now={NOW} color={false} idGenerator={() => `child-${++n}`} {...props} />);
+  return app;
+}
+
+function frame(): string {
+  const f = app!.lastFrame() ?? '';
+  // the frame never grows taller than the terminal (root box <= rows - 1)
+  expect(f.split('\n').length).toBeLessThanOrEqual(SIZE.rows - 1);
+  for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(SIZE.columns);
+  return f;
+}
+
+async function type(...inputs: string[]) {
+  for (const s of inputs) {
+    app!.stdin.write(s);
+    await tick();
+  }
+}
+
+/** Filter to one session and keep the filter: it is then the selection. */
+async function selectById(id: string) {
+  await type('/', id, KEY.enter);
+  expect(frame()).toMatch(new RegExp(`▶ .*${id.slice(0, 15)}`));
+}
+
+const selectedLine = () => frame().split('\n').find((l) => l.startsWith('▶')) ?? '';
+
+describe('App shell', () => {
+  it('shows the sessions, tabs and a key-hint footer; Tab and Shift-Tab cycle the views', async () => {
+    start();
+    await tick();
+    let f = frame();
+    expect(f).toContain('12 sessions');
+    expect(f).toContain('Sessions');
+    expect(f).toContain('Lineage');
+    expect(f).toMatch(/STATE +ID +TITLE/);
+    expect(f).toMatch(/open \d+[smhd] +add-retry-metrics/);
+    expect(f).toMatch(/open \d+[smhd] ⚠2 +migrate-eslint/);
+    expect(f).toMatch(/empty +5e0b7c1d/);
+    expect(f).toContain('◇ fix-flaky-retry-'); // spawn child marked
+    expect(f.split('\n').at(-1)).toMatch(/f fork \(open turn\).*q quit/); // greyed hint with its reason
+    await type(KEY.tab);
+    f = frame();
+    expect(f).toContain('add-retry-metrics');
+    expect(f).toMatch(/turn 1/);
+    await type(KEY.tab);
+    expect(frame()).toContain('missing parent 0f6c2d9a');
+    await type(KEY.tab);
+    expect(frame()).toMatch(/STATE +ID/);
+    await type(KEY.shiftTab);
+    expect(frame()).toContain('missing parent');
+  });
+
+  it('filters with / as you type; Enter keeps the filter, Esc clears it', async () => {
+    start();
+    await tick();
+    await type('/', 'FLAKY');
+    let f = frame();
+    expect(f).toContain('/FLAKY');
+    expect(f).toMatch(/5 of 12 sessions/);
+    expect(f).not.toContain('bump-vitest');
+    await type(KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace, 'bump');
+    expect(frame()).toMatch(/1 of 12 sessions/);
+    await type(KEY.enter);
+    f = frame();
+    expect(f).toContain('filter "bump" (Esc clears)');
+    await type('j'); // a key, not text, once the filter is kept
+    expect(frame()).toContain('filter "bump"');
+    await type(KEY.esc);
+    f = frame();
+    expect(f).toContain('12 sessions');
+    expect(f).not.toContain('filter "');
+  });
+
+  it('s cycles the order: recent, created, id, threaded', async () => {
+    start();
+    await tick();
+    for (const o of ['created', 'id', 'threaded', 'recent']) {
+      await type('s');
+      expect(frame()).toContain(`order: ${o}`);
+    }
+    await type('s', 's', 's');
+    const lines = frame().split('\n');
+    const root = lines.findIndex((l) => /boundary +fix-flaky-retry-te/.test(l));
+    expect(lines.slice(root + 1, root + 5).every((l) => /└ [◆◇] fix-flaky/.test(l))).toBe(true);
+    expect(lines.slice(root + 1, root + 5).filter((l) => /boundary {6}└ ◆/.test(l)).length).toBe(1); // the grandchild
+  });
+
+  it('forks an at-boundary session from Sessions: confirm writes the child, the parent is unchanged, the child is selected', async () => {
+    const parent = path.join(dir, 'bump-vitest.jsonl');
+    const before = sha256(parent);
+    const names = files(dir);
+    start();
+    await tick();
+    await selectById('bump-vitest');
+    await type('f');
+    const f = flat(frame());
+    expect(f).toContain('Fork session');
+    expect(f).toContain('source bump-vitest');
+    expect(f).toContain('boundary seq 28 (whole log)');
+    expect(f).toContain('seedLength 29');
+    expect(f).toContain('child id child-1');
+    expect(files(dir)).toEqual(names); // nothing written before confirming
+    await type(KEY.enter);
+    await tick(50);
+    expect(files(dir)).toEqual([...names, 'child-1.jsonl'].sort());
+    expect(sha256(parent)).toBe(before);
+    const header = JSON.parse(fs.readFileSync(path.join(dir, 'child-1.jsonl'), 'utf8').split('\n')[0]);
+    expect(header).toMatchObject({ id: 'child-1', parentSession: 'bump-vitest', seedLength: 29 });
+    expect(frame()).toContain('forked bump-vitest -> child-1 (child-1.jsonl)');
+    expect(frame()).toContain('13 sessions'); // the filter no longer matching the child was cleared
+    expect(selectedLine()).toContain('◆ child-1');
+    await type(KEY.tab, KEY.tab); // Lineage: the child under its parent, selected, parent highlighted
+    const lines = frame().split('\n');
+    const i = lines.findIndex((l) => l.includes('◆ child-1'));
+    expect(lines[i]).toMatch(/^▶ .*◆ child-1.*fork @turn 1 · seed 29/);
+    expect(lines[i - 1]).toMatch(/^┃ .*● bump-vitest/);
+  });
+
+  it('refuses a fork inside an open turn with the typed error, writes nothing, and b jumps to the nearest boundary', async () => {
+    const names = files(dir);
+    const session = index.store.get('add-retry-metrics')!;
+    const expected = index.store.boundaryError(session)!;
+    expect(expected.code).toBe('OPEN_TURN');
+    start();
+    await tick();
+    await selectById('add-retry-metrics');
+    await type('f');
+    const f = flat(frame());
+    expect(f).toContain(`SessionForkError OPEN_TURN: ${expected.message}`);
+    expect(f).toContain('SessionForkError OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn (last event: tool/call)');
+    await type(KEY.enter, 'f', KEY.esc);
+    expect(files(dir)).toEqual(names);
+    await type('f', 'b');
+    const t = frame();
+    expect(t).not.toContain('Fork refused');
+    expect(t).toContain('Turns: add-retry-metrics');
+    expect(t).toMatch(/▶?.*fork here|turn 1/);
+    expect(files(dir)).toEqual(names);
+  });
+
+  it('forks from Turns at the selected boundary (via the Turns view), and refuses inside the open turn', async () => {
+    const names = files(dir);
+    start();
+    await tick();
+    await selectById('add-retry-metrics');
+    await type(KEY.enter); // open in Turns: the first row is turn 1 (completed)
+    expect(frame()).toContain('Turns: add-retry-metrics');
+    await type('f');
+    let f = flat(frame());
+    expect(f).toContain('source add-retry-metrics');
+    expect(f).toContain('boundary seq 21');
+    expect(f).toContain('seedLength 22');
+    await type(KEY.esc);
+    expect(files(dir)).toEqual(names);
+    await type('G', 'f'); // the last row is inside the open turn 2
+    f = flat(frame());
+    expect(f).toMatch(/SessionForkError OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn/);
+    await type(KEY.esc, 'g', 'f', KEY.enter);
+    expect(frame()).toContain('forked add-retry-metrics -> child-2 (child-2.jsonl)');
+    const header = JSON.parse(fs.readFileSync(path.join(dir, 'child-2.jsonl'), 'utf8').split('\n')[0]);
+    expect(header).toMatchObject({ parentSession: 'add-retry-metrics', seedLength: 22 });
+    expect(selectedLine()).toContain('◆ child-2'); // back in Sessions, the child selected
+  });
+
+  it('Esc cancels the confirmation and writes nothing', async () => {
+    const names = files(dir);
+    start();
+    await tick();
+    await selectById('review-pr-482');
+    await type('f');
+    expect(flat(frame())).toContain('child id child-1');
+    await type(KEY.esc);
+    expect(frame()).toContain('fork cancelled: nothing was written');
+    expect(frame()).not.toContain('Fork session');
+    expect(files(dir)).toEqual(names);
+  });
+
+  it('the child id is editable; an id that exists gives SESSION_ALREADY_EXISTS and the app keeps running', async () => {
+    const names = files(dir);
+    start();
+    await tick();
+    await selectById('review-pr-482');
+    await type('f');
+    await type(...Array.from({ length: 'child-1'.length }, () => KEY.backspace));
+    expect(flat(frame())).toMatch(/child id Enter fork/);
+    await type('cleanup-stale-branches', KEY.enter);
+    const f = flat(frame());
+    expect(f).toContain('SessionForkError SESSION_ALREADY_EXISTS: session "cleanup-stale-branches" already exists');
+    expect(files(dir)).toEqual(names);
+    // still editable: fix the id and fork
+    await type(KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace, KEY.backspace, 'x', KEY.enter);
+    expect(frame()).toContain('forked review-pr-482 -> cleanup-stale-x');
+    expect(files(dir)).toContain('cleanup-stale-x.jsonl');
+  });
+
+  it('? shows the help overlay built from the key table; Esc closes it', async () => {
+    start();
+    await tick();
+    await type('?');
+    const f = frame();
+    const shown = bindingsFor('sessions').slice(0, 12);
+    for (const b of shown) expect(f).toContain(b.keys);
+    expect(f).toContain('fork at the selection');
+    expect(f).toContain('filter by id, title or cwd');
+    await type('G');
+    expect(frame()).toContain(BINDINGS.find((b) => b.command === 'quit')!.keys);
+    await type(KEY.esc);
+    expect(frame()).toMatch(/STATE +ID/);
+  });
+
+  it('Lineage: Enter on a fork child opens its Turns at the fork point', async () => {
+    start({ initialView: 'lineage' });
+    await tick();
+    const lines = frame().split('\n');
+    const target = lines.findIndex((l) => l.includes('◆ fix-flaky-retry-test.issue-writeup —'));
+    const sel = lines.findIndex((l) => l.startsWith('▶'));
+    for (let i = 0; i < Math.abs(target - sel); i++) await type(target > sel ? 'j' : 'k');
+    expect(selectedLine()).toContain('fix-flaky-retry-test.issue-writeup');
+    expect(frame()).toMatch(/┃ .*● fix-flaky-retry-test —/); // its parent is highlighted
+    await type(KEY.enter);
+    const f = frame();
+    expect(f).toContain('Turns: fix-flaky-retry-test.is');
+    expect(f).toMatch(/fix-flaky-retry-test.issue-writeup +\[at boundary\]/);
+    expect(f).toContain('fork here · seq 43'); // jumpTo seedLength-1
+  });
+
+  it('follows resizes and never draws taller than the terminal', async () => {
+    start({ size: undefined });
+    await tick();
+    const out = app!.stdout as unknown as NodeJS.EventEmitter & Record<string, unknown>;
+    Object.defineProperty(out, 'rows', { value: 12, configurable: true });
+    Object.defineProperty(out, 'columns', { value: 60, configurable: true });
+    out.emit('resize');
+    await tick(50);
+    const f = app!.lastFrame() ?? '';
+    expect(f.split('\n').length).toBeLessThanOrEqual(11);
+    for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(60);
+    expect(f).toContain('q quit');
+  });
+
+  it('a new session in the store (another writer, a fork) appears at once', async () => {
+    start();
+    await tick();
+    index.store.fork({ source: 'cleanup-stale-branches', sessionId: 'from-outside' });
+    await tick(50);
+    expect(frame()).toContain('13 sessions');
+    expect(frame()).toContain('from-outside');
+  });
+});

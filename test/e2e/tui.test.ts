@@ -1,0 +1,119 @@
+// The built browser in a real pseudo-terminal at 80x24: open, filter, fork
+// refused, fork done, lineage, quit; and the no-terminal hint.
+import { execFileSync, execSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { keys, killAllPtys, spawnPty, type PtySession } from './pty-harness.js';
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(ROOT, 'dist/src/cli.js');
+let dir: string;
+
+beforeAll(() => {
+  if (!fs.existsSync(BIN) || process.env.DSH_E2E_BUILD) execSync('npm run build', { cwd: ROOT, stdio: 'ignore' });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-tui-'));
+  fs.cpSync(path.join(ROOT, 'sample-sessions'), dir, { recursive: true });
+});
+afterEach(() => killAllPtys());
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const pause = (ms = 60) => new Promise((r) => setTimeout(r, ms));
+/** Keys one at a time, as typed (a lone Esc must not merge with the next key). */
+async function press(s: PtySession, ...ks: string[]) {
+  for (const k of ks) {
+    s.write(k);
+    await pause();
+  }
+}
+const tallest = (s: PtySession) => s.lines().length;
+const selected = (s: PtySession) => s.lines().find((l) => l.startsWith('▶')) ?? '';
+
+describe('dsh-browse in a terminal (80x24)', () => {
+  it('opens, filters, refuses a fork inside an open turn, forks at a boundary, shows the child in Lineage, quits with 0', async () => {
+    const before = fs.readdirSync(dir).sort();
+    const s = spawnPty(process.execPath, [BIN, dir], { cols: 80, rows: 24 });
+    await s.waitFor('12 sessions');
+    await s.waitFor(/STATE +ID +TITLE/);
+    expect(tallest(s)).toBe(24);
+    expect(s.lines()[0]).toContain('dsh-browse');
+
+    // filter as you type, Enter keeps it
+    await press(s, '/', 'add-retry');
+    await s.waitFor('1 of 12 sessions');
+    await press(s, keys.enter);
+    await s.waitFor('filter "add-retry" (Esc clears)');
+    expect(selected(s)).toContain('add-retry-metrics');
+
+    // fork refused: the store's typed error, nothing written
+    await press(s, 'f');
+    const refused = await s.waitFor('OPEN_TURN');
+    expect(refused.replace(/[│\s]+/g, ' ')).toContain(
+      'SessionForkError OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn (last event: tool/call)',
+    );
+    expect(fs.readdirSync(dir).sort()).toEqual(before);
+    await press(s, keys.esc);
+    await s.waitFor((scr) => !scr.includes('OPEN_TURN'));
+    await press(s, keys.esc); // clears the filter
+    await s.waitFor('12 sessions · order');
+
+    // fork done at a boundary
+    await press(s, '/', 'review-pr', keys.enter);
+    await s.waitFor('filter "review-pr"');
+    await press(s, 'f');
+    await s.waitFor('Fork session');
+    const dialog = s.screen();
+    expect(dialog).toMatch(/source +review-pr-482/);
+    expect(dialog).toMatch(/seedLength +22/);
+    const childId = /child id +(\S+)/.exec(dialog)![1];
+    await press(s, keys.enter);
+    await s.waitFor(`forked review-pr-482 -> ${childId}`);
+    await s.waitFor('13 sessions');
+    expect(selected(s)).toContain(`◆ ${childId.slice(0, 15)}`);
+    expect(fs.readdirSync(dir).sort()).toEqual([...before, `${childId}.jsonl`].sort());
+
+    // lineage shows the child under its parent
+    await press(s, keys.tab, keys.tab);
+    const lineage = await s.waitFor(/edges/);
+    expect(lineage).toContain('missing parent 0f6c2d9a');
+    expect(lineage).toMatch(new RegExp(`▶ .*◆ ${childId}.*fork @turn 1 · seed 22`));
+    expect(lineage).toMatch(/┃ .*● review-pr-482/);
+    expect(tallest(s)).toBe(24);
+
+    // help, then quit restores the terminal and exits 0
+    await press(s, '?');
+    await s.waitFor('Keys — lineage');
+    await press(s, keys.esc, 'q');
+    expect((await s.exited).exitCode).toBe(0);
+    expect(s.rawOutput()).toContain('\x1b[?25h'); // cursor shown again
+  });
+
+  it('follows a resize without drawing past the screen', async () => {
+    const s = spawnPty(process.execPath, [BIN, dir], { cols: 100, rows: 30 });
+    await s.waitFor(/STATE +ID/);
+    s.resize(80, 24);
+    await pause(200);
+    await s.flush();
+    expect(s.lines()).toHaveLength(24);
+    await s.waitFor((scr) => scr.split('\n').some((l) => /q quit/.test(l)));
+    for (const l of s.lines()) expect(l.length).toBeLessThanOrEqual(80);
+    await press(s, 'q');
+    expect((await s.exited).exitCode).toBe(0);
+  });
+
+  it('without a terminal it prints the one-line hint and exits 2', async () => {
+    // stdout piped, stdin a terminal
+    const s = spawnPty('/bin/sh', ['-c', `"${process.execPath}" "${BIN}" "${dir}" | cat`], { cols: 80, rows: 24 });
+    await s.waitFor('needs an interactive terminal');
+    expect(s.screen()).toContain(`dsh-browse list --dir ${dir}`);
+    await s.exited;
+    // no terminal at all: exit code 2, one line on stderr
+    const r = spawnSync(process.execPath, [BIN, dir], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('headless commands');
+    expect(() => execFileSync(process.execPath, [BIN, dir], { stdio: 'pipe' })).toThrow();
+  });
+});
