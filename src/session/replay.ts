@@ -46,8 +46,23 @@ function toolResultText(e: SessionEvent): { text: string; isError: boolean } {
   return { text, isError };
 }
 
-/** A one-line description of any event, for quiet rows. */
+/** Longest summary: a quiet row shows ~50 columns of it. */
+const SUMMARY_MAX = 240;
+
+/**
+ * A one-line description of any event, for quiet rows. Bounded in length:
+ * a summary of raw data could otherwise be megabytes (deep or huge data),
+ * and display-width measuring of long non-ASCII text is slow (quadratic in
+ * Node 20's Intl.Segmenter).
+ */
 export function summarizeEvent(e: SessionEvent): string {
+  const s = summarizeUnbounded(e);
+  if (s.length <= SUMMARY_MAX) return s;
+  const cut = /[\uD800-\uDBFF]/.test(s[SUMMARY_MAX - 2]) ? SUMMARY_MAX - 2 : SUMMARY_MAX - 1; // never split a surrogate pair
+  return s.slice(0, cut) + '…';
+}
+
+function summarizeUnbounded(e: SessionEvent): string {
   const d = e.data;
   if (d === null || typeof d !== 'object') return d === undefined ? '' : safeStringify(d);
   if (e.type === 'prompt/blocked') return `${contentText(d.content)} — ${typeof d.reason === 'string' ? d.reason : safeStringify(d.reason ?? '')}`;

@@ -87,11 +87,18 @@ export function detailLines(row: TurnRow | undefined, events: readonly SessionEv
   }
 }
 
+/** At most `n` code units, never ending in half a surrogate pair (width measuring of a 64 KB line is slow). */
+function head(s: string, n: number): string {
+  if (s.length <= n) return s;
+  const c = s.charCodeAt(n - 1);
+  return s.slice(0, c >= 0xd800 && c <= 0xdbff ? n - 1 : n);
+}
+
 /** The pane's lines: at most `height`, each at most `width` columns; a last line says what was cut. */
 export function fitDetail(lines: readonly DetailLine[], width: number, height: number): DetailLine[] {
   if (height <= 0) return [];
   const cut = lines.length > height;
-  const shown = lines.slice(0, cut ? height - 1 : height).map((l) => ({ ...l, text: truncate(l.text, width) }));
+  const shown = lines.slice(0, cut ? height - 1 : height).map((l) => ({ ...l, text: truncate(head(l.text, width * 4 + 8), width) }));
   if (cut) shown.push({ text: truncate(`… ${lines.length - shown.length} more lines`, width), heading: true });
   return shown;
 }

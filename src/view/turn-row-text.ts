@@ -97,9 +97,9 @@ export function resultBadge(n: Node<'tool'>): Segment {
 }
 
 export function toolSegments(n: Node<'tool'>): Segment[] {
-  const out: Segment[] = [{ text: 'tool ', dim: true }, { text: clip(n.name, 60), bold: true }, { text: ' ' }, { text: clip(n.arguments, 50), dim: true }];
-  out.push({ text: ' → ' }, resultBadge(n));
-  if (n.result) out.push({ text: ' ' }, { text: clip(n.result.text.trim()), dim: true });
+  // the outcome first: a long argument string must not push it off the row
+  const out: Segment[] = [{ text: 'tool ', dim: true }, { text: clip(n.name, 60), bold: true }, { text: ' ' }, resultBadge(n), { text: '  ' }, { text: clip(n.arguments, 50), dim: true }];
+  if (n.result) out.push({ text: ' → ', dim: true }, { text: clip(n.result.text.trim()), dim: true });
   return out;
 }
 
