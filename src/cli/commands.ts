@@ -52,7 +52,7 @@ export function cmdList(index: RootIndex, out: Out): number {
   const rows = [['STATE', 'ID', 'KIND', 'TURNS', 'EVENTS', 'AGE', 'TITLE'].map((h) => p('bold', h))];
   for (const s of sessions) {
     const st = s.state;
-    const badge = st === 'open-turn' ? `open (${s.facts.lastEventType})` : st;
+    const badge = st === 'open-turn' ? `open (${cell(s.facts.lastEventType, 30)})` : st; // the type comes from the file: sanitised
     rows.push([
       p(STATE_COLOR[st], badge + (s.diagnostics.length ? ` !${s.diagnostics.length}` : '')),
       cell(s.id, 40),
@@ -90,7 +90,7 @@ function treeLines(nodes: TreeNode[], boundaries: Set<number>, p: ReturnType<typ
     let line = '';
     switch (n.kind) {
       case 'turn':
-        line = `${p('bold', `turn ${n.turn}`)} ${n.open ? p('yellow', 'open') : p(n.reason === 'completed' ? 'green' : 'red', n.reason ?? '?')}  ${cell(n.prompt, 60)}`;
+        line = `${p('bold', `turn ${n.turn}`)} ${n.open ? p('yellow', 'open') : p(n.reason === 'completed' ? 'green' : 'red', cell(n.reason ?? '?', 30))}  ${cell(n.prompt, 60)}`;
         break;
       case 'step':
         line = `step ${n.step}${n.open ? ' (open)' : ''}`;

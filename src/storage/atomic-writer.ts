@@ -28,6 +28,9 @@ const COPY_CHUNK = 4 * 1024 * 1024;
 export const tempPathFor = (file: string): string =>
   path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
 
+/** How the temp file is opened: a new file only (O_EXCL), never through a symlink (O_NOFOLLOW). */
+export const TEMP_OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
+
 /** Names made by tempPathFor: `.<name>.<pid>.<12 hex>.tmp`. */
 const TEMP_NAME = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
 /** A temp file older than this is a leftover of a killed writer (a live write takes seconds). */
@@ -120,7 +123,7 @@ export function writeNewSessionFile(dir: string, file: string, id: string, body:
       throw new SessionForkError('SESSION_ALREADY_EXISTS', `session "${id}" already exists`, { file });
     } else cleanupStaleTemps(dir);
     tmp = tempPathFor(file);
-    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644);
+    const fd = fs.openSync(tmp, TEMP_OPEN_FLAGS, 0o644);
     try {
       writeAll(fd, Buffer.from(body.header + '\n', 'utf8'));
       if (body.copy) copyRange(fd, body.copy);

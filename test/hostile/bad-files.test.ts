@@ -216,12 +216,12 @@ describe('a 50 MB single line', () => {
     const script = `
       const { loadRootSync, allDiagnostics } = await import(${JSON.stringify(path.join(REPO, 'dist/src/storage/load-root.js'))});
       const before = process.resourceUsage().maxRSS;
-      const rss0 = process.memoryUsage().rss;
       const index = loadRootSync(${JSON.stringify(root)});
+      const indexPeak = (process.resourceUsage().maxRSS - before) * 1024;
       const s = index.store.list()[0];
       const seqs = s.events.map((e) => e.seq);
-      const after = process.resourceUsage().maxRSS;
-      console.log(JSON.stringify({ peakGrowth: (after - before) * 1024, rssGrowth: process.memoryUsage().rss - rss0, seqs, diags: allDiagnostics(index) }));`;
+      const fullPeak = (process.resourceUsage().maxRSS - before) * 1024;
+      console.log(JSON.stringify({ indexPeak, fullPeak, seqs, diags: allDiagnostics(index) }));`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -230,13 +230,15 @@ describe('a 50 MB single line', () => {
     expect(out.diags[0].message).toBe(`line is ${open.length + SIZE + 2} bytes, over the ${MAX_LINE_BYTES}-byte limit: skipped`);
     expect(out.diags[1]).toMatchObject({ line: 4, code: 'SEQ_GAP' });
     expect(out.seqs).toEqual([0, 2]);
-    // bounded by the 16 MiB line limit plus a read chunk, not by the 50 MB line
-    expect(out.peakGrowth).toBeLessThan(0.6 * SIZE);
-    expect(out.rssGrowth).toBeLessThan(0.6 * SIZE);
+    // Bounded by the 16 MiB line limit plus a 1 MiB read chunk, not by the
+    // 50 MiB line: the index load (one read) peaks near 17 MiB; opening the
+    // events is a second read, whose garbage the GC may not have freed yet.
+    expect(out.indexPeak).toBeLessThan(MAX_LINE_BYTES + 6 * 1024 * 1024);
+    expect(out.fullPeak).toBeLessThan(0.75 * SIZE);
   });
 });
 
-describe('JSON nested 100,000 deep as event data', () => {
+describe('JSON nested 100,000 deep as event data', { timeout: 180_000 }, () => {
   const N = 100_000;
   const deepArr = '['.repeat(N) + ']'.repeat(N);
   const deepObj = '{"a":'.repeat(N) + '"bottom"' + '}'.repeat(N);
@@ -310,7 +312,8 @@ describe('JSON nested 100,000 deep as event data', () => {
     const child = index.store.fork({ source: s, sessionId: 'deep-child' });
     expect(child.events.length).toBe(14);
     const again = load(root);
-    const findings = auditSessions(again.store.list()).filter((f) => f.session === 'deep-child');
+    // the child's seed verifies (the inherited second turn/end is a TURN_ENCLOSURE warning, as in the parent)
+    const findings = auditSessions(again.store.list()).filter((f) => f.session === 'deep-child' && f.severity === 'error');
     expect(findings.map((f) => f.code)).toEqual([]);
   });
 
