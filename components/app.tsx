@@ -43,6 +43,18 @@ export interface AppProps {
   color?: boolean;
 }
 
+/** Scan progress, then the live-follow mode, for the title bar. */
+function backgroundText(index: RootIndex): string | undefined {
+  if (index.scan && !index.scan.finished) return `scanning ${index.scan.done}/${index.scan.total} files…`;
+  if (index.live) return index.live.mode === 'poll' ? 'live (polling)' : 'live';
+  return undefined;
+}
+
+/** The latest message of the live follower (a replaced file, a fallback to polling). */
+function liveNotice(index: RootIndex): Status | undefined {
+  return index.live?.message ? { tone: 'info', text: sanitizeInline(index.live.message) } : undefined;
+}
+
 /** A stable small number per Session instance (to notice a replaced instance). */
 const instanceIds = new WeakMap<Session, number>();
 let nextInstance = 1;
@@ -89,7 +101,12 @@ export function App(props: AppProps): React.JSX.Element {
   }
   const ancestry = useMemo(() => (effectiveKey ? ancestryKeys(layout, effectiveKey) : new Set<string>()), [layout, effectiveKey]);
 
-  const selected = effectiveKey !== undefined ? store.get(effectiveKey) : undefined;
+  // A selected session whose file was deleted stays on screen (marked gone) until the user moves on.
+  const lastSelected = useRef<Session | undefined>(undefined);
+  const live = effectiveKey !== undefined ? store.get(effectiveKey) : undefined;
+  const kept = lastSelected.current;
+  const selected = live ?? (kept?.gone && effectiveKey === SessionStore.keyOf(kept) ? kept : undefined);
+  lastSelected.current = selected;
   const turnsSession = selected ?? (sessionList[0] ? store.get(sessionList[0].key) : undefined);
 
   // Bump the Turns view's version when its session's facts change.
@@ -189,7 +206,7 @@ export function App(props: AppProps): React.JSX.Element {
   return (
     <ThemeProvider color={props.color ?? colorFromEnv()}>
       <Box flexDirection="column" width={width} height={rows - 1} overflow="hidden">
-        <TitleBar root={sanitizeInline(index.root)} sessions={items.length} diagnostics={diagnostics} status={status} width={width} />
+        <TitleBar root={sanitizeInline(index.root)} sessions={items.length} diagnostics={diagnostics} status={status ?? liveNotice(index)} background={backgroundText(index)} width={width} />
         <TabBar view={view} turnsLabel={turnsSession ? sanitizeInline(turnsSession.id) : undefined} width={width} />
         <Box flexDirection="column" height={contentHeight} overflow="hidden">
           {body}

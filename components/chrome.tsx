@@ -16,9 +16,12 @@ export interface Status {
 export const VIEWS: ViewName[] = ['sessions', 'turns', 'lineage'];
 const VIEW_TITLES: Record<ViewName, string> = { sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage' };
 
-export function TitleBar(props: { root: string; sessions: number; diagnostics: number; status?: Status; width: number }): React.JSX.Element {
+export function TitleBar(props: { root: string; sessions: number; diagnostics: number; status?: Status; background?: string; width: number }): React.JSX.Element {
   const tone = useTone();
-  const left = `dsh-browse · ${props.root} · ${props.sessions} session${props.sessions === 1 ? '' : 's'}` + (props.diagnostics ? ` · ⚠ ${props.diagnostics} diagnostic${props.diagnostics === 1 ? '' : 's'}` : '');
+  const left =
+    `dsh-browse · ${props.root} · ${props.sessions} session${props.sessions === 1 ? '' : 's'}` +
+    (props.diagnostics ? ` · ⚠ ${props.diagnostics} diagnostic${props.diagnostics === 1 ? '' : 's'}` : '') +
+    (props.background ? ` · ${props.background}` : '');
   if (!props.status) {
     return (
       <Text bold wrap="truncate-end">

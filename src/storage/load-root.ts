@@ -19,6 +19,9 @@ export interface RootIndex {
   root: string;
   store: SessionStore;
   files: Map<string, FileEntry>;
+  /** background work, for a status line: the initial scan, then live following */
+  scan?: { done: number; total: number; finished: boolean };
+  live?: { mode: 'watch' | 'poll'; message?: string };
 }
 
 export { listSessionFiles };
