@@ -17,7 +17,7 @@ import { buildTurnRows, defaultExpansion, turnsReducer, initialTurnsState } from
 import { cursorWindow } from '../src/view/turns-state.js';
 import { fitSegments } from '../src/view/turn-row-text.js';
 
-export const CLI = join(dirname(dirname(new URL(import.meta.url).pathname)), 'src', 'cli.js');
+export const CLI = join(dirname(dirname(new URL(import.meta.url).pathname)), 'dsh-browse.mjs');
 const DIST_BENCH = dirname(new URL(import.meta.url).pathname);
 
 export interface Loop {

@@ -22,9 +22,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = path.join(REPO, 'dist', 'src', 'cli.js');
+const CLI = path.join(REPO, 'dist', 'dsh-browse.mjs');
 if (!fs.existsSync(CLI)) {
-  console.error('fault-injection: dist/src/cli.js is missing: run `npm run build` first');
+  console.error('fault-injection: dist/dsh-browse.mjs is missing: run `npm run build` first');
   process.exit(2);
 }
 const { loadRootSync } = await import(path.join(REPO, 'dist/src/storage/load-root.js'));

@@ -23,7 +23,33 @@ usage:
 --session takes an id or a file path (use the path when several sessions share an id).
 exit codes: 0 ok, 1 refused fork / audit errors, 2 usage error, 3 unexpected failure`;
 
-const COMMANDS = new Set(['list', 'tree', 'fork', 'lineage', 'audit', 'simulate']);
+const COMMAND_HELP: Record<string, string> = {
+  list: `dsh-browse list --dir DIR [--json]
+  Every session under DIR (all layouts, recursively) with its state (empty,
+  at-boundary, open-turn), turns, events and title, then every diagnostic
+  (file:line: CODE: message). --json: {sessions: [...], diagnostics: [...]}.`,
+  tree: `dsh-browse tree --dir DIR --session ID [--json]
+  The turn tree of one session (turns, steps, messages, tool calls with their
+  results) with a "fork here" line after every boundary. --session takes an id
+  or a file path. --json: {id, file, seedLength?, state, turns, boundaries}.`,
+  fork: `dsh-browse fork --dir DIR --session ID [--at SEQ] [--id CHILD] [--json]
+  Forks the session at the inclusive seq SEQ (default: its whole log) into a new
+  file next to it; only at a turn boundary. Refusals print the typed
+  SessionForkError (code and message) and exit 1; nothing is written.
+  --json: {child: {id, file, parentSession, seedLength, cwd?}} or {error: {name, code, message}}.`,
+  lineage: `dsh-browse lineage --dir DIR [--json]
+  The parent/child forest: fork edges with the turn and seedLength, spawn edges,
+  orphans under "missing parent", cycles. --json: {nodes, edges, orphans, cycles}.`,
+  audit: `dsh-browse audit --dir DIR [--json]
+  Checks the invariants (seeds, lineage, ids, seqs, tool calls) and lists every
+  finding; exits 1 when any is an error. --json: {findings: [...]}.`,
+  simulate: `dsh-browse simulate --dir DIR [--id ID] [--turns N] [--speed X] [--no-torn]
+  Plays a realistic coding agent into a new session file in DIR at a human pace
+  (speed 1; larger is faster), sometimes tearing a line across two appends, so
+  the browser can be watched following it live. Ctrl-C ends the turn cleanly.`,
+};
+
+const COMMANDS = new Set(Object.keys(COMMAND_HELP));
 
 function outFor(stream: NodeJS.WriteStream, json: boolean): Out {
   return { json, color: !json && useColor(stream), write: (s) => stream.write(s) };
@@ -59,16 +85,18 @@ export async function main(argv: string[]): Promise<number> {
       version: { type: 'boolean', default: false },
     },
   });
+  const cmd = positionals[0] !== undefined && COMMANDS.has(positionals[0]) ? positionals[0] : undefined;
   if (values.help) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write((cmd ? COMMAND_HELP[cmd] : USAGE) + '\n');
     return 0;
   }
-  const cmd = positionals[0] !== undefined && COMMANDS.has(positionals[0]) ? positionals[0] : undefined;
   if (!cmd) {
     if (positionals.length > 1) throw new UsageError(`unknown command ${JSON.stringify(positionals[0])} (try --help)`);
     const dir = values.dir ?? positionals[0] ?? '.';
-    // React's development build doubles the cost of every frame.
-    process.env.NODE_ENV ??= 'production';
+    // React's development build doubles the cost of every frame. The bundled bin
+    // has NODE_ENV compiled in; this covers running dist/src/cli.js directly.
+    const env = process.env;
+    if (!env.NODE_ENV) env.NODE_ENV = 'production';
     const { runTui } = await import('./tui.js');
     return runTui(requireDir(dir));
   }

@@ -117,7 +117,17 @@ export function truncate(s: string, width: number): string {
   if (/^[\x20-\x7e]*$/.test(s)) {
     return s.length <= width ? s : s.slice(0, width - 1) + ELLIPSIS;
   }
-  if (stringWidth(s) <= width) return s;
+  // Node 20's Intl.Segmenter is quadratic in the input: measure only a prefix
+  // that is surely wider than `width` (a column takes at least one code unit;
+  // the slack covers zero-width marks), never splitting a surrogate pair.
+  const limit = width * 8 + 64;
+  let cut = false;
+  if (s.length > limit) {
+    const end = s.charCodeAt(limit - 1) >= 0xd800 && s.charCodeAt(limit - 1) <= 0xdbff ? limit - 1 : limit;
+    s = s.slice(0, end);
+    cut = true;
+  }
+  if (!cut && stringWidth(s) <= width) return s;
   const budget = width - 1; // room for the ellipsis
   let out = '';
   let used = 0;

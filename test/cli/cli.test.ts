@@ -1,4 +1,4 @@
-// The headless CLI, spawned as the built bin (`node dist/src/cli.js`) on temp
+// The headless CLI, spawned as the built bin (`node dist/dsh-browse.mjs`) on temp
 // COPIES of sample-sessions and of the real corpus. Checks JSON shapes, exit
 // codes, refusals with typed codes, usage errors, and that no existing file's
 // bytes ever change.
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTmp, copyDir, evs, hashTree, hdr, plainRead, REAL_DIR, REPO, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
-const BIN = path.join(REPO, 'dist', 'src', 'cli.js');
+const BIN = path.join(REPO, 'dist', 'dsh-browse.mjs'); // the bundled bin users run
 
 beforeAll(() => {
   if (!fs.existsSync(BIN)) {

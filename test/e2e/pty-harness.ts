@@ -3,7 +3,7 @@
  * and read what a user would see through a headless xterm (@xterm/headless) fed
  * with everything the program writes.
  *
- *   const s = spawnPty(process.execPath, ['dist/src/cli.js', 'sample-sessions'], { cols: 100, rows: 30 });
+ *   const s = spawnPty(process.execPath, ['dist/dsh-browse.mjs', 'sample-sessions'], { cols: 100, rows: 30 });
  *   await s.waitFor('Sessions');
  *   s.write(keys.down);
  *   await s.waitFor(/▶ .*second/);

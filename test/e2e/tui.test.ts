@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keys, killAllPtys, spawnPty, type PtySession } from './pty-harness.js';
 
 const ROOT = path.resolve(__dirname, '../..');
-const BIN = path.join(ROOT, 'dist/src/cli.js');
+const BIN = path.join(ROOT, 'dist/dsh-browse.mjs'); // the bundled bin users run
 let dir: string;
 
 beforeAll(() => {

@@ -13,11 +13,11 @@ import { allDiagnostics, loadRootSync, type RootIndex } from '../../src/storage/
 import { MAX_LINE_BYTES } from '../../src/storage/log-reader.js';
 import { cleanupTmp, evs, hdr, REPO, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
-const CLI = path.join(REPO, 'dist', 'src', 'cli.js');
+const CLI = path.join(REPO, 'dist', 'dsh-browse.mjs'); // the bundled bin users run
 afterAll(cleanupTmp);
 
 beforeAll(() => {
-  if (!fs.existsSync(CLI)) throw new Error('run `npm run build` first: dist/src/cli.js is missing');
+  if (!fs.existsSync(CLI)) throw new Error('run `npm run build` first: dist/dsh-browse.mjs is missing');
 });
 
 const GOOD = evs(...turnRows(1), ...turnRows(2));

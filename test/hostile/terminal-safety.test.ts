@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keys, killAllPtys, spawnPty, type PtySession } from '../e2e/pty-harness.js';
 import { cleanupTmp, hdr, REPO, tmpDir } from '../support/fixtures.js';
 
-const CLI = path.join(REPO, 'dist', 'src', 'cli.js');
+const CLI = path.join(REPO, 'dist', 'dsh-browse.mjs'); // the bundled bin users run
 afterEach(killAllPtys);
 afterAll(cleanupTmp);
 

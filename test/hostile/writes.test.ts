@@ -13,7 +13,7 @@ import { encodeId, MAX_ENCODED_LENGTH } from '../../src/storage/id-encoding.js';
 import { listSessionFiles, loadRootSync } from '../../src/storage/load-root.js';
 import { cleanupTmp, evs, hashTree, hdr, isRoot, listTree, REPO, sha256, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
-const CLI = path.join(REPO, 'dist', 'src', 'cli.js');
+const CLI = path.join(REPO, 'dist', 'dsh-browse.mjs'); // the bundled bin users run
 const mounts: string[] = [];
 afterAll(() => {
   for (const m of mounts.splice(0)) spawnSync('umount', ['-l', m]);

@@ -214,3 +214,18 @@ describe('properties', () => {
     );
   });
 });
+
+describe('truncate on very long text', () => {
+  it('cuts a 200,000-character non-ASCII string quickly and correctly', () => {
+    const long = 'café — '.repeat(30_000);
+    const out = truncate(long, 50); // took ~35 s before: Node 20 segments the whole input quadratically
+    expect(displayWidth(out)).toBe(50);
+    expect(out.endsWith('…')).toBe(true);
+    expect(long.startsWith(out.slice(0, -1))).toBe(true);
+  });
+  it('adds the ellipsis even when the measured prefix is made of zero-width marks', () => {
+    const marks = 'e' + '\u0301'.repeat(5_000);
+    const out = truncate(marks, 3);
+    expect(out.endsWith('…')).toBe(true);
+  });
+});

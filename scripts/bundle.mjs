@@ -1,0 +1,25 @@
+// Bundles the built CLI (dist/src/cli.js) into one file, dist/dsh-browse.mjs,
+// the package's bin. One file loads about 5x faster than ink, react and their
+// ~200 small modules resolved one by one (about 100 ms instead of 550 ms on
+// the reference machine), which is most of the browser's first frame.
+import { build } from 'esbuild';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+await build({
+  entryPoints: [path.join(root, 'dist/src/cli.js')],
+  outfile: path.join(root, 'dist/dsh-browse.mjs'),
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  // React's production build: the development one doubles the cost of a frame.
+  define: { 'process.env.NODE_ENV': '"production"' },
+  // Ink loads its devtools only when DEV=true; keep that optional package out.
+  alias: { 'react-devtools-core': path.join(root, 'scripts/devtools-stub.mjs') },
+  // CommonJS dependencies (react) call require(); give the ESM bundle one.
+  banner: { js: "import { createRequire as __dshCreateRequire } from 'node:module';\nconst require = __dshCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
