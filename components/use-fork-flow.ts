@@ -6,7 +6,7 @@ import { useCallback, useState } from 'react';
 import { isSessionForkError, type SessionForkError } from '../src/session/errors.js';
 import { nearestBoundaries } from '../src/session/log-facts.js';
 import type { Session } from '../src/session/session.js';
-import type { SessionStore } from '../src/session/store.js';
+import { SessionStore } from '../src/session/store.js';
 
 export interface ForkProblem {
   code: string;
@@ -85,9 +85,21 @@ export function useForkFlow(store: SessionStore, newId: () => string, onForked: 
       setState({ kind: 'closed' });
       onForked(child, state.source);
     } catch (e) {
+      if (isSessionForkError(e) && e.code === 'SESSION_NOT_LIVE') {
+        // The file was re-read while the dialog was open: switch to the live
+        // instance, say so, and let the user confirm again on fresh data.
+        const live = store.get(SessionStore.keyOf(state.source));
+        if (live && store.isLive(live)) {
+          const err = store.boundaryError(live, state.boundary);
+          if (err) return refused(live, err);
+          const seedLength = state.boundary === undefined ? live.length : state.boundary + 1;
+          setState({ ...state, source: live, seedLength, cutSeq: seedLength > 0 ? seedLength - 1 : undefined, error: { code: e.code, message: `${e.message}; refreshed to the re-read file — check and press Enter again` } });
+          return;
+        }
+      }
       setState({ ...state, error: problemOf(e) });
     }
-  }, [state, store, onForked]);
+  }, [state, store, onForked, refused]);
 
   const close = useCallback(() => setState({ kind: 'closed' }), []);
 

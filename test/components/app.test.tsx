@@ -6,7 +6,7 @@ import { render } from 'ink-testing-library';
 import React from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../../components/app.js';
-import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
+import { indexFile, loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
 import { BINDINGS, bindingsFor } from '../../src/view/keymap.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
@@ -206,6 +206,26 @@ describe('App shell', () => {
     const header = JSON.parse(fs.readFileSync(path.join(dir, 'child-2.jsonl'), 'utf8').split('\n')[0]);
     expect(header).toMatchObject({ parentSession: 'add-retry-metrics', seedLength: 22 });
     expect(selectedLine()).toContain('◆ child-2'); // back in Sessions, the child selected
+  });
+
+  it('a file re-read while the dialog is open: SESSION_NOT_LIVE is shown, the dialog moves to the live instance, Enter then forks fresh data', async () => {
+    const parent = path.join(dir, 'bump-vitest.jsonl');
+    start();
+    await tick();
+    await selectById('bump-vitest');
+    await type('f');
+    expect(flat(frame())).toContain('seedLength 29');
+    indexFile(index, parent); // what the live follower does for a replaced file: a new instance; the dialog's is stale
+    await type(KEY.enter);
+    await tick(50);
+    const f = flat(frame());
+    expect(f).toContain('SESSION_NOT_LIVE');
+    expect(f).toContain('refreshed to the re-read file');
+    expect(files(dir)).not.toContain('child-1.jsonl'); // nothing forked from stale data
+    await type(KEY.enter);
+    await tick(50);
+    expect(files(dir)).toContain('child-1.jsonl');
+    expect(frame()).toContain('forked bump-vitest -> child-1');
   });
 
   it('Esc cancels the confirmation and writes nothing', async () => {
