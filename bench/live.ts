@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { followRoot } from '../src/storage/follow.js';
 import { loadRootSync } from '../src/storage/load-root.js';
+import { CLI } from './figures.js';
+import { spawnBenchPty } from './pty.js';
 
 const line = (seq: number, type: string, data: unknown) => JSON.stringify({ type, seq, time: Date.now(), data }) + '\n';
 
@@ -77,9 +79,44 @@ export async function measureLive(forcePolling: boolean, samples = 40): Promise<
   }
 }
 
+/**
+ * Append -> screen: the bundled browser in a real pty shows a session's event
+ * count; each sample appends a turn and times until the new count is painted.
+ */
+export async function measureLiveScreen(samples = 20): Promise<{ p50: number; p95: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-live-screen-'));
+  const file = path.join(dir, 'live-demo.jsonl');
+  fs.writeFileSync(file, JSON.stringify({ type: 'session', version: 0, id: 'live-demo', createdAt: Date.now() }) + '\n');
+  const p = spawnBenchPty(process.execPath, [CLI, dir]);
+  try {
+    await p.waitFor((s) => / live\b/.test(s.split('\n')[0] ?? ''), 20_000);
+    const lat: number[] = [];
+    let seq = 0;
+    for (let i = 0; i < samples; i++) {
+      const lines = turnLines(seq, i + 1);
+      seq += lines.length;
+      const want = new RegExp(`live-demo .* ${seq} +\\S+$`, 'm');
+      const t0 = performance.now();
+      fs.appendFileSync(file, lines.join(''));
+      const at = await p.waitFor((s) => want.test(s), 5_000);
+      lat.push(at - t0);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return { p50: pct(lat, 50), p95: pct(lat, 95) };
+  } finally {
+    p.write('q');
+    const t = setTimeout(() => p.kill(), 2000);
+    await p.exited;
+    clearTimeout(t);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const poll of [false, true]) {
     const r = await measureLive(poll);
     console.log(`${poll ? 'poll ' : 'watch'}: append -> store p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms; followed ${r.eventsPerSec.toLocaleString('en')} events/s`);
   }
+  const scr = await measureLiveScreen();
+  console.log(`TUI  : append -> screen p50 ${scr.p50.toFixed(1)} ms, p95 ${scr.p95.toFixed(1)} ms (real pty, watch mode)`);
 }

@@ -59,7 +59,8 @@ beforeAll(() => {
     baseline.set(f, { events: structuredClone([...s.events]), facts: structuredClone(s.facts), diagnostics: [...s.diagnostics], id: s.id });
     if (s.diagnostics.length === 0 && index.files.get(f)!.pending === 0) files.push(f);
   }
-  expect(files.length).toBeGreaterThanOrEqual(20);
+  // samples + generated files alone give 16 targets; the real harness logs (absent in a plain clone) add more
+  expect(files.length).toBeGreaterThanOrEqual(fs.existsSync(REAL_DIR) ? 40 : 14);
 });
 
 // ---- mutations ----------------------------------------------------------
