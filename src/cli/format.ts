@@ -1,4 +1,5 @@
 // Plain-text output helpers for people: aligned columns, colour only on a TTY and never under NO_COLOR.
+import { ageText } from '../view/age.js';
 import { displayWidth, sanitizeInline, truncate } from '../view/sanitize.js';
 
 export function useColor(stream: NodeJS.WriteStream): boolean {
@@ -25,11 +26,4 @@ export const stripAnsi = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '')
 /** A file-derived string made safe and short for one cell. */
 export const cell = (s: string | undefined, width = 60): string => truncate(sanitizeInline(s ?? ''), width);
 
-export function age(ms: number | undefined, now = Date.now()): string {
-  if (ms === undefined || !Number.isFinite(ms)) return '-';
-  const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
-}
+export const age = (ms: number | undefined, now = Date.now()): string => ageText(ms, now);

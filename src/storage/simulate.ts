@@ -14,6 +14,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { isSessionForkError } from '../session/errors.js';
+import { writeNewSessionFile } from './atomic-writer.js';
 import { encodeId } from './id-encoding.js';
 
 export interface SimulateOptions {
@@ -230,18 +232,6 @@ function writeAll(fd: number, buf: Buffer): void {
   while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
 }
 
-function fsyncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, fs.constants.O_RDONLY);
-    fs.fsyncSync(fd);
-  } catch {
-    /* not supported on every platform */
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
 class Aborted extends Error {}
 
 // ---------------------------------------------------------------------------
@@ -294,38 +284,23 @@ export async function simulate(opts: SimulateOptions): Promise<SimulateResult> {
     for (let attempt = 0; ; attempt++) {
       const header: Record<string, unknown> = { type: 'session', version: 0, id, createdAt };
       if (cwd) header.cwd = cwd;
-      const name = encodeId(id) + '.jsonl';
-      const final = path.join(opts.dir, name);
-      const tmp = path.join(opts.dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-      const tfd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
+      const final = path.join(opts.dir, encodeId(id) + '.jsonl');
       try {
-        try {
-          writeAll(tfd, Buffer.from(JSON.stringify(header) + '\n' + (firstLine === undefined ? '' : firstLine + '\n'), 'utf8'));
-          fs.fsyncSync(tfd);
-        } finally {
-          fs.closeSync(tfd);
-        }
-        try {
-          fs.linkSync(tmp, final);
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'EEXIST' && givenId === undefined && attempt < 20) {
+        // the same temp + fsync + link + fsync-dir path as a fork child
+        writeNewSessionFile(opts.dir, final, id, { header: JSON.stringify(header), lines: firstLine === undefined ? [] : [firstLine] });
+      } catch (e) {
+        if (isSessionForkError(e) && e.code === 'SESSION_ALREADY_EXISTS') {
+          if (givenId === undefined && attempt < 20) {
             id = `${defaultId()}-${attempt + 2}`;
             continue;
           }
-          if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`simulate: ${final} already exists`);
-          throw e;
+          throw new Error(`simulate: ${final} already exists`);
         }
-        fsyncDir(opts.dir);
-        file = final;
-        fd = fs.openSync(final, 'a');
-        return;
-      } finally {
-        try {
-          fs.unlinkSync(tmp);
-        } catch {
-          /* gone */
-        }
+        throw e;
       }
+      file = final;
+      fd = fs.openSync(final, 'a');
+      return;
     }
   }
 

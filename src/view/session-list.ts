@@ -13,6 +13,7 @@
  *             are drawn as roots.
  * Filter: case-insensitive substring of id, title or cwd.
  */
+import { ageText } from './age.js';
 import type { SessionState } from '../session/log-facts.js';
 import { isForkable, stateOf } from '../session/log-facts.js';
 import type { Session } from '../session/session.js';
@@ -99,14 +100,7 @@ const byRecent = (a: SessionListItem, b: SessionListItem): number => activity(b)
 const byCreated = (a: SessionListItem, b: SessionListItem): number => num(b.createdAt) - num(a.createdAt) || byKey(a, b);
 const byId = (a: SessionListItem, b: SessionListItem): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : byKey(a, b));
 
-export function ageText(ms: number | undefined, now: number): string {
-  if (ms === undefined || !Number.isFinite(ms)) return '-';
-  const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
-}
+export { ageText };
 
 export function filterSessions(items: readonly SessionListItem[], query: string): SessionListItem[] {
   const q = query.trim().toLowerCase();

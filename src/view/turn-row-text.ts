@@ -1,5 +1,6 @@
 // One-line labels for turn-tree rows: coloured segments, every file-derived
 // string sanitised and capped. Pure; no Ink.
+import { ageText as age } from './age.js';
 import { textOf } from '../session/json-safe.js';
 import type { TreeNode } from '../session/replay.js';
 import { displayWidth, ELLIPSIS, sanitizeInline, truncate } from './sanitize.js';
@@ -53,14 +54,7 @@ export function reasonColor(reason: string | undefined): RowColor {
 }
 
 /** `12s`, `4m`, `3h`, `2d` since `time`. */
-export function ageText(time: number | undefined, now: number): string {
-  if (time === undefined || !Number.isFinite(time)) return '?';
-  const s = Math.max(0, Math.round((now - time) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
-}
+export const ageText = (time: number | undefined, now: number): string => age(time, now, '?');
 
 type Node<K extends TreeNode['kind']> = Extract<TreeNode, { kind: K }>;
 
