@@ -183,7 +183,7 @@ export function App(props: AppProps): React.JSX.Element {
   let body: React.ReactNode = null;
   if (help.open) body = <HelpOverlay view={view} width={width} height={contentHeight} scroll={help.scroll} />;
   else if (viewHeight > 0 && view === 'sessions')
-    body = <SessionsView rows={sessionList} total={items.length} selected={sessionsIndex} order={order} filter={filter.text} editing={filter.editing} width={width} height={viewHeight} />;
+    body = <SessionsView rows={sessionList} total={items.length} selected={sessionsIndex} order={order} filter={filter.text} editing={filter.editing} width={width} height={viewHeight} scanning={index.scan !== undefined && !index.scan.finished} />;
   else if (viewHeight > 0 && view === 'lineage') body = <LineageView layout={layout} selected={lineageIndex} ancestry={ancestry} width={width} height={viewHeight} />;
   else if (viewHeight > 0 && view === 'turns')
     body = turnsSession ? (

@@ -17,6 +17,8 @@ export interface SessionsViewProps {
   editing: boolean;
   width: number;
   height: number;
+  /** the root is still being scanned: an empty list is not the final word */
+  scanning?: boolean;
 }
 
 interface Columns {
@@ -91,7 +93,7 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
         {truncate(head, props.width)}
       </Text>
       {win.rows.length === 0 ? (
-        <Text dimColor>{props.filter ? `  no session matches "${truncate(props.filter, 40)}"` : '  no sessions in this directory'}</Text>
+        <Text dimColor>{props.filter ? `  no session matches "${truncate(props.filter, 40)}"` : props.scanning ? '  scanning…' : '  no sessions in this directory'}</Text>
       ) : (
         win.rows.map((row, i) => <Row key={row.key} row={row} selected={win.top + i === props.selected} cols={cols} />)
       )}

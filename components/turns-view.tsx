@@ -49,7 +49,21 @@ export function turnsLayout(height: number, detail: boolean): { list: number; pa
   return { list: body - pane - 1, pane };
 }
 
-function Line({ segments, width, inverse }: { segments: Segment[]; width: number; inverse?: boolean }): React.JSX.Element {
+type LineProps = { segments: Segment[]; width: number; inverse?: boolean };
+
+/** Rows are rebuilt as new arrays each frame; compare their content so unchanged rows skip React's work. */
+const sameLine = (a: LineProps, b: LineProps): boolean =>
+  a.width === b.width &&
+  a.inverse === b.inverse &&
+  a.segments.length === b.segments.length &&
+  a.segments.every((s, i) => {
+    const t = b.segments[i];
+    return s.text === t.text && s.color === t.color && s.bold === t.bold && s.dim === t.dim;
+  });
+
+const Line = React.memo(LineView, sameLine);
+
+function LineView({ segments, width, inverse }: LineProps): React.JSX.Element {
   const tone = useTone(); // NO_COLOR: no colour names reach Ink
   const fitted = fitSegments(segments, width);
   if (inverse) {

@@ -25,6 +25,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   const index = newRootIndex(dir);
   const files = listSessionFiles(index.root);
   index.scan = { done: 0, total: files.length, finished: files.length === 0 };
+  // Not Ink's incrementalRendering: with frames that change height while the
+  // scan fills the list it left stale lines on screen (seen in the pty e2e test).
   const app = render(React.createElement(App, { index }), { exitOnCtrlC: true });
   const abort = new AbortController();
   let follower: Follower | undefined;
