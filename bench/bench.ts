@@ -14,6 +14,7 @@ import { summarize, type Stats } from './floors.js';
 import * as F from './figures.js';
 import { formatProfile, profileInProcess, profileNode } from './profile.js';
 import { inkFrames, p95 } from './ink-frame.js';
+import { measureLive, measureLiveScreen } from './live.js';
 
 type Preset = keyof typeof PRESETS;
 const argv = process.argv.slice(2);
@@ -142,6 +143,12 @@ async function main(): Promise<void> {
       const peakAdd = summarize(kept.map((r) => (r.opened!.maxRss - r.indexed.rss) / MB));
       rows.push({ figure: 'RSS added by opening the big session', corpus: preset, unit: 'MB', value: add, floor: size, floorLabel: 'size of that file', ratio: add.median / size, goal: '≤ 3x floor', pass: add.median <= 3 * size, note: `peak during open − rss before: ${peakAdd.median.toFixed(0)} MB; JS heap +${summarize(kept.map((r) => (r.opened!.heapUsed - r.indexed.heapUsed) / MB)).median.toFixed(1)} MB, buffers +${summarize(kept.map((r) => (r.opened!.external - r.indexed.external) / MB)).median.toFixed(1)} MB (after gc)` });
     }
+  });
+
+  await attempt('live: append -> screen', 'live', '≤ 250 ms', '—', async () => {
+    const store = await measureLive(false, quick ? 10 : 40);
+    const screen = await measureLiveScreen(quick ? 5 : 20);
+    rows.push({ figure: `live: append -> screen p50 / p95 = ${screen.p50.toFixed(1)} / ${screen.p95.toFixed(1)}`, corpus: 'live', unit: 'ms', value: summarize([screen.p50]), floorLabel: '—', goal: 'p95 ≤ 250 ms', pass: screen.p95 <= 250, note: `append -> store (watch mode) p50 ${store.p50.toFixed(1)} ms, p95 ${store.p95.toFixed(1)} ms; followed ${store.eventsPerSec.toLocaleString('en')} events/s` });
   });
 
   report(main);
