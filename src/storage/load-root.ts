@@ -6,7 +6,7 @@ import type { Diagnostic } from '../session/diagnostics.js';
 import { SessionStore } from '../session/store.js';
 import { DiskPersistence } from './disk-persistence.js';
 import { readLog, sessionFromRead, type FileStat } from './session-file.js';
-import { listSessionFiles } from './watcher.js';
+import { listSessionFiles } from './walk.js';
 
 export interface FileEntry extends FileStat {
   /** bytes after the last complete line */

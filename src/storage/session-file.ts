@@ -3,12 +3,10 @@ import fs from 'node:fs';
 import type { Diagnostic } from '../session/diagnostics.js';
 import { Session, type LogState } from '../session/session.js';
 import { LogReader, MAX_LINE_BYTES } from './log-reader.js';
+import type { FileState } from './walk.js';
 
-export interface FileStat {
-  size: number;
-  ino: number;
-  mtimeMs: number;
-}
+/** size, inode and mtime: what tells a grown file from a replaced one */
+export type FileStat = FileState;
 
 export interface ReadResult {
   reader: LogReader;
