@@ -102,6 +102,23 @@ describe('dsh-browse in a terminal (80x24)', () => {
     expect((await s.exited).exitCode).toBe(0);
   });
 
+  it('paints colour by default and none under NO_COLOR', async () => {
+    const sgrColour = /\x1b\[(?:3[0-7]|9[0-7]|38;[0-9;]+)m/; // a foreground colour
+    const coloured = spawnPty(process.execPath, [BIN, dir], { cols: 100, rows: 30 });
+    await coloured.waitFor(/ live\b/);
+    expect(coloured.rawOutput()).toMatch(sgrColour);
+    await press(coloured, 'q');
+    await coloured.exited;
+
+    const plain = spawnPty(process.execPath, [BIN, dir], { cols: 100, rows: 30, env: { NO_COLOR: '1' } });
+    await plain.waitFor(/ live\b/);
+    await press(plain, keys.tab); // the Turns view too
+    await plain.waitFor(/fork here/);
+    expect(plain.rawOutput()).not.toMatch(sgrColour);
+    await press(plain, 'q');
+    expect((await plain.exited).exitCode).toBe(0);
+  });
+
   it('without a terminal it prints the one-line hint and exits 2', async () => {
     // stdout piped, stdin a terminal
     const s = spawnPty('/bin/sh', ['-c', `"${process.execPath}" "${BIN}" "${dir}" | cat`], { cols: 80, rows: 24 });

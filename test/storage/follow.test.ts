@@ -120,6 +120,21 @@ describe('follow: file life cycle', () => {
     expect(index.store.get(a)).toBeUndefined();
   });
 
+  it('a truncated file is re-read and said so; the result equals a fresh load', async () => {
+    const dir = tmp();
+    const f = path.join(dir, 't.jsonl');
+    const head = JSON.stringify({ type: 'session', version: 0, id: 't', createdAt: 1 }) + '\n';
+    fs.writeFileSync(f, head + eventLines(0, 3).join('\n') + '\n');
+    const index = loadRootSync(dir);
+    const statuses: string[] = [];
+    follower = followRoot(index, { onStatus: (m) => statuses.push(m) });
+    expect(index.store.get('t')!.length).toBe(45);
+    fs.truncateSync(f, Buffer.byteLength(head + eventLines(0, 1).join('\n') + '\n'));
+    await until(() => index.store.get('t')?.length === 15);
+    expect(statuses.some((m) => m.includes('shrank'))).toBe(true);
+    expect(index.store.get('t')!.events).toEqual(readLog(f, true).reader.events);
+  });
+
   it('an open turn closes live: the fork turns from refused to allowed', async () => {
     const dir = tmp();
     const f = path.join(dir, 'open.jsonl');
