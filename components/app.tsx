@@ -9,7 +9,7 @@ import React, { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { SessionForkError } from '../src/session/errors.js';
 import type { Session } from '../src/session/session.js';
 import { SessionStore } from '../src/session/store.js';
-import { allDiagnostics, type RootIndex } from '../src/storage/load-root.js';
+import { diagnosticCount, type RootIndex } from '../src/storage/load-root.js';
 import { keyHints } from '../src/view/key-hints.js';
 import type { ViewName } from '../src/view/keymap.js';
 import { ancestryKeys, layoutLineage } from '../src/view/lineage-layout.js';
@@ -87,7 +87,7 @@ export function App(props: AppProps): React.JSX.Element {
 
   // ---- view models (recomputed on store changes) -------------------------
   const items = useMemo(() => store.list().map(listItemOf), [store, version]);
-  const diagnostics = useMemo(() => allDiagnostics(index).length, [index, version]);
+  const diagnostics = useMemo(() => diagnosticCount(index), [index, version]);
   const sessionList = useMemo(() => sessionRows(items, { order, filter: filter.text, now }), [items, order, filter.text, now]);
   const layout = useMemo(() => layoutLineage(lineageNodes(store.list())), [store, version]);
 

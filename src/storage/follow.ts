@@ -3,7 +3,7 @@
 // complete line's offset, so a followed session equals a fresh load.
 import fs from 'node:fs';
 import type { Session } from '../session/session.js';
-import { indexFile, type RootIndex } from './load-root.js';
+import { indexFileSafe, type RootIndex } from './load-root.js';
 import { LogReader } from './log-reader.js';
 import { readLog } from './session-file.js';
 import { watchRoot, type FileChange, type RootWatcher } from './watcher.js';
@@ -59,13 +59,13 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
     case 'replaced':
       if (known) status(`session file ${c.kind === 'truncated' ? 'shrank' : 'was replaced'}: re-read ${c.file}`);
       if (known) index.store.remove(known); // the old object is now stale (SESSION_NOT_LIVE)
-      indexFile(index, c.file);
+      indexFileSafe(index, c.file);
       return;
     case 'new':
     case 'grown': {
       if (!known) {
         // new file, or one that was not a session yet (e.g. its header was still pending)
-        indexFile(index, c.file);
+        indexFileSafe(index, c.file);
         return;
       }
       if (!(known.log instanceof LogReader)) {

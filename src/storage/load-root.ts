@@ -31,7 +31,7 @@ export function newRootIndex(root: string): RootIndex {
   return { root: abs, store: new SessionStore(new DiskPersistence(abs)), files: new Map() };
 }
 
-/** Reads one file into the index (new or re-read). */
+/** Reads one file into the index (new or re-read). Throws on I/O errors; see indexFileSafe. */
 export function indexFile(index: RootIndex, file: string): void {
   if (file.endsWith('.zstd')) {
     const st = fs.statSync(file);
@@ -50,6 +50,23 @@ export function indexFile(index: RootIndex, file: string): void {
   if (session) index.store.add(session);
 }
 
+/** indexFile, with an unreadable file (permissions, vanished) recorded as a READ_FAILED diagnostic. */
+export function indexFileSafe(index: RootIndex, file: string): void {
+  try {
+    indexFile(index, file);
+  } catch (e) {
+    index.files.set(file, { size: 0, ino: 0, mtimeMs: 0, pending: 0, refused: [{ file, severity: 'error', code: 'READ_FAILED', message: String((e as Error).message ?? e) }] });
+  }
+}
+
+/** How many diagnostics there are (cheap: no sorting). */
+export function diagnosticCount(index: RootIndex): number {
+  let n = 0;
+  for (const f of index.files.values()) n += f.refused?.length ?? 0;
+  for (const s of index.store.list()) n += s.diagnostics.length;
+  return n;
+}
+
 /** All diagnostics: refused files and every session's own. */
 export function allDiagnostics(index: RootIndex): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -61,12 +78,6 @@ export function allDiagnostics(index: RootIndex): Diagnostic[] {
 export function loadRootSync(root: string): RootIndex {
   const index = newRootIndex(root);
   if (!fs.statSync(index.root).isDirectory()) throw new Error(`${root} is not a directory`);
-  for (const f of listSessionFiles(index.root)) {
-    try {
-      indexFile(index, f);
-    } catch (e) {
-      index.files.set(f, { size: 0, ino: 0, mtimeMs: 0, pending: 0, refused: [{ file: f, severity: 'error', code: 'READ_FAILED', message: String((e as Error).message ?? e) }] });
-    }
-  }
+  for (const f of listSessionFiles(index.root)) indexFileSafe(index, f);
   return index;
 }

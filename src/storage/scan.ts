@@ -1,7 +1,7 @@
 // Incremental index: list the files at once, then read them in small
 // time-boxed batches, yielding between batches so a UI can paint and take
 // keys while a big root is still being scanned.
-import { indexFile, listSessionFiles, newRootIndex, type RootIndex } from './load-root.js';
+import { indexFileSafe, listSessionFiles, newRootIndex, type RootIndex } from './load-root.js';
 
 export interface ScanProgress {
   done: number;
@@ -27,12 +27,7 @@ export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files =
     if (opts.signal?.aborted) break;
     const until = performance.now() + budget;
     do {
-      const f = files[i++];
-      try {
-        indexFile(index, f);
-      } catch (e) {
-        index.files.set(f, { size: 0, ino: 0, mtimeMs: 0, pending: 0, refused: [{ file: f, severity: 'error', code: 'READ_FAILED', message: (e as Error).message }] });
-      }
+      indexFileSafe(index, files[i++]);
     } while (i < files.length && performance.now() < until);
     progress.done = i;
     index.store.emit();
