@@ -45,7 +45,7 @@ export interface AppProps {
 
 /** Scan progress, then the live-follow mode, for the title bar. */
 function backgroundText(index: RootIndex): string | undefined {
-  if (index.scan && !index.scan.finished) return `scanning ${index.scan.done}/${index.scan.total} files…`;
+  if (index.scan && !index.scan.finished) return `scanning ${index.scan.done}${index.scan.total === undefined ? '' : `/${index.scan.total}`} files…`;
   if (index.live) return index.live.mode === 'poll' ? 'live (polling)' : 'live';
   return undefined;
 }

@@ -2,14 +2,14 @@
 // prints a one-line hint pointing at the headless commands and returns 2,
 // instead of letting Ink fail in raw mode.
 //
-// The first frame does not wait for the root: the file list is taken, the app
-// mounts, and files are indexed in small time-boxed batches (scanRoot) while
-// the app paints and takes keys. Then the root is followed live.
+// The first frame does not wait for the root: the app mounts at once, and the
+// folders are walked and their files indexed in small time-boxed batches
+// (scanRoot) while the app paints and takes keys. Then the root is followed live.
 import { render } from 'ink';
 import React from 'react';
 import { App } from '../components/app.js';
 import { followRoot, type Follower } from './storage/follow.js';
-import { listSessionFiles, newRootIndex } from './storage/load-root.js';
+import { newRootIndex } from './storage/load-root.js';
 import { scanRoot } from './storage/scan.js';
 
 export interface TuiOptions {
@@ -23,14 +23,13 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     return 2;
   }
   const index = newRootIndex(dir);
-  const files = listSessionFiles(index.root);
-  index.scan = { done: 0, total: files.length, finished: files.length === 0 };
+  index.scan = { done: 0, finished: false };
   // Not Ink's incrementalRendering: with frames that change height while the
   // scan fills the list it left stale lines on screen (seen in the pty e2e test).
   const app = render(React.createElement(App, { index }), { exitOnCtrlC: true });
   const abort = new AbortController();
   let follower: Follower | undefined;
-  const scanned = scanRoot(index, { signal: abort.signal, onProgress: (p) => (index.scan = p) }, files).then(() => {
+  const scanned = scanRoot(index, { signal: abort.signal, onProgress: (p) => (index.scan = p) }).then(() => {
     if (abort.signal.aborted || opts.follow === false) return;
     index.live = { mode: 'watch' };
     follower = followRoot(index, {

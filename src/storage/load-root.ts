@@ -20,7 +20,7 @@ export interface RootIndex {
   store: SessionStore;
   files: Map<string, FileEntry>;
   /** background work, for a status line: the initial scan, then live following */
-  scan?: { done: number; total: number; finished: boolean };
+  scan?: { done: number; total?: number; finished: boolean };
   live?: { mode: 'watch' | 'poll'; message?: string };
 }
 

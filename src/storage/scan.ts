@@ -1,11 +1,14 @@
-// Incremental index: list the files at once, then read them in small
-// time-boxed batches, yielding between batches so a UI can paint and take
-// keys while a big root is still being scanned.
-import { indexFileSafe, listSessionFiles, newRootIndex, type RootIndex } from './load-root.js';
+// Incremental index: walk the root folder by folder and read the files in
+// small time-boxed batches, yielding between batches so a UI can paint and
+// take keys while a big root is still being scanned. Nothing waits for the
+// whole tree to be listed: the first frame costs the same for 10 files or 10,000.
+import { indexFileSafe, newRootIndex, type RootIndex } from './load-root.js';
+import { iterateSessionFiles } from './walk.js';
 
 export interface ScanProgress {
   done: number;
-  total: number;
+  /** known once the walk has finished (or when a file list was given) */
+  total?: number;
   finished: boolean;
 }
 
@@ -18,22 +21,26 @@ export interface ScanOptions {
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Scans `files` (default: every session file under the root) into the index. */
-export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files = listSessionFiles(index.root)): Promise<ScanProgress> {
+/** Scans `files` (default: every session file under the root, walked lazily) into the index. */
+export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files: Iterable<string> = iterateSessionFiles(index.root)): Promise<ScanProgress> {
   const budget = opts.budgetMs ?? 12;
-  const progress: ScanProgress = { done: 0, total: files.length, finished: false };
-  let i = 0;
-  while (i < files.length) {
+  const progress: ScanProgress = { done: 0, total: Array.isArray(files) ? files.length : undefined, finished: false };
+  const it = files[Symbol.iterator]();
+  let next = it.next();
+  while (!next.done) {
     if (opts.signal?.aborted) break;
     const until = performance.now() + budget;
     do {
-      indexFileSafe(index, files[i++]);
-    } while (i < files.length && performance.now() < until);
-    progress.done = i;
+      indexFileSafe(index, next.value);
+      progress.done++;
+      next = it.next();
+    } while (!next.done && performance.now() < until);
+    if (next.done) progress.total = progress.done;
     index.store.emit();
     opts.onProgress?.({ ...progress });
-    if (i < files.length) await yieldToLoop();
+    if (!next.done) await yieldToLoop();
   }
+  progress.total ??= progress.done;
   progress.finished = true;
   opts.onProgress?.({ ...progress });
   return progress;

@@ -50,30 +50,34 @@ export function probe(p: string): Entry {
  * calling onDir for every directory before listing it and onFile for every
  * accepted file. Unreadable folders are skipped.
  */
-export function walk(dir: string, accept: (p: string) => boolean, onFile: (p: string) => void, onDir?: (d: string) => void): void {
-  onDir?.(dir);
-  let ents: fs.Dirent[];
-  try {
-    ents = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const ent of ents) {
-    const p = path.join(dir, ent.name);
-    let isDir = ent.isDirectory();
-    let isFile = ent.isFile() || ent.isSymbolicLink();
-    if (!isDir && !isFile && !ent.isFIFO() && !ent.isSocket() && !ent.isBlockDevice() && !ent.isCharacterDevice()) {
-      // DT_UNKNOWN (some file systems): ask
-      const e = probe(p);
-      isDir = e?.kind === 'dir';
-      isFile = e?.kind === 'file';
+export function walk(dir: string, accept: (p: string) => boolean, onFile: (p: string, symlink: boolean) => void, onDir?: (d: string) => void): void {
+  const stack = [dir];
+  while (stack.length) {
+    const d = stack.pop()!;
+    onDir?.(d);
+    let ents: fs.Dirent[];
+    try {
+      ents = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      continue;
     }
-    if (isDir) {
-      if (!skipDirName(ent.name)) walk(p, accept, onFile, onDir);
-    } else if (isFile && accept(p)) {
-      onFile(p);
+    for (const ent of ents) {
+      const p = path.join(d, ent.name);
+      const kind = entryKind(ent, p);
+      if (kind === 'dir') {
+        if (!skipDirName(ent.name)) stack.push(p);
+      } else if (kind === 'file' && accept(p)) onFile(p, ent.isSymbolicLink());
     }
   }
+}
+
+/** A dirent's kind, asking the file system only when the dirent does not say (DT_UNKNOWN). */
+function entryKind(ent: fs.Dirent, p: string): 'dir' | 'file' | 'other' {
+  if (ent.isDirectory()) return 'dir';
+  if (ent.isFile() || ent.isSymbolicLink()) return 'file';
+  if (ent.isFIFO() || ent.isSocket() || ent.isBlockDevice() || ent.isCharacterDevice()) return 'other';
+  const e = probe(p);
+  return e?.kind === 'dir' ? 'dir' : e?.kind === 'file' ? 'file' : 'other';
 }
 
 /**
@@ -89,10 +93,44 @@ export function listSessionFiles(root: string): string[] {
   walk(
     path.resolve(root),
     defaultIsSessionFile,
-    (p) => {
-      if (probe(p)?.kind === 'file') out.push(p);
+    // only a symlink needs a stat (to a regular file?); the dirent already says the rest
+    (p, symlink) => {
+      if (!symlink || probe(p)?.kind === 'file') out.push(p);
     },
   );
   return out.sort();
 }
 
+
+/**
+ * The same files as listSessionFiles, yielded folder by folder as the walk
+ * goes, so a scan can start on the first folder before the tree is listed.
+ */
+export function* iterateSessionFiles(root: string): Generator<string> {
+  const dirs = [path.resolve(root)];
+  while (dirs.length) {
+    const dir = dirs.pop()!;
+    const files: string[] = [];
+    const sub: string[] = [];
+    walkOne(dir, files, sub);
+    yield* files.sort();
+    dirs.push(...sub.sort().reverse());
+  }
+}
+
+/** One folder of the walk: its session files and the sub-folders to visit. */
+function walkOne(dir: string, files: string[], sub: string[]): void {
+  let ents: fs.Dirent[];
+  try {
+    ents = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const ent of ents) {
+    const p = path.join(dir, ent.name);
+    const kind = entryKind(ent, p);
+    if (kind === 'dir') {
+      if (!skipDirName(ent.name)) sub.push(p);
+    } else if (kind === 'file' && defaultIsSessionFile(p) && (!ent.isSymbolicLink() || probe(p)?.kind === 'file')) files.push(p);
+  }
+}

@@ -1,0 +1,57 @@
+// The incremental scan walks folders lazily and ends with the same index as a full load.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadRootSync, newRootIndex } from '../../src/storage/load-root.js';
+import { scanRoot, type ScanProgress } from '../../src/storage/scan.js';
+import { iterateSessionFiles, listSessionFiles } from '../../src/storage/walk.js';
+
+const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
+
+function layoutTree(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-scan-'));
+  const head = (id: string) => JSON.stringify({ type: 'session', version: 0, id, createdAt: 1 }) + '\n';
+  const files = ['flat.jsonl', 'cwd-0123456789ab/a.jsonl', 'cwd-0123456789ab/b.jsonl', '_no-cwd/c.jsonl', '--proj--/s1/session.jsonl', '--proj--/..~002Fx/session.jsonl', 'deep/er/still/d.jsonl'];
+  for (const f of files) {
+    fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+    fs.writeFileSync(path.join(root, f), head(f));
+  }
+  for (const junk of ['x.jsonl.tmp', 'node_modules/m/a.jsonl', '.git/a.jsonl', 'notes.txt']) {
+    fs.mkdirSync(path.dirname(path.join(root, junk)), { recursive: true });
+    fs.writeFileSync(path.join(root, junk), 'junk');
+  }
+  fs.symlinkSync(root, path.join(root, 'loop'));
+  return root;
+}
+
+describe('iterateSessionFiles', () => {
+  it('yields exactly the files listSessionFiles lists', () => {
+    const root = layoutTree();
+    expect([...iterateSessionFiles(root)].sort()).toEqual(listSessionFiles(root));
+    expect(listSessionFiles(root)).toHaveLength(7);
+  });
+});
+
+describe('scanRoot', () => {
+  it('ends with the same sessions and facts as loadRootSync, reporting progress without a known total until the walk ends', async () => {
+    const full = loadRootSync(SAMPLES);
+    const index = newRootIndex(SAMPLES);
+    const seen: ScanProgress[] = [];
+    const done = await scanRoot(index, { budgetMs: 0, onProgress: (p) => seen.push(p) });
+    expect(done).toMatchObject({ finished: true, done: full.files.size, total: full.files.size });
+    expect(seen.length).toBeGreaterThan(2); // one batch per file with a zero budget
+    expect(seen[0].total).toBeUndefined();
+    const facts = (i: typeof full) => new Map(i.store.list().map((s) => [s.file, s.facts]));
+    expect(facts(index)).toEqual(facts(full));
+    expect([...index.files.keys()].sort()).toEqual([...full.files.keys()].sort());
+  });
+
+  it('stops when aborted', async () => {
+    const index = newRootIndex(SAMPLES);
+    const ac = new AbortController();
+    ac.abort();
+    const p = await scanRoot(index, { signal: ac.signal });
+    expect(p.done).toBe(0);
+  });
+});
