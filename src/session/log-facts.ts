@@ -122,3 +122,42 @@ export function turnsBefore(f: LogFacts, seq: number): number {
   for (const s of f.turnStarts) if (s < seq) n++;
   return n;
 }
+
+/**
+ * The facts of the first `n` events of a log whose facts are `parent`, where
+ * seq n-1 is a fork boundary — without folding the whole prefix again (a fork
+ * of a 50k-event session would spend as long folding as writing). Equal to
+ * folding events[0..n) into emptyFacts() with seedFrom = `seedFrom`; a test
+ * checks that on every boundary of the sample and real corpora.
+ */
+export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n: number, seedFrom?: number): LogFacts {
+  const f = emptyFacts();
+  if (seedFrom !== undefined) f.seedFrom = seedFrom;
+  if (n === 0) return f;
+  // The title is decided by the first prompt (or session/title): fold only until then.
+  const t = emptyFacts();
+  t.seedFrom = seedFrom;
+  for (let i = 0; i < n && t.title === undefined; i++) foldEvent(t, events[i]);
+  if (t.title !== undefined) f.title = t.title;
+  if (t.titleInherited !== undefined) f.titleInherited = t.titleInherited;
+  f.events = n;
+  f.turnStarts = parent.turnStarts.filter((s) => s < n);
+  f.turns = f.turnStarts.length;
+  f.boundaries = parent.boundaries.filter((b) => b < n);
+  f.sawTurnEnd = true; // n-1 is a boundary, and boundaries follow a turn/end
+  f.endsAtBoundary = true;
+  f.lastEventType = events[n - 1].type;
+  f.lastEventTime = events[n - 1].time;
+  // Replay the short tail after the last turn/end for lastReason and pendingCalls.
+  let i = n - 1;
+  while (i > 0 && events[i].type !== 'turn/end') i--;
+  for (; i < n; i++) {
+    const e = events[i];
+    if (e.type === 'turn/end') {
+      f.lastReason = endReason(e);
+      f.pendingCalls = 0;
+    } else if (e.type === 'tool/call') f.pendingCalls++;
+    else if (e.type === 'tool/result' && f.pendingCalls > 0) f.pendingCalls--;
+  }
+  return f;
+}

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SessionEvent, SessionHeader } from '../session/events.js';
-import { emptyFacts, foldEvent } from '../session/log-facts.js';
+import { emptyFacts, foldEvent, isBoundary, prefixFacts, type LogFacts } from '../session/log-facts.js';
 import { Session, type LogState } from '../session/session.js';
 import type { SessionPersistence } from '../session/store.js';
 import { writeNewSessionFile, type NewFileBody } from './atomic-writer.js';
@@ -34,6 +34,13 @@ export function seedByteRange(parent: Session, n: number): { file: string; start
   return { file: parent.file, start: log.headerEnd, end };
 }
 
+function foldAll(events: readonly SessionEvent[], seedFrom?: number): LogFacts {
+  const facts = emptyFacts();
+  if (seedFrom !== undefined) facts.seedFrom = seedFrom;
+  for (const e of events) foldEvent(facts, e);
+  return facts;
+}
+
 export class DiskPersistence implements SessionPersistence {
   constructor(readonly root: string) {}
 
@@ -59,9 +66,9 @@ export class DiskPersistence implements SessionPersistence {
     if (copy) body.copy = copy;
     else body.lines = seed.map((e) => JSON.stringify(e));
     writeNewSessionFile(dir, file, header.id, body);
-    const facts = emptyFacts();
-    if (header.seedLength !== undefined) facts.seedFrom = header.seedLength;
-    for (const e of seed) foldEvent(facts, e);
+    const n = seed.length;
+    const isPrefix = parent !== undefined && header.seedLength === n && (n === 0 || isBoundary(parent.facts, n - 1));
+    const facts = isPrefix ? prefixFacts(parent.facts, seed, n, n) : foldAll(seed, header.seedLength);
     const size = fs.statSync(file).size;
     const log: LogState = { facts, events: [], eventEnds: [], headerEnd: 0, firstAnomaly: Infinity, consumed: size, diagnostics: [] };
     return new Session(header, file, log, (current) => readLog(file, true, current.consumed).reader);
