@@ -55,20 +55,30 @@ export function walk(dir: string, accept: (p: string) => boolean, onFile: (p: st
   while (stack.length) {
     const d = stack.pop()!;
     onDir?.(d);
-    let ents: fs.Dirent[];
-    try {
-      ents = fs.readdirSync(d, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const ent of ents) {
-      const p = path.join(d, ent.name);
-      const kind = entryKind(ent, p);
-      if (kind === 'dir') {
-        if (!skipDirName(ent.name)) stack.push(p);
-      } else if (kind === 'file' && accept(p)) onFile(p, ent.isSymbolicLink());
-    }
+    const { files, dirs } = readFolder(d, accept);
+    for (const f of files) onFile(f.path, f.symlink);
+    stack.push(...dirs);
   }
+}
+
+/** One folder: its accepted files and the sub-folders to visit (none when unreadable). */
+function readFolder(dir: string, accept: (p: string) => boolean): { files: Array<{ path: string; symlink: boolean }>; dirs: string[] } {
+  const files: Array<{ path: string; symlink: boolean }> = [];
+  const dirs: string[] = [];
+  let ents: fs.Dirent[];
+  try {
+    ents = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return { files, dirs };
+  }
+  for (const ent of ents) {
+    const p = path.join(dir, ent.name);
+    const kind = entryKind(ent, p);
+    if (kind === 'dir') {
+      if (!skipDirName(ent.name)) dirs.push(p);
+    } else if (kind === 'file' && accept(p)) files.push({ path: p, symlink: ent.isSymbolicLink() });
+  }
+  return { files, dirs };
 }
 
 /** A dirent's kind, asking the file system only when the dirent does not say (DT_UNKNOWN). */
@@ -101,7 +111,6 @@ export function listSessionFiles(root: string): string[] {
   return out.sort();
 }
 
-
 /**
  * The same files as listSessionFiles, yielded folder by folder as the walk
  * goes, so a scan can start on the first folder before the tree is listed.
@@ -110,27 +119,9 @@ export function* iterateSessionFiles(root: string): Generator<string> {
   const dirs = [path.resolve(root)];
   while (dirs.length) {
     const dir = dirs.pop()!;
-    const files: string[] = [];
-    const sub: string[] = [];
-    walkOne(dir, files, sub);
-    yield* files.sort();
+    const { files, dirs: sub } = readFolder(dir, defaultIsSessionFile);
+    // a symlink counts only when it points to a regular file
+    yield* files.filter((f) => !f.symlink || probe(f.path)?.kind === 'file').map((f) => f.path).sort();
     dirs.push(...sub.sort().reverse());
-  }
-}
-
-/** One folder of the walk: its session files and the sub-folders to visit. */
-function walkOne(dir: string, files: string[], sub: string[]): void {
-  let ents: fs.Dirent[];
-  try {
-    ents = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const ent of ents) {
-    const p = path.join(dir, ent.name);
-    const kind = entryKind(ent, p);
-    if (kind === 'dir') {
-      if (!skipDirName(ent.name)) sub.push(p);
-    } else if (kind === 'file' && defaultIsSessionFile(p) && (!ent.isSymbolicLink() || probe(p)?.kind === 'file')) files.push(p);
   }
 }
