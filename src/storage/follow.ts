@@ -29,15 +29,22 @@ const sessionByFile = (index: RootIndex, file: string): Session | undefined => {
   return s && s.file === file ? s : undefined;
 };
 
-/** Reads the bytes appended since `reader.consumed` and feeds the complete lines. */
+/**
+ * Reads the bytes appended since `reader.consumed` and feeds the complete
+ * lines. Returns -1 when the byte before that offset is no longer the newline
+ * that ended the last line read: the file was rewritten (truncated and grown
+ * again between two looks), so offsets mean nothing and it must be re-read.
+ */
 export function feedAppended(file: string, reader: LogReader): number {
   const fd = fs.openSync(file, fs.constants.O_RDONLY);
   try {
     const size = fs.fstatSync(fd).size;
     if (size <= reader.consumed) return 0;
-    const buf = Buffer.allocUnsafe(size - reader.consumed);
-    const n = fs.readSync(fd, buf, 0, buf.length, reader.consumed);
-    return reader.feed(buf.subarray(0, n));
+    const from = reader.consumed - 1; // >= 0: a session has at least its header line
+    const buf = Buffer.allocUnsafe(size - from);
+    const n = fs.readSync(fd, buf, 0, buf.length, from);
+    if (from >= 0 && buf[0] !== 10) return -1;
+    return reader.feed(buf.subarray(1, n));
   } finally {
     fs.closeSync(fd);
   }
@@ -71,7 +78,16 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
       if (!(known.log instanceof LogReader)) {
         // a session this process wrote: re-read it in place
         known.resetLog(readLog(c.file, known.isLoaded).reader, known.isLoaded);
-      } else if (feedAppended(c.file, known.log) === 0 && entry && entry.size === c.size) return;
+      } else {
+        const fed = feedAppended(c.file, known.log);
+        if (fed < 0) {
+          status(`session file was rewritten: re-read ${c.file}`);
+          index.store.remove(known); // the old object is now stale (SESSION_NOT_LIVE)
+          indexFileSafe(index, c.file);
+          return;
+        }
+        if (fed === 0 && entry && entry.size === c.size) return;
+      }
       index.files.set(c.file, { size: c.size, ino: c.ino, mtimeMs: c.mtimeMs, pending: c.size - known.log.consumed });
       return;
     }

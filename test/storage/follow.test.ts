@@ -135,6 +135,29 @@ describe('follow: file life cycle', () => {
     expect(index.store.get('t')!.events).toEqual(readLog(f, true).reader.events);
   });
 
+  it('a file rewritten in place and grown past its old size (seen only as "grown") is re-read, not appended to', () => {
+    const dir = tmp();
+    const f = path.join(dir, 'r.jsonl');
+    const head = JSON.stringify({ type: 'session', version: 0, id: 'r', createdAt: 1 }) + '\n';
+    fs.writeFileSync(f, head + eventLines(0, 1).join('\n') + '\n');
+    const index = loadRootSync(dir);
+    const statuses: string[] = [];
+    follower = followRoot(index, { onStatus: (m) => statuses.push(m), forcePolling: true, pollIntervalMs: 60_000 });
+    const old = index.store.get(f)!;
+    const consumed = (old.log as { consumed: number }).consumed;
+    // same inode, new content: a longer first prompt shifts every later byte
+    const rewritten = head + eventLines(0, 3).join('\n').replace('prompt 1:', 'prompt 1 (edited, much longer):') + '\n';
+    expect(rewritten[consumed - 1]).not.toBe('\n');
+    fs.writeFileSync(f, rewritten);
+    const st = fs.statSync(f);
+    follower.apply([{ file: f, kind: 'grown', size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }]);
+    const live = index.store.get(f)!;
+    expect(live).not.toBe(old);
+    expect(live.events).toEqual(readLog(f, true).reader.events);
+    expect(live.diagnostics).toEqual([]);
+    expect(statuses.some((m) => m.includes('rewritten'))).toBe(true);
+  });
+
   it('an open turn closes live: the fork turns from refused to allowed', async () => {
     const dir = tmp();
     const f = path.join(dir, 'open.jsonl');
