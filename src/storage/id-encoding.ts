@@ -24,18 +24,3 @@ export function encodeId(id: string): string {
   }
   return out;
 }
-
-/** Inverse of encodeId for uncapped names; undefined when the name is not an encoding. */
-export function decodeId(name: string): string | undefined {
-  if (name.includes('~~')) return undefined;
-  let out = '';
-  for (let i = 0; i < name.length; ) {
-    if (name[i] === '~') {
-      const hex = name.slice(i + 1, i + 5);
-      if (!/^[0-9A-F]{4}$/.test(hex)) return undefined;
-      out += String.fromCharCode(parseInt(hex, 16));
-      i += 5;
-    } else out += name[i++];
-  }
-  return out;
-}

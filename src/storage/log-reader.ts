@@ -183,11 +183,6 @@ export class LogReader {
     this.nextSeq = rows[rows.length - 1].seq + 1;
   }
 
-  /** A short description of a torn tail, if the file has one. */
-  static pendingNote(fileSize: number, consumed: number): string | undefined {
-    const n = fileSize - consumed;
-    return n > 0 ? `${n} byte${n === 1 ? '' : 's'} pending after the last complete line (append in progress or torn tail)` : undefined;
-  }
 }
 
 function tryRow(frag: string): SessionEvent[] | undefined {

@@ -2,7 +2,7 @@
 // small time-boxed batches, yielding between batches so a UI can paint and
 // take keys while a big root is still being scanned. Nothing waits for the
 // whole tree to be listed: the first frame costs the same for 10 files or 10,000.
-import { indexFileSafe, newRootIndex, type RootIndex } from './load-root.js';
+import { indexFileSafe, type RootIndex } from './load-root.js';
 import { iterateSessionFiles } from './walk.js';
 
 export interface ScanProgress {
@@ -44,10 +44,4 @@ export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files: 
   progress.finished = true;
   opts.onProgress?.({ ...progress });
   return progress;
-}
-
-/** A new index for `root`, filled in the background; returns at once. */
-export function startScan(root: string, opts: ScanOptions = {}): { index: RootIndex; done: Promise<ScanProgress> } {
-  const index = newRootIndex(root);
-  return { index, done: scanRoot(index, opts) };
 }
