@@ -8,6 +8,7 @@ import { commandFor, type ViewName } from '../src/view/keymap.js';
 import type { LineageLayout } from '../src/view/lineage-layout.js';
 import { isMove, moveCursor } from '../src/view/list-cursor.js';
 import { nextOrder, type SessionRow, type SortOrder } from '../src/view/session-list.js';
+import { dropLast, printable } from '../src/view/text-edit.js';
 import type { Status } from './chrome.js';
 import { VIEWS } from './chrome.js';
 import { helpLines, helpPageSize } from './help-overlay.js';
@@ -35,9 +36,6 @@ export interface AppModel {
   openTurns: (key: string, seq?: number) => void;
 }
 
-const printable = (s: string): string => s.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, '');
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-const dropLast = (s: string): string => [...graphemes.segment(s)].slice(0, -1).map((g) => g.segment).join('');
 
 function cycleView(view: ViewName, step: number): ViewName {
   return VIEWS[(VIEWS.indexOf(view) + step + VIEWS.length) % VIEWS.length];

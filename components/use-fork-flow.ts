@@ -7,6 +7,7 @@ import { isSessionForkError, type SessionForkError } from '../src/session/errors
 import { nearestBoundaries } from '../src/session/log-facts.js';
 import type { Session } from '../src/session/session.js';
 import { SessionStore } from '../src/session/store.js';
+import { dropLast, printable } from '../src/view/text-edit.js';
 
 export interface ForkProblem {
   code: string;
@@ -33,13 +34,6 @@ export interface ForkFlow {
 const problemOf = (e: unknown): ForkProblem =>
   isSessionForkError(e) ? { code: e.code, message: e.message } : { code: 'ERROR', message: e instanceof Error ? e.message : String(e) };
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-const dropLast = (s: string): string => {
-  const parts = [...graphemes.segment(s)];
-  return parts.slice(0, -1).map((p) => p.segment).join('');
-};
-// Typed text only: no control characters (a pasted newline or escape is dropped).
-const printable = (s: string): string => s.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, '');
 
 function jumpSeqFor(source: Session, cut: number | undefined): number | undefined {
   const at = cut ?? source.length - 1;
