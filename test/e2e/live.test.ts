@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { keys, killAllPtys, spawnPty, type PtySession } from './pty-harness.js';
+import { keys, killAllPtys, press, spawnPty, type PtySession } from './pty-harness.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'dist/dsh-browse.mjs'); // the bundled bin users run
@@ -21,12 +21,6 @@ afterEach(() => killAllPtys());
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const pause = (ms = 60) => new Promise((r) => setTimeout(r, ms));
-async function press(s: PtySession, ...ks: string[]) {
-  for (const k of ks) {
-    s.write(k);
-    await pause();
-  }
-}
 
 describe('live follow in a terminal', () => {
   it('open turn refused, a writer finishes the turn, fork allowed', async () => {

@@ -310,3 +310,11 @@ export function spawnPty(cmd: string, args: string[], opts: SpawnPtyOptions = {}
   live.add(session);
   return session;
 }
+
+/** Types keys one at a time with a pause, as a person does (a lone Esc must not merge with the next key). */
+export async function press(s: PtySession, ...ks: string[]): Promise<void> {
+  for (const k of ks) {
+    s.write(k);
+    await new Promise((r) => setTimeout(r, 60));
+  }
+}

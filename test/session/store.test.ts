@@ -9,24 +9,10 @@ import { Session } from '../../src/session/session.js';
 import { memorySession, SessionStore, type ForkSessionOptions } from '../../src/session/store.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { openSessionFile } from '../../src/storage/session-file.js';
-import { cleanupTmp, evs, hdr, sha256, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
+import { cleanupTmp, evs, forkError, hdr, sha256, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
 afterEach(cleanupTmp);
 
-/** Runs fn and returns the SessionForkError it throws (fails when it throws nothing or something else). */
-function forkError(fn: () => unknown): SessionForkError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught, 'expected a SessionForkError').toBeInstanceOf(SessionForkError);
-  const e = caught as SessionForkError;
-  expect(e.name).toBe('SessionForkError');
-  expect(e.toJSON()).toEqual({ name: 'SessionForkError', code: e.code, message: e.message });
-  return e;
-}
 const codeOf = (fn: () => unknown): SessionForkErrorCode => forkError(fn).code;
 
 /** A memory store holding the given sessions (id -> events), cwd optional per session. */

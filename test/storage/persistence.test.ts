@@ -3,27 +3,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SessionForkError } from '../../src/session/errors.js';
 import { encodeId } from '../../src/storage/id-encoding.js';
 import { cwdFolder } from '../../src/storage/layout.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
-import { cleanupTmp, evs, hashTree, hdr, isRoot, listTree, REAL_DIR, sha256, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
+import { cleanupTmp, evs, forkError, hashTree, hdr, isRoot, listTree, REAL_DIR, sha256, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
 afterEach(cleanupTmp);
 
 const EVENTS = evs(...turnRows(1), ['todo/write', { todos: [{ content: 'a', status: 'pending' }] }], ...turnRows(2), ...turnRows(3, { kind: 'max-tokens' }));
 // boundaries: 6, 7, 14, 21
 
-function forkError(fn: () => unknown): SessionForkError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(caught, `expected a SessionForkError, got ${String(caught)}`).toBeInstanceOf(SessionForkError);
-  return caught as SessionForkError;
-}
 
 /** The first line and the rest of a file, as bytes. */
 function splitHeader(file: string): { header: string; rest: Buffer } {

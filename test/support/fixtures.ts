@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { SessionForkError } from '../../src/session/errors.js';
 import type { SessionEvent, SessionHeader } from '../../src/session/events.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -111,3 +113,18 @@ export function plainRead(file: string): { header: any; rows: any[] } {
 }
 
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Runs fn and returns the SessionForkError it throws (fails when it throws nothing or something else). */
+export function forkError(fn: () => unknown): SessionForkError {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (e) {
+    caught = e;
+  }
+  expect(caught, `expected a SessionForkError, got ${String(caught)}`).toBeInstanceOf(SessionForkError);
+  const e = caught as SessionForkError;
+  expect(e.name).toBe('SessionForkError');
+  expect(e.toJSON()).toEqual({ name: 'SessionForkError', code: e.code, message: e.message });
+  return e;
+}
