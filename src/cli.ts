@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageError, type Out } from './cli/commands.js';
 import { useColor } from './cli/format.js';
 import { loadRootSync } from './storage/load-root.js';
+import { sanitizeInline } from './view/sanitize.js';
 
 export const USAGE = `dsh-browse — browse and fork dsh session logs
 
@@ -137,10 +138,10 @@ if (isEntry) {
     },
     (e) => {
       if (isUsage(e)) {
-        process.stderr.write(`dsh-browse: ${(e as Error).message}\n`);
+        process.stderr.write(`dsh-browse: ${sanitizeInline((e as Error).message)}\n`); // may name files and ids from disk
         process.exitCode = 2;
       } else {
-        process.stderr.write(`dsh-browse: unexpected failure: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.stderr.write(`dsh-browse: unexpected failure: ${sanitizeInline(e instanceof Error ? e.message : String(e))}\n`);
         if (process.env.DSH_BROWSE_DEBUG) process.stderr.write(String((e as Error)?.stack) + '\n');
         process.exitCode = 3;
       }

@@ -4,6 +4,7 @@
 // bytes ever change.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTmp, copyDir, evs, hashTree, hdr, plainRead, REAL_DIR, REPO, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
@@ -201,6 +202,18 @@ describe('dsh-browse CLI', () => {
       const { body } = json('tree', '--dir', real, '--session', file);
       expect(body).toMatchObject({ file, seedLength: 38 });
       expect(body.turns.filter((n: any) => n.kind === 'turn')).toHaveLength(2);
+    });
+
+    it('a usage error naming hostile file names prints them inert (no escape reaches the terminal)', () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-cli-hostile-name-'));
+      const head = JSON.stringify({ type: 'session', version: 0, id: 'twin', createdAt: 1 }) + '\n';
+      fs.writeFileSync(path.join(dir, 'a\x1b]0;pwned\x07.jsonl'), head);
+      fs.writeFileSync(path.join(dir, 'b.jsonl'), head);
+      const r = run('tree', '--dir', dir, '--session', 'twin');
+      expectUsage(r, /2 sessions/);
+      expect(r.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+      expect(r.stderr).toContain('␛]0;pwned␇');
+      fs.rmSync(dir, { recursive: true, force: true });
     });
 
     it('an ambiguous duplicate id is a usage error naming the files; the file path works', () => {
