@@ -2,6 +2,7 @@
 // key-hint footer (disabled hints greyed with their reason, lazygit style).
 import { Text } from 'ink';
 import React from 'react';
+import { VIEWS } from '../src/view/app-state.js';
 import type { KeyHint } from '../src/view/key-hints.js';
 import type { ViewName } from '../src/view/keymap.js';
 import { displayWidth, truncate } from '../src/view/sanitize.js';
@@ -13,15 +14,32 @@ export interface Status {
   tone: StatusTone;
 }
 
-export const VIEWS: ViewName[] = ['sessions', 'turns', 'lineage'];
 const VIEW_TITLES: Record<ViewName, string> = { sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage' };
 
+/** `…/tail` of a path in at most `width` columns. */
+function pathTail(p: string, width: number): string {
+  if (displayWidth(p) <= width) return p;
+  const chars = [...p];
+  let out = '';
+  while (chars.length && displayWidth('…' + chars[chars.length - 1] + out) <= width) out = chars.pop()! + out;
+  return '…' + out;
+}
+
+/**
+ * `dsh-browse · root · 12 sessions · ⚠ 2 diagnostics · live · <status>`: the
+ * counts, the warning and the live mode always stay; the root path gives way
+ * first (kept by its end), then the status message is cut.
+ */
 export function TitleBar(props: { root: string; sessions: number; diagnostics: number; status?: Status; background?: string; width: number }): React.JSX.Element {
   const tone = useTone();
-  const left =
-    `dsh-browse · ${props.root} · ${props.sessions} session${props.sessions === 1 ? '' : 's'}` +
+  const facts =
+    `${props.sessions} session${props.sessions === 1 ? '' : 's'}` +
     (props.diagnostics ? ` · ⚠ ${props.diagnostics} diagnostic${props.diagnostics === 1 ? '' : 's'}` : '') +
     (props.background ? ` · ${props.background}` : '');
+  const statusMin = props.status ? Math.min(displayWidth(props.status.text), 24) + 3 : 0;
+  const rootRoom = Math.max(0, props.width - displayWidth(`dsh-browse ·  · ${facts}`) - statusMin);
+  const root = rootRoom >= 6 ? ` · ${pathTail(props.root, rootRoom)}` : '';
+  const left = `dsh-browse${root} · ${facts}`;
   if (!props.status) {
     return (
       <Text bold wrap="truncate-end">
@@ -29,15 +47,12 @@ export function TitleBar(props: { root: string; sessions: number; diagnostics: n
       </Text>
     );
   }
-  // the status message wins the space; the title keeps what is left
-  const status = truncate(props.status.text, Math.max(10, props.width - 20));
-  const room = Math.max(0, props.width - displayWidth(status) - 3);
-  const leftText = displayWidth(left) <= room ? left : room >= 10 ? 'dsh-browse' : ''; // the status needs the line more
+  const status = truncate(props.status.text, Math.max(1, props.width - displayWidth(left) - 3));
   const color = props.status.tone === 'error' ? 'red' : props.status.tone === 'ok' ? 'green' : undefined;
   return (
     <Text wrap="truncate-end">
-      <Text bold>{leftText}</Text>
-      {leftText ? ' · ' : ''}
+      <Text bold>{left}</Text>
+      {' · '}
       <Text color={tone(color)} bold={props.status.tone === 'error'}>
         {status}
       </Text>

@@ -2,6 +2,10 @@
 // prints a one-line hint pointing at the headless commands and returns 2,
 // instead of letting Ink fail in raw mode.
 //
+// Full screen, as less, htop and lazygit are: the alternate screen buffer and
+// bracketed paste are switched on for the app's life and always switched off
+// again: on q, Ctrl-C, SIGTERM/SIGHUP/SIGINT and an unexpected error.
+//
 // The first frame does not wait for the root: the app mounts at once, and the
 // folders are walked and their files indexed in small time-boxed batches
 // (scanRoot) while the app paints and takes keys. Then the root is followed live.
@@ -17,6 +21,10 @@ export interface TuiOptions {
   follow?: boolean;
 }
 
+const ENTER_SCREEN = '\x1b[?1049h\x1b[?2004h';
+const LEAVE_SCREEN = '\x1b[?2004l\x1b[?25h\x1b[?1049l';
+const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
+
 export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     process.stderr.write(`dsh-browse: the browser needs an interactive terminal; for scripts use the headless commands: dsh-browse list --dir ${dir} (see --help)\n`);
@@ -24,9 +32,43 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   }
   const index = newRootIndex(dir);
   index.scan = { done: 0, finished: false };
+  let restored = false;
+  const restore = (): void => {
+    if (restored) return;
+    restored = true;
+    try {
+      if (process.stdin.isTTY) process.stdin.setRawMode(false);
+    } catch {
+      // the terminal may be gone (SIGHUP)
+    }
+    process.stdout.write(LEAVE_SCREEN);
+  };
+  process.stdout.write(ENTER_SCREEN);
+
   // Not Ink's incrementalRendering: with frames that change height while the
   // scan fills the list it left stale lines on screen (seen in the pty e2e test).
-  const app = render(React.createElement(App, { index }), { exitOnCtrlC: true });
+  // Ctrl-C is a key like any other (the reducer quits on it, even inside a burst).
+  const app = render(React.createElement(App, { index }), { exitOnCtrlC: false });
+  const onSignal = (sig: keyof typeof SIGNALS): void => {
+    app.unmount();
+    restore();
+    process.exit(128 + SIGNALS[sig]);
+  };
+  const onCrash = (e: unknown): void => {
+    try {
+      app.unmount();
+    } catch {
+      // already broken
+    }
+    restore();
+    process.stderr.write(`dsh-browse: unexpected failure: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (process.env.DSH_BROWSE_DEBUG) process.stderr.write(String((e as Error)?.stack) + '\n');
+    process.exit(3);
+  };
+  for (const sig of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.on(sig, onSignal);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+
   const abort = new AbortController();
   let follower: Follower | undefined;
   const scanned = scanRoot(index, { signal: abort.signal, onProgress: (p) => (index.scan = p) }).then(() => {
@@ -47,6 +89,10 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     abort.abort();
     await scanned.catch(() => undefined);
     follower?.close();
+    restore();
+    for (const sig of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.off(sig, onSignal);
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 import { auditSessions, type Finding } from '../session/audit.js';
 import { isSessionForkError } from '../session/errors.js';
 import { safeStringify } from '../session/json-safe.js';
+import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { stateOf } from '../session/log-facts.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
 import type { Session } from '../session/session.js';
@@ -19,12 +20,15 @@ export interface Out {
 
 export class UsageError extends Error {}
 
-export function sessionSummary(s: Session) {
+export function sessionSummary(s: Session, parent?: ParentLink) {
   const f = s.facts;
   return {
     id: s.id,
     file: s.file,
     ...(s.parentSession !== undefined ? { parentSession: s.parentSession } : {}),
+    // ids repeat: the parent's file when it can be told (see src/session/lineage.ts)
+    ...(parent?.kind === 'resolved' && !parent.key.startsWith('mem:') ? { parentFile: parent.key } : {}),
+    ...(parent?.kind === 'ambiguous' ? { parentAmbiguous: true } : {}),
     ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}),
     ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
     kind: s.kind,
@@ -45,7 +49,8 @@ export function cmdList(index: RootIndex, out: Out): number {
   const sessions = index.store.list().sort((a, b) => (b.facts.lastEventTime ?? b.header.createdAt) - (a.facts.lastEventTime ?? a.header.createdAt));
   const diagnostics = allDiagnostics(index);
   if (out.json) {
-    out.write(JSON.stringify({ sessions: sessions.map(sessionSummary), diagnostics }, null, 2) + '\n');
+    const parents = resolveParents(sessions);
+    out.write(JSON.stringify({ sessions: sessions.map((s) => sessionSummary(s, parents.get(s.file ?? ''))), diagnostics }, null, 2) + '\n');
     return 0;
   }
   const p = painter(out.color);
@@ -151,8 +156,10 @@ export function cmdFork(index: RootIndex, source: Session, at: number | undefine
 export function cmdLineage(index: RootIndex, out: Out): number {
   const layout = layoutLineage(lineageNodes(index.store.list()));
   if (out.json) {
-    const nodes = index.store.list().map(sessionSummary);
-    out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, cycles: layout.cycles }, null, 2) + '\n');
+    const sessions = index.store.list();
+    const parents = resolveParents(sessions);
+    const nodes = sessions.map((s) => sessionSummary(s, parents.get(s.file ?? '')));
+    out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, ambiguous: layout.ambiguous, cycles: layout.cycles }, null, 2) + '\n');
     return 0;
   }
   out.write(renderLineageText(layout, { color: out.color }) + '\n');

@@ -12,7 +12,7 @@ export type Command =
 export interface KeyFlags {
   upArrow?: boolean; downArrow?: boolean; leftArrow?: boolean; rightArrow?: boolean;
   pageUp?: boolean; pageDown?: boolean; return?: boolean; escape?: boolean; tab?: boolean; shift?: boolean; ctrl?: boolean;
-  home?: boolean; end?: boolean;
+  home?: boolean; end?: boolean; backspace?: boolean; delete?: boolean; meta?: boolean;
 }
 
 export interface Binding {

@@ -1,4 +1,5 @@
 // Sessions -> lineage layout input (pure; shared by the CLI and the TUI).
+import { resolveParents } from '../session/lineage.js';
 import { turnsBefore } from '../session/log-facts.js';
 import type { Session } from '../session/session.js';
 import { SessionStore } from '../session/store.js';
@@ -6,6 +7,7 @@ import type { LineageNodeInput } from './lineage-layout.js';
 import { sanitizeInline, truncate } from './sanitize.js';
 
 export function lineageNodes(sessions: readonly Session[]): LineageNodeInput[] {
+  const parents = resolveParents(sessions);
   return sessions.map((s) => {
     const node: LineageNodeInput = {
       key: SessionStore.keyOf(s),
@@ -15,6 +17,9 @@ export function lineageNodes(sessions: readonly Session[]): LineageNodeInput[] {
       createdAt: s.header.createdAt,
     };
     if (s.parentSession !== undefined) node.parentId = s.parentSession;
+    const link = parents.get(node.key);
+    if (link?.kind === 'resolved') node.parentKey = link.key;
+    else if (link?.kind === 'ambiguous') node.parentAmbiguous = true;
     if (s.seedLength !== undefined) {
       node.seedLength = s.seedLength;
       node.forkTurn = turnsBefore(s.facts, s.seedLength);
