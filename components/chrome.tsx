@@ -28,16 +28,18 @@ function pathTail(p: string, width: number): string {
 /**
  * `dsh-browse · root · 12 sessions · ⚠ 2 diagnostics · live · <status>`: the
  * counts, the warning and the live mode always stay; the root path gives way
- * first (kept by its end), then the status message is cut.
+ * to a status message first (kept by its end), then the message is cut.
  */
 export function TitleBar(props: { root: string; sessions: number; diagnostics: number; status?: Status; background?: string; width: number }): React.JSX.Element {
   const tone = useTone();
+  // with a status message to show, the warning keeps its count and drops its word
+  const warn = props.status ? ` · ⚠ ${props.diagnostics}` : ` · ⚠ ${props.diagnostics} diagnostic${props.diagnostics === 1 ? '' : 's'}`;
   const facts =
     `${props.sessions} session${props.sessions === 1 ? '' : 's'}` +
-    (props.diagnostics ? ` · ⚠ ${props.diagnostics} diagnostic${props.diagnostics === 1 ? '' : 's'}` : '') +
+    (props.diagnostics ? warn : '') +
     (props.background ? ` · ${props.background}` : '');
-  const statusMin = props.status ? Math.min(displayWidth(props.status.text), 24) + 3 : 0;
-  const rootRoom = Math.max(0, props.width - displayWidth(`dsh-browse ·  · ${facts}`) - statusMin);
+  const statusWidth = props.status ? displayWidth(props.status.text) + 3 : 0;
+  const rootRoom = Math.max(0, props.width - displayWidth(`dsh-browse ·  · ${facts}`) - statusWidth);
   const root = rootRoom >= 6 ? ` · ${pathTail(props.root, rootRoom)}` : '';
   const left = `dsh-browse${root} · ${facts}`;
   if (!props.status) {

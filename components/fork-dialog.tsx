@@ -64,7 +64,7 @@ export function ForkDialog({ dialog: d, width, height }: ForkDialogProps): React
       </Box>
     );
   }
-  const boundary = d.cut === undefined ? 'none (empty log)' : `seq ${d.cut}`;
+  const boundary = d.cut === undefined ? 'none (empty log)' : `seq ${d.cut}${d.wholeLog ? ' (whole log)' : ''}`;
   const notes = confirmNotes(d).flatMap((t, i) => wrapText(t, inner, 3).map((l) => ({ l, error: i === 0 && d.error !== undefined })));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={tone('cyan')} width={width} paddingX={1}>

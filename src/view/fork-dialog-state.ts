@@ -28,6 +28,8 @@ export type Dialog =
       seedLength: number;
       /** the source's length when the dialog opened (to say that it grew since) */
       lengthAtOpen: number;
+      /** opened on the whole log (from Sessions or Lineage), pinned to its last seq then */
+      wholeLog: boolean;
       childId: TextField;
       error?: Problem;
       note?: string;
@@ -60,7 +62,7 @@ export function openForkDialog(world: World, source: Session, cut: number | unde
     return { kind: 'refused', sourceKey, sourceId: source.id, error: problemOf(error), jumpSeq: error.code === 'OPEN_TURN' ? jumpSeqFor(source, at) : undefined };
   }
   const pinned = cut ?? (source.length > 0 ? source.length - 1 : undefined);
-  return { kind: 'confirm', sourceKey, source, cut: pinned, seedLength: pinned === undefined ? 0 : pinned + 1, lengthAtOpen: source.length, childId: textField(newId()) };
+  return { kind: 'confirm', sourceKey, source, cut: pinned, seedLength: pinned === undefined ? 0 : pinned + 1, lengthAtOpen: source.length, wholeLog: cut === undefined, childId: textField(newId()) };
 }
 
 /**
