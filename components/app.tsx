@@ -122,18 +122,18 @@ export function App(props: AppProps): React.JSX.Element {
 
   const lay = layoutOf(state);
   const index = props.index;
-  const status: Status | undefined = state.status ?? (index.live?.message ? { tone: 'info', text: sanitizeInline(index.live.message) } : undefined);
+  const liveNotice: Status | undefined = index.live?.message ? { tone: 'info', text: sanitizeInline(index.live.message) } : undefined;
   const selected = selectedSession(state, world);
   return (
     <ThemeProvider color={props.color ?? colorFromEnv()}>
       <Box flexDirection="column" width={lay.width} height={Math.max(1, state.size.rows - 1)} overflow="hidden">
-        <TitleBar root={sanitizeInline(index.root)} sessions={world.items.length} diagnostics={world.diagnostics} status={status} background={backgroundText(index)} width={lay.width} />
+        <TitleBar root={sanitizeInline(index.root)} sessions={world.items.length} diagnostics={world.diagnostics} status={liveNotice} background={backgroundText(index)} width={lay.width} />
         <TabBar view={state.view} turnsLabel={selected ? sanitizeInline(selected.id) : undefined} width={lay.width} />
         <Box flexDirection="column" height={lay.content} overflow="hidden">
           <Body state={state} world={world} />
           {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} width={lay.width} height={lay.dialog} /> : null}
         </Box>
-        <Footer hints={hintsFor(state, world)} width={lay.width} />
+        <Footer hints={hintsFor(state, world)} width={lay.width} status={state.status} />
       </Box>
     </ThemeProvider>
   );

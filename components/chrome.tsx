@@ -87,7 +87,17 @@ export function TabBar(props: { view: ViewName; turnsLabel?: string; width: numb
   );
 }
 
-export function Footer(props: { hints: KeyHint[]; width: number }): React.JSX.Element {
+/** The bottom line: a status message while it lasts (a fork done, a cancel), else the key hints. */
+export function Footer(props: { hints: KeyHint[]; width: number; status?: Status }): React.JSX.Element {
+  const tone = useTone();
+  if (props.status) {
+    const color = props.status.tone === 'error' ? 'red' : props.status.tone === 'ok' ? 'green' : undefined;
+    return (
+      <Text wrap="truncate-end" color={tone(color)} bold>
+        {truncate(props.status.text, props.width)}
+      </Text>
+    );
+  }
   // Drop hints before the last two (help, quit) until the line fits: never wrap.
   const render = (h: KeyHint): string => `${h.keys} ${h.label}${h.disabled ? ` (${h.disabled})` : ''}`;
   const total = (hs: KeyHint[]): number => hs.reduce((n, h, i) => n + displayWidth(render(h)) + (i ? 2 : 0), 0);
