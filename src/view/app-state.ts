@@ -406,7 +406,10 @@ function turnsCommand(s: AppState, cmd: Command, world: World): Step {
   const data = world.turns(session);
   if (!data.ok) {
     if (cmd === 'back') return step({ ...s, view: 'sessions' });
-    if (cmd === 'fork') return requestFork(s, session, undefined, world);
+    if (cmd === 'fork') {
+      const error = { code: 'READ_FAILED', message: `could not read session ${JSON.stringify(session.id)}: ${data.error}` };
+      return step({ ...s, dialog: { kind: 'refused', sourceKey: key, sourceId: session.id, error } });
+    }
     return step(s);
   }
   const t = turnsStateOf(s, key);
