@@ -1,6 +1,6 @@
 // The headless commands: list, tree, fork, lineage, audit.
 import { auditSessions, type Finding } from '../session/audit.js';
-import { isSessionForkError } from '../session/errors.js';
+import { isSessionForkError, SessionForkError } from '../session/errors.js';
 import { safeStringify } from '../session/json-safe.js';
 import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { stateOf } from '../session/log-facts.js';
@@ -74,22 +74,38 @@ export function cmdList(index: RootIndex, out: Out): number {
   return 0;
 }
 
-/** `--session` accepts an id or a file path. Duplicate ids must be addressed by file. */
+/** Why `arg` names no session: a file of the root that was refused says so, with its diagnostics. */
+function notFoundReason(index: RootIndex, arg: string, abs: (p: string) => string): string {
+  const refused = index.files.get(abs(arg))?.refused;
+  if (refused?.length) return ` (the file is not a loadable session: ${refused.map((d) => `${d.code}: ${d.message}`).join('; ')})`;
+  return ` in ${index.root}`;
+}
+
+/**
+ * `--session` accepts an id or a file path. Duplicate ids must be addressed by
+ * file. An unknown session is the store's SESSION_NOT_FOUND (a fork reports it
+ * as a typed refusal; other commands as a usage error).
+ */
 export function resolveSession(index: RootIndex, arg: string | undefined, abs: (p: string) => string): Session {
   if (!arg) throw new UsageError('missing --session ID (an id or a file path)');
-  const byFile = index.store.get(abs(arg));
-  if (byFile && byFile.file === abs(arg)) return byFile;
+  const byFile = index.store.byFile(abs(arg));
+  if (byFile) return byFile;
   const all = index.store.getAll(arg);
   if (all.length === 1) return all[0];
   if (all.length > 1) throw new UsageError(`id ${JSON.stringify(arg)} names ${all.length} sessions; pass a file path instead: ${all.map((s) => s.file).join(', ')}`);
-  throw new UsageError(`no session ${JSON.stringify(arg)} in ${index.root}`);
+  throw new SessionForkError('SESSION_NOT_FOUND', `session ${JSON.stringify(arg)} not found${notFoundReason(index, arg, abs)}`);
 }
 
 function treeLines(nodes: TreeNode[], boundaries: Set<number>, p: ReturnType<typeof painter>, seedLength?: number): string[] {
   const out: string[] = [];
-  const stack: Array<{ n: TreeNode; depth: number }> = nodes.map((n) => ({ n, depth: 0 })).reverse();
+  const stack: Array<{ n: TreeNode; depth: number } | { boundary: number }> = nodes.map((n) => ({ n, depth: 0 })).reverse();
   while (stack.length) {
-    const { n, depth } = stack.pop()!;
+    const top = stack.pop()!;
+    if ('boundary' in top) {
+      out.push(p('green', `       ── fork here (seq ${top.boundary}) ──`));
+      continue;
+    }
+    const { n, depth } = top;
     const pad = '  '.repeat(depth);
     const seq = p('gray', `#${n.seq}`.padStart(6));
     let line = '';
@@ -115,8 +131,9 @@ function treeLines(nodes: TreeNode[], boundaries: Set<number>, p: ReturnType<typ
     }
     if (seedLength !== undefined && n.seq === seedLength && depth === 0) out.push(p('gray', `—— own events (after seedLength ${seedLength}) ——`));
     out.push(`${seq} ${pad}${line}`);
+    // the boundary line goes after the whole turn (its children are printed first), as in the TUI
+    if (depth === 0 && boundaries.has(n.lastSeq)) stack.push({ boundary: n.lastSeq });
     if ('children' in n) for (let i = n.children.length - 1; i >= 0; i--) stack.push({ n: n.children[i], depth: depth + 1 });
-    if (depth === 0 && boundaries.has(n.lastSeq)) out.push(p('green', `       ── fork here (seq ${n.lastSeq}) ──`));
   }
   return out;
 }
@@ -138,12 +155,13 @@ export function cmdTree(s: Session, out: Out): number {
   return 0;
 }
 
-export function cmdFork(index: RootIndex, source: Session, at: number | undefined, id: string | undefined, out: Out, err: Out): number {
+export function cmdFork(index: RootIndex, source: () => Session, at: number | undefined, id: string | undefined, out: Out, err: Out): number {
   try {
-    const child = index.store.fork({ source, boundary: at, sessionId: id });
+    const src = source();
+    const child = index.store.fork({ source: src, boundary: at, sessionId: id });
     const c = { id: child.id, file: child.file, parentSession: child.parentSession!, seedLength: child.seedLength!, ...(child.cwd !== undefined ? { cwd: child.cwd } : {}) };
     if (out.json) out.write(JSON.stringify({ child: c }, null, 2) + '\n');
-    else out.write(`forked ${cell(source.id)} at seedLength ${c.seedLength} -> ${cell(c.id)}\n  ${cell(c.file, 200)}\n`);
+    else out.write(`forked ${cell(src.id)} at seedLength ${c.seedLength} -> ${cell(c.id)}\n  ${cell(c.file, 200)}\n`);
     return 0;
   } catch (e) {
     if (!isSessionForkError(e)) throw e;
