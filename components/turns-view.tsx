@@ -75,9 +75,10 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 
 const STATE_BADGES = { empty: { text: 'empty', color: 'gray' }, 'at-boundary': { text: 'at boundary', color: 'green' }, 'open-turn': { text: 'open turn', color: 'yellow' } } as const;
 
-function headerSegments(session: Session, history: { upTo: number; entries: number } | undefined): Segment[] {
+function headerSegments(session: Session, history: { upTo: number; entries: number } | undefined, duplicates = 0): Segment[] {
   const badge = session.gone ? ({ text: 'file deleted', color: 'red' } as const) : STATE_BADGES[session.state];
   const out: Segment[] = [{ text: clip(session.id, 80), bold: true }, { text: '  ' }, { text: `[${badge.text}]`, color: badge.color, bold: true }];
+  if (duplicates > 1) out.push({ text: `  [DUPLICATE_ID: ${duplicates} sessions share this id]`, color: 'yellow', bold: true });
   if (session.kind === 'fork') out.push({ text: `  inherited from ${clip(session.parentSession, 80)}, seedLength ${session.seedLength}`, color: 'cyan' });
   else if (session.kind === 'spawn') out.push({ text: `  spawned by ${clip(session.parentSession, 80)}`, color: 'cyan' });
   if (history) out.push({ text: `  · model history up to seq ${history.upTo}: ${history.entries} entries (t: tree)`, color: 'magenta', bold: true });
@@ -130,7 +131,8 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   const visible = visibleWindow(active.rows, sel.index, lay.list, sel.top);
   const detail = detailShown ? detailLines(selectedRow, session.events) : [];
 
-  lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length } : undefined)} />);
+  const duplicates = world.items.filter((i) => i.id === session.id).length;
+  lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length } : undefined, duplicates)} />);
   visible.rows.forEach((row, i) => {
     const isSel = visible.top + i === sel.index;
     let segs = rowSegments(row, gutter, isSel);

@@ -8,12 +8,14 @@ import { sanitizeInline, truncate } from './sanitize.js';
 
 export function lineageNodes(sessions: readonly Session[]): LineageNodeInput[] {
   const parents = resolveParents(sessions);
+  const perId = new Map<string, number>();
+  for (const s of sessions) perId.set(s.id, (perId.get(s.id) ?? 0) + 1);
   return sessions.map((s) => {
     const node: LineageNodeInput = {
       key: SessionStore.keyOf(s),
       id: s.id,
       kind: s.kind,
-      label: truncate(sanitizeInline(s.id), 48) + (s.facts.title ? ` — ${truncate(sanitizeInline(s.facts.title), 56)}` : ''),
+      label: truncate(sanitizeInline(s.id), 48) + (perId.get(s.id)! > 1 ? ' (DUPLICATE_ID)' : '') + (s.facts.title ? ` — ${truncate(sanitizeInline(s.facts.title), 56)}` : ''),
       createdAt: s.header.createdAt,
     };
     if (s.parentSession !== undefined) node.parentId = s.parentSession;

@@ -38,6 +38,8 @@ export interface SessionListItem {
   parentKey?: string;
   /** several sessions carry the parent id and none is provably the parent */
   parentAmbiguous?: boolean;
+  /** other sessions share this id (DUPLICATE_ID) */
+  duplicateId?: boolean;
   kind: 'root' | 'fork' | 'spawn';
   seedLength?: number;
   createdAt: number;
@@ -181,7 +183,8 @@ export function rowOf(s: SessionListItem, depth: number, now: number): SessionRo
     kind: s.kind,
     mark: s.kind === 'fork' ? '◆' : s.kind === 'spawn' ? '◇' : '',
     id: sanitizeInline(s.id),
-    title: sanitizeInline(s.title ?? ''),
+    // ids repeat across files (ten real harness logs share one): say so where the id is read
+    title: (s.duplicateId ? 'DUPLICATE_ID · ' : '') + sanitizeInline(s.title ?? ''),
     cwd: sanitizeInline(s.cwd ?? ''),
     turns: String(s.turns),
     events: String(s.events),

@@ -94,8 +94,11 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     get items() {
       if (!items) {
         const parents = resolveParents(all());
+        const perId = new Map<string, number>();
+        for (const s of all()) perId.set(s.id, (perId.get(s.id) ?? 0) + 1);
         items = all().map((s) => {
           const item = listItemOf(s);
+          if (perId.get(s.id)! > 1) item.duplicateId = true;
           const link = parents.get(item.key);
           if (link?.kind === 'resolved') item.parentKey = link.key;
           else if (link?.kind === 'ambiguous') item.parentAmbiguous = true;

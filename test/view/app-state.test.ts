@@ -342,6 +342,9 @@ describe('duplicate ids', () => {
       expect(edge('spawned').parentKey).toBeUndefined();
       expect(layout.ambiguous).toEqual([path.join(root, 'spawned.jsonl')]);
       expect(layout.rows.map((r) => r.text).join('\n')).toContain('ambiguous parent twin-W7');
+      // both twins say DUPLICATE_ID in the Sessions list and the Lineage labels
+      expect(d.world.rows('', 'recent').filter((r) => r.title.startsWith('DUPLICATE_ID')).map((r) => r.id).sort()).toEqual(['twin-W7', 'twin-W7']);
+      expect(layout.rows.filter((r) => r.text.includes('twin-W7 (DUPLICATE_ID)'))).toHaveLength(2);
       // in-process: the child records its parent's file
       const live = driver(idx, 'lineage').world.lineage();
       expect(live.edges.find((e) => e.child === 'kid')!.parentKey).toBe(twinB);
