@@ -4,6 +4,7 @@
 // (the fork write, exit, status timers) and tells React to draw. Store changes
 // are coalesced into one `world` action per frame.
 import { nanoid } from 'nanoid';
+import type { ResumeCommand } from '../src/session/resume-command.js';
 import type { RootIndex } from '../src/storage/load-root.js';
 import { initialAppState, reduce, type AppAction, type AppState, type Effect } from '../src/view/app-state.js';
 import type { Size } from '../src/view/app-layout.js';
@@ -51,6 +52,12 @@ export class AppController {
   onExit: () => void = () => {};
   /** the snapshot the app last drew (tests wait for the screen to catch up with the state) */
   rendered?: Snapshot;
+  /** puts text on the clipboard; default: OSC 52 to the terminal (invisible where unsupported) */
+  onCopy: (text: string) => void = (text) => {
+    if (process.stdout.isTTY) process.stdout.write(`\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`);
+  };
+  /** what R asked to run once the browser has left the screen (runTui runs it) */
+  pendingRun?: ResumeCommand;
 
   constructor(
     readonly index: RootIndex,
@@ -107,6 +114,13 @@ export class AppController {
   private run(e: Effect): void {
     switch (e.type) {
       case 'exit':
+        this.onExit();
+        return;
+      case 'copy':
+        this.onCopy(e.text);
+        return;
+      case 'run':
+        this.pendingRun = e.command;
         this.onExit();
         return;
       case 'expireStatus': {

@@ -9,9 +9,15 @@
 // The first frame does not wait for the root: the app mounts at once, and the
 // folders are walked and their files indexed in small time-boxed batches
 // (scanRoot) while the app paints and takes keys. Then the root is followed live.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { render } from 'ink';
 import React from 'react';
+import { AppController } from '../components/app-controller.js';
 import { App } from '../components/app.js';
+import type { ResumeCommand } from './session/resume-command.js';
+import { sanitizeInline } from './view/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
 import { newRootIndex } from './storage/load-root.js';
 import { scanRoot } from './storage/scan.js';
@@ -48,7 +54,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   // Not Ink's incrementalRendering: with frames that change height while the
   // scan fills the list it left stale lines on screen (seen in the pty e2e test).
   // Ctrl-C is a key like any other (the reducer quits on it, even inside a burst).
-  const app = render(React.createElement(App, { index }), { exitOnCtrlC: false });
+  const controller = new AppController(index, { size: { columns: process.stdout.columns || 80, rows: process.stdout.rows || 24 } });
+  const app = render(React.createElement(App, { index, controller }), { exitOnCtrlC: false });
   const onSignal = (sig: keyof typeof SIGNALS): void => {
     app.unmount();
     restore();
@@ -93,6 +100,38 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     for (const sig of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.off(sig, onSignal);
     process.off('uncaughtException', onCrash);
     process.off('unhandledRejection', onCrash);
+    controller.close();
   }
-  return 0;
+  return controller.pendingRun ? runResume(controller.pendingRun) : 0;
+}
+
+/** The first executable `name` on the PATH, if any. */
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      if (fs.statSync(file).isFile()) return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** R: with the terminal restored, run `dsh --resume=ID` in the session's cwd; without dsh, print the command. */
+function runResume(rc: ResumeCommand): number {
+  const dsh = onPath('dsh');
+  const shown = sanitizeInline(rc.shell);
+  if (!dsh) {
+    process.stdout.write(`dsh is not on the PATH; to continue the session run:\n  ${shown}\n`);
+    return 0;
+  }
+  if (rc.cwd !== undefined && !fs.existsSync(rc.cwd)) {
+    process.stderr.write(`dsh-browse: the session's cwd ${sanitizeInline(rc.cwd)} does not exist here; the command was:\n  ${shown}\n`);
+    return 1;
+  }
+  const r = spawnSync(dsh, rc.argv, { cwd: rc.cwd, stdio: 'inherit' });
+  return r.status ?? 1;
 }

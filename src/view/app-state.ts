@@ -4,6 +4,7 @@
 // screen highlights, so every action (`f`, Enter, Tab, the footer, the Lineage
 // highlight) reads the same thing the user sees. Side effects (writing a
 // fork, exiting, a timer) are returned as effects for the shell to run.
+import { resumeCommand, type ResumeCommand } from '../session/resume-command.js';
 import type { Session } from '../session/session.js';
 import { SessionStore } from '../session/store.js';
 import { appLayout, AUTO_DETAIL_HEIGHT, lineageListHeight, sessionsListHeight, turnsLayout, type AppLayout, type Size } from './app-layout.js';
@@ -66,7 +67,11 @@ export type Effect =
   /** write the child: exactly the dialog's pinned source instance and cut */
   | { type: 'fork'; source: Session; boundary: number | undefined; childId: string }
   | { type: 'exit' }
-  | { type: 'expireStatus'; id: number; ms: number };
+  | { type: 'expireStatus'; id: number; ms: number }
+  /** put text on the clipboard (OSC 52) */
+  | { type: 'copy'; text: string }
+  /** leave the browser (terminal restored) and run `dsh argv…` in `cwd` */
+  | { type: 'run'; command: ResumeCommand };
 
 export interface Step {
   state: AppState;
@@ -257,7 +262,7 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
       if (next.filter.text && filterSessions([listItemOf(a.child)], next.filter.text).length === 0) next = { ...next, filter: textField(''), filterEditing: false };
       next = { ...select(next, key, world), view: next.view === 'turns' ? 'sessions' : next.view };
       const file = a.child.file ? a.child.file.replace(world.root + '/', '') : 'in memory';
-      return withStatus(next, `forked ${sanitizeInline(a.source.id)} -> ${sanitizeInline(a.child.id)} (${sanitizeInline(file)})`, 'ok');
+      return withStatus(next, `forked ${sanitizeInline(a.source.id)} -> ${sanitizeInline(a.child.id)} (${sanitizeInline(file)}) · y copies: ${sanitizeInline(resumeCommand(a.child).command)}`, 'ok');
     }
     case 'forkFailed': {
       const d = s.dialog;
@@ -285,9 +290,21 @@ function onKey(s: AppState, p: KeyPress, world: World): Step {
     case 'prevView':
       return step({ ...s, view: cycleView(s.view, cmd === 'nextView' ? 1 : -1) });
   }
+  if (cmd === 'copyResume' || cmd === 'resume') return resumeKey(s, cmd, world);
   if (s.view === 'sessions') return sessionsCommand(s, cmd, world);
   if (s.view === 'lineage') return lineageCommand(s, cmd, world);
   return turnsCommand(s, cmd, world);
+}
+
+/** y / R: the command that continues the selected session in the harness. */
+function resumeKey(s: AppState, cmd: 'copyResume' | 'resume', world: World): Step {
+  const session = selectedSession(s, world);
+  if (!session) return withStatus(s, 'no session selected', 'error');
+  if (s.ghost) return withStatus(s, `session ${sanitizeInline(session.id)}: its file was deleted; nothing to resume`, 'error');
+  const rc = resumeCommand(session);
+  if (cmd === 'resume') return step(s, [{ type: 'run', command: rc }]);
+  const shown = withStatus(s, `copied: ${sanitizeInline(rc.shell)}`, 'ok');
+  return { state: shown.state, effects: [{ type: 'copy', text: rc.shell }, ...shown.effects] };
 }
 
 function requestFork(s: AppState, session: Session | undefined, cut: number | undefined, world: World): Step {
