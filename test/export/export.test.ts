@@ -132,7 +132,7 @@ describe('hostile content is escaped for each format', () => {
     expect(prompt?.split('\n').length).toBe(HOSTILE_PROMPT.split('\n').length);
     expect(prompt).toContain('```');
     expect(prompt).toContain('␛[2J');
-    expect(md).toContain(`# Session evil\\<script\\>alert(1)\\</script\\>\\&"id"`);
+    expect(md).toContain(`# Session evil\\<script\\>document.title='PWNED3'\\</script\\>\\&"id"`);
   });
 
   it('json: parses back to the same text, with <, > and & as \\u escapes', () => {

@@ -14,7 +14,7 @@ export const HOSTILE_PROMPT = [
   '# not a heading',
 ].join('\n');
 
-export const HOSTILE_ID = `evil<script>alert(1)</script>&"id"`;
+export const HOSTILE_ID = `evil<script>document.title='PWNED3'</script>&"id"`;
 
 /** Writes the hostile session into dir (file hostile.jsonl) and returns its path. */
 export function writeHostile(dir: string): string {
