@@ -94,12 +94,54 @@ export function columnWidths(width: number): [number, number] {
   return [l, inner - l];
 }
 
-function sideBySide(left: string[], right: string[], width: number): string[] {
+/** The two columns of a side-by-side row, each line fitted to its column width. */
+export function sideCells(left: string[], right: string[], width: number): { left: string[]; right: string[] } {
   const [lw, rw] = columnWidths(width);
   const n = Math.max(left.length, right.length);
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(fit(fit(left[i] ?? '', lw) + SEP + (right[i] ?? ''), width));
+  const out = { left: [] as string[], right: [] as string[] };
+  for (let i = 0; i < n; i++) {
+    out.left.push(fit(left[i] ?? '', lw));
+    out.right.push(fit(right[i] ?? '', rw));
+  }
   return out;
+}
+
+function sideBySide(left: string[], right: string[], width: number): string[] {
+  const cells = sideCells(left, right, width);
+  return cells.left.map((l, i) => fit(l + SEP + cells.right[i], width));
+}
+
+export const COLUMN_SEPARATOR = SEP;
+
+/** The cells of a pair row (for a view that highlights one side), or undefined for other rows. */
+export function pairCells(row: CompareRow, width: number): { left: string[]; right: string[] } | undefined {
+  if (row.kind !== 'pair') return undefined;
+  return sideCells(row.left ? turnCellLines(row.left) : ['(no turn)'], row.right ? turnCellLines(row.right) : ['(no turn)'], width);
+}
+
+/** Lines a row takes (what renderCompareRow returns), without rendering it. */
+export function rowHeight(row: CompareRow): number {
+  return row.kind === 'pair' ? 3 : row.kind === 'totals' ? 2 : 1;
+}
+
+/**
+ * The rows [from, to) to show in `height` lines with the cursor row visible:
+ * the window moves only as far as needed to keep it in view (pass the last
+ * window's `from` as `prevFrom` to keep it steady while the cursor moves inside).
+ */
+export function compareWindow(rows: readonly CompareRow[], cursor: number, height: number, prevFrom = 0): { from: number; to: number } {
+  if (rows.length === 0 || height <= 0) return { from: 0, to: 0 };
+  const cur = Math.max(0, Math.min(cursor, rows.length - 1));
+  let from = Math.max(0, Math.min(prevFrom, cur));
+  const fill = (f: number) => {
+    let used = 0;
+    let t = f;
+    while (t < rows.length && used + rowHeight(rows[t]) <= height) used += rowHeight(rows[t++]);
+    return Math.max(t, f + 1); // a row taller than the window still shows (clipped)
+  };
+  let to = fill(from);
+  while (cur >= to && from < cur) to = fill(++from);
+  return { from, to };
 }
 
 function turnRange(ts: TurnSummary[]): string {
