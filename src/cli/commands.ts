@@ -9,7 +9,7 @@ import type { Session } from '../session/session.js';
 import { allDiagnostics, type RootIndex } from '../storage/load-root.js';
 import { layoutLineage, renderLineageText } from '../view/lineage-layout.js';
 import { lineageNodes } from '../view/lineage-model.js';
-import { sessionUsage } from '../session/usage.js';
+import { usageForListing } from './session-usage.js';
 import { sanitizeInline } from '../view/sanitize.js';
 import { age, cell, painter, table, type Color } from './format.js';
 
@@ -41,16 +41,8 @@ export function sessionSummary(s: Session, parent?: ParentLink) {
     ...(f.lastEventType !== undefined ? { lastEventType: f.lastEventType, lastEventTime: f.lastEventTime } : {}),
     ...(f.title !== undefined ? { title: f.title } : {}),
     diagnostics: s.diagnostics.length,
-    usage: usageOfSession(s),
+    usage: usageForListing(s),
   };
-}
-
-/** Token usage (and model) of the whole log; a fork child's split into inherited and own. */
-function usageOfSession(s: Session) {
-  const wasLoaded = s.isLoaded;
-  const u = sessionUsage(s.events, s.seedLength);
-  if (!wasLoaded) s.unload(); // list walks every session: keep one log in memory at a time
-  return u;
 }
 
 const STATE_COLOR: Record<string, Color> = { 'at-boundary': 'green', 'open-turn': 'yellow', empty: 'gray' };

@@ -100,17 +100,34 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return out;
 }
 
+const USAGE_TYPES = new Set(['assistant/message', 'request/context', 'request/header']);
+
+/**
+ * The incremental form of sessionUsage, for the log-facts fold: adds one
+ * event; with `seedFrom` (a fork child's seedLength) also into the inherited
+ * or own part. Cheap for the events that carry nothing (one Set lookup).
+ */
+export function foldSessionUsage(u: SessionUsage, e: SessionEvent, seedFrom?: number): void {
+  if (!USAGE_TYPES.has(e.type)) return;
+  foldUsage(u, e);
+  if (seedFrom !== undefined) foldUsage(e.seq < seedFrom ? (u.inherited ??= emptyUsage()) : (u.own ??= emptyUsage()), e);
+}
+
+/** `u` with both parts present when the session is a fork child (the fold adds them only once they have events). */
+export function withSplit(u: SessionUsage, seedLength?: number): SessionUsage {
+  if (seedLength === undefined) return u;
+  return { ...u, inherited: u.inherited ?? emptyUsage(), own: u.own ?? emptyUsage() };
+}
+
 /**
  * A session's usage, up to event index `upTo` exclusive (default all). For a
  * fork child (`seedLength` set) also split into what the seed inherited from
  * the parent and what the child spent itself.
  */
 export function sessionUsage(events: readonly SessionEvent[], seedLength?: number, upTo = events.length): SessionUsage {
-  if (seedLength === undefined) return usageOf(events, 0, upTo);
-  const cut = Math.min(seedLength, upTo);
-  const inherited = usageOf(events, 0, cut);
-  const own = usageOf(events, cut, upTo);
-  return { ...addUsage(inherited, own), inherited, own };
+  const u = emptyUsage() as SessionUsage;
+  for (let i = 0; i < upTo && i < events.length; i++) foldSessionUsage(u, events[i], seedLength);
+  return withSplit(u, seedLength);
 }
 
 /** "in 1.2k out 345 cache 768" — short text for a cell (no file-derived text except model names; sanitise those). */

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/session/events.js';
 import { turnSummaries } from '../../src/session/turn-summary.js';
-import { addUsage, compact, emptyUsage, sessionUsage, usageOf, usageText } from '../../src/session/usage.js';
+import { addUsage, compact, emptyUsage, sessionUsage, usageOf, usageText, withSplit } from '../../src/session/usage.js';
+import { SessionStore } from '../../src/session/store.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { cleanupTmp, REAL_DIR, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
 
@@ -58,6 +59,31 @@ describe('usage from the real logs', () => {
     expect(u.output).toBe(u.inherited!.output + u.own!.output);
     // a root has no split
     expect(sessionUsage(parent.events).inherited).toBeUndefined();
+  });
+
+  it('the log-facts fold (what list --json and a session column read, no events needed) equals the full sum', () => {
+    let forks = 0;
+    for (const d of [REAL_DIR, SAMPLE_DIR]) {
+      for (const s of loadRootSync(d).store.list()) {
+        expect(withSplit(s.facts.usage, s.seedLength), s.file).toEqual(sessionUsage(s.events, s.seedLength));
+        if (s.seedLength !== undefined) forks++;
+      }
+    }
+    expect(forks).toBeGreaterThan(3);
+  });
+
+  it('a fork made by the store carries its usage split in its facts', () => {
+    const dir = tmpDir();
+    for (const n of fs.readdirSync(SAMPLE_DIR)) fs.copyFileSync(path.join(SAMPLE_DIR, n), path.join(dir, n));
+    const index = loadRootSync(dir);
+    const root = index.store.getAll('fix-flaky-retry-test')[0];
+    const at = root.facts.boundaries[1];
+    const child = index.store.fork({ source: root, boundary: at, sessionId: 'usage-child' });
+    expect(withSplit(child.facts.usage, child.seedLength)).toEqual({ ...usageOf(root.events, 0, at + 1), inherited: usageOf(root.events, 0, at + 1), own: emptyUsage() });
+    // and the same after a fresh load of the written file
+    const again = loadRootSync(dir).store.getAll('usage-child')[0];
+    expect(again.facts.usage).toEqual(child.facts.usage);
+    expect(SessionStore.keyOf(again)).toBe(child.file);
   });
 
   it('ignores malformed usage values and an assistant message without usage', () => {
