@@ -26,7 +26,7 @@ export const EXPORT_HELP = `dsh-browse export --dir DIR --session ID [--at SEQ] 
   is escaped for its format.`;
 
 export function cmdDiff(index: RootIndex, a: Session, b: Session, out: Out, width = 120): number {
-  const c = compareSessions(a, b, (id) => index.store.getAll(id));
+  const c = compareSessions(a, b, index.store.list());
   if (out.json) {
     out.write(jsonSafe(safeStringify(comparisonJson(c), 2)) + '\n');
     return 0;
@@ -48,6 +48,6 @@ export function cmdExport(index: RootIndex, s: Session, at: number | undefined, 
   const f = format ?? 'md';
   if (!isExportFormat(f)) throw new UsageError(`--format expects one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(f)}`);
   if (at !== undefined && (at < 0 || at >= s.length)) throw new UsageError(`--at ${at} is outside the log (seqs 0–${s.length - 1})`);
-  out.write(exportSession(s, (id) => index.store.getAll(id), f, at));
+  out.write(exportSession(s, index.store.list(), f, at));
   return 0;
 }

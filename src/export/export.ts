@@ -6,7 +6,7 @@ import { encodeId } from '../storage/id-encoding.js';
 import { toHtml } from './html.js';
 import { toJson } from './json.js';
 import { toMarkdown } from './markdown.js';
-import { buildTranscript, type Lookup } from './transcript.js';
+import { buildTranscript, type Sessions } from './transcript.js';
 
 export type ExportFormat = 'md' | 'html' | 'json';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['md', 'html', 'json'];
@@ -15,9 +15,9 @@ export function isExportFormat(s: string): s is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(s);
 }
 
-/** The session up to seq `upTo` inclusive (default: all) as text in `format`. */
-export function exportSession(s: Session, lookup: Lookup, format: ExportFormat, upTo?: number): string {
-  const t = buildTranscript(s, lookup, upTo);
+/** `sessions`: every live session (store.list()), to resolve the lineage line. The session up to seq `upTo` inclusive (default: all) as text in `format`. */
+export function exportSession(s: Session, sessions: Sessions, format: ExportFormat, upTo?: number): string {
+  const t = buildTranscript(s, sessions, upTo);
   return format === 'md' ? toMarkdown(t) : format === 'html' ? toHtml(t) : toJson(t);
 }
 
@@ -32,9 +32,9 @@ export interface ExportedFile {
  * overwrites or follows a symlink: the text goes to an exclusive temp file,
  * fsync, then a hard link to the final name (which fails if the name exists).
  */
-export function exportToFile(s: Session, lookup: Lookup, dir: string, opts: { format?: ExportFormat; upTo?: number } = {}): ExportedFile {
+export function exportToFile(s: Session, sessions: Sessions, dir: string, opts: { format?: ExportFormat; upTo?: number } = {}): ExportedFile {
   const format = opts.format ?? 'html';
-  const text = exportSession(s, lookup, format, opts.upTo);
+  const text = exportSession(s, sessions, format, opts.upTo);
   const base = encodeId(s.id) + (opts.upTo !== undefined && opts.upTo < s.length - 1 ? `.at-${opts.upTo}` : '');
   const abs = path.resolve(dir);
   const tmp = path.join(abs, `.${base}.${process.pid}.${Date.now()}.export.tmp`);

@@ -4,14 +4,14 @@
 import { isBoundary } from '../session/log-facts.js';
 import { textOf } from '../session/json-safe.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
+import { indexSessions, parentOf, type SessionIndex } from '../session/compare.js';
 import type { Session } from '../session/session.js';
 import { sessionUsage, usageOf, type SessionUsage, type TokenUsage } from '../session/usage.js';
 
-export type Lookup = (id: string) => readonly Session[];
-
 export interface LineageStep {
   id: string;
-  kind: 'root' | 'fork' | 'spawn' | 'missing';
+  /** missing: no session has the parent id; ambiguous: several do and none can be told apart */
+  kind: 'root' | 'fork' | 'spawn' | 'missing' | 'ambiguous';
   seedLength?: number;
 }
 
@@ -41,18 +41,22 @@ export interface Transcript {
   blocks: Block[];
 }
 
-/** Ancestors by parentSession (forks and spawns), root first, ending with `s`. */
-export function lineageChain(s: Session, lookup: Lookup): LineageStep[] {
+export type Sessions = readonly Session[] | SessionIndex;
+const asIndex = (sessions: Sessions): SessionIndex => (Array.isArray(sessions) ? indexSessions(sessions) : (sessions as SessionIndex));
+
+/** Ancestors by parentSession (forks and spawns, resolved as the lineage graph does), root first, ending with `s`. */
+export function lineageChain(s: Session, sessions: Sessions): LineageStep[] {
+  const index = asIndex(sessions);
   const chain: LineageStep[] = [];
-  const seen = new Set<string>();
+  const seen = new Set<Session>();
   let cur: Session | undefined = s;
-  while (cur && !seen.has(cur.id)) {
-    seen.add(cur.id);
+  while (cur && !seen.has(cur)) {
+    seen.add(cur);
     chain.unshift({ id: cur.id, kind: cur.kind, ...(cur.seedLength !== undefined ? { seedLength: cur.seedLength } : {}) });
     const pid: string | undefined = cur.parentSession;
     if (pid === undefined) break;
-    const p: Session | undefined = lookup(pid).find((x) => x !== cur);
-    if (!p) chain.unshift({ id: pid, kind: 'missing' });
+    const p = parentOf(cur, index);
+    if (!p) chain.unshift({ id: pid, kind: (index.byId.get(pid) ?? []).length ? 'ambiguous' : 'missing' });
     cur = p;
   }
   return chain;
@@ -99,7 +103,7 @@ export function reasonDetail(r: unknown): string | undefined {
 }
 
 /** The transcript of `s` up to seq `upTo` inclusive (default: the whole log). */
-export function buildTranscript(s: Session, lookup: Lookup, upTo?: number): Transcript {
+export function buildTranscript(s: Session, sessions: Sessions, upTo?: number): Transcript {
   const all = s.events;
   const last = upTo === undefined ? all.length - 1 : Math.min(upTo, all.length - 1);
   const events = all.slice(0, last + 1);
@@ -144,7 +148,7 @@ export function buildTranscript(s: Session, lookup: Lookup, upTo?: number): Tran
     ...(s.file !== undefined ? { file: s.file } : {}),
     createdAt: s.header.createdAt,
     ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
-    lineage: lineageChain(s, lookup),
+    lineage: lineageChain(s, sessions),
     upTo: last,
     events: events.length,
     usage: sessionUsage(events, seedLength),
@@ -156,6 +160,6 @@ export function buildTranscript(s: Session, lookup: Lookup, upTo?: number): Tran
 export function lineageParts(chain: readonly LineageStep[]): Array<{ id: string; note: string }> {
   return chain.map((c) => ({
     id: c.id,
-    note: c.kind === 'missing' ? 'missing' : c.kind === 'fork' ? `fork @${c.seedLength}` : c.kind === 'spawn' ? 'spawned' : '',
+    note: c.kind === 'missing' || c.kind === 'ambiguous' ? c.kind : c.kind === 'fork' ? `fork @${c.seedLength}` : c.kind === 'spawn' ? 'spawned' : '',
   }));
 }

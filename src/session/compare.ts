@@ -1,5 +1,6 @@
 // Compare two sessions from their common ancestor (issue 12). Pure: no I/O;
-// parents are found through a lookup (the store's getAll).
+// parents are resolved among `sessions` (the store's list) the way the lineage
+// graph resolves them (lineage.ts: ids repeat; an ambiguous parent is no guess).
 //
 // - The common ancestor is the nearest session both descend from through fork
 //   edges (parentSession + seedLength; a session is its own ancestor, so a
@@ -15,11 +16,35 @@
 //   turns), so equal turns can be folded into one row.
 import { canonicalJson } from './audit.js';
 import type { SessionEvent } from './events.js';
+import { parentLink } from './lineage.js';
 import type { Session } from './session.js';
+import { SessionStore } from './store.js';
 import { turnKey, turnSummaries, type TurnSummary } from './turn-summary.js';
 import { addUsage, emptyUsage, type TokenUsage } from './usage.js';
 
-export type Lookup = (id: string) => readonly Session[];
+/** Sessions by id and by key, for resolving parents. Build once per comparison (or per store version). */
+export interface SessionIndex {
+  byId: ReadonlyMap<string, readonly Session[]>;
+  byKey: ReadonlyMap<string, Session>;
+}
+
+export function indexSessions(sessions: readonly Session[]): SessionIndex {
+  const byId = new Map<string, Session[]>();
+  const byKey = new Map<string, Session>();
+  for (const s of sessions) {
+    byKey.set(SessionStore.keyOf(s), s);
+    const list = byId.get(s.id);
+    if (list) list.push(s);
+    else byId.set(s.id, [s]);
+  }
+  return { byId, byKey };
+}
+
+/** The session `s` was spawned or forked from, when it can be told (see lineage.ts), else undefined. */
+export function parentOf(s: Session, index: SessionIndex): Session | undefined {
+  const link = parentLink(s, index.byId);
+  return link.kind === 'resolved' ? index.byKey.get(link.key) : undefined;
+}
 
 export interface CompareTotals {
   turns: number;
@@ -63,41 +88,28 @@ export function commonPrefix(a: readonly SessionEvent[], b: readonly SessionEven
   return i;
 }
 
-/** The fork parent of `s` (by parentSession), choosing among duplicate ids the one that shares most of the seed. */
-export function forkParent(s: Session, lookup: Lookup): Session | undefined {
-  if (s.kind !== 'fork' || s.parentSession === undefined) return undefined;
-  const cands = lookup(s.parentSession).filter((p) => p !== s);
-  if (cands.length <= 1) return cands[0];
-  let best = cands[0];
-  let bestLen = -1;
-  const seed = s.events.slice(0, s.seedLength);
-  for (const p of cands) {
-    const n = commonPrefix(seed, p.events);
-    if (n > bestLen) {
-      best = p;
-      bestLen = n;
-    }
-  }
-  return best;
+/** The fork parent of `s` (spawned subagents share no events: not a fork edge). */
+export function forkParent(s: Session, index: SessionIndex): Session | undefined {
+  return s.kind === 'fork' ? parentOf(s, index) : undefined;
 }
 
 /** [s, its fork parent, its parent, …] up to a root, a missing parent, or a cycle. */
-export function forkAncestry(s: Session, lookup: Lookup): Session[] {
+export function forkAncestry(s: Session, index: SessionIndex): Session[] {
   const chain: Session[] = [s];
   const seen = new Set<Session>([s]);
-  let cur = forkParent(s, lookup);
+  let cur = forkParent(s, index);
   while (cur && !seen.has(cur)) {
     chain.push(cur);
     seen.add(cur);
-    cur = forkParent(cur, lookup);
+    cur = forkParent(cur, index);
   }
   return chain;
 }
 
 /** The nearest session both descend from through fork edges, or undefined. */
-export function commonAncestor(a: Session, b: Session, lookup: Lookup): Session | undefined {
-  const bs = new Set(forkAncestry(b, lookup));
-  return forkAncestry(a, lookup).find((x) => bs.has(x));
+export function commonAncestor(a: Session, b: Session, index: SessionIndex): Session | undefined {
+  const bs = new Set(forkAncestry(b, index));
+  return forkAncestry(a, index).find((x) => bs.has(x));
 }
 
 /** Aligns two turn lists: equal turns (by turnKey) matched by LCS; the gaps between paired index by index. */
@@ -159,12 +171,17 @@ export function totalsOf(turns: readonly TurnSummary[]): CompareTotals {
   return { turns: turns.length, tools, toolErrors, usage, ms };
 }
 
-/** Compares `a` (left) with `b` (right). Loads both logs (and the ancestry's, for duplicate ids). */
-export function compareSessions(a: Session, b: Session, lookup: Lookup): Comparison {
+/**
+ * Compares `a` (left) with `b` (right); `sessions` is every live session (the
+ * store's list) or an index of them. Loads both logs (and, for duplicate
+ * parent ids, the candidates', to match seeds).
+ */
+export function compareSessions(a: Session, b: Session, sessions: readonly Session[] | SessionIndex): Comparison {
+  const index = Array.isArray(sessions) ? indexSessions(sessions) : (sessions as SessionIndex);
   const ea = a.events;
   const eb = b.events;
   const prefix = a === b ? ea.length : commonPrefix(ea, eb);
-  const anc = commonAncestor(a, b, lookup);
+  const anc = commonAncestor(a, b, index);
   const ta = turnSummaries(ea);
   const tb = turnSummaries(eb);
   const isShared = (t: TurnSummary) => t.lastSeq < prefix && !t.open;

@@ -14,7 +14,7 @@ afterAll(cleanupTmp);
 
 const GOLDEN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'golden');
 const FORMATS: ExportFormat[] = ['md', 'html', 'json'];
-const lookup = (index: RootIndex) => (id: string) => index.store.getAll(id);
+const lookup = (index: RootIndex) => index.store.list();
 
 /** Compares with the golden file; UPDATE_GOLDEN=1 rewrites it (then review the diff). */
 function golden(name: string, text: string): void {

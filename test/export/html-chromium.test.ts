@@ -47,7 +47,7 @@ describe('HTML export in headless Chromium', () => {
     const index = loadRootSync(dir);
     const s = index.store.list()[0];
     const page = path.join(dir, 'hostile.html');
-    fs.writeFileSync(page, exportSession(s, (id) => index.store.getAll(id), 'html'));
+    fs.writeFileSync(page, exportSession(s, index.store.list(), 'html'));
     const dom = dumpDom(b, page, path.join(dir, 'profile'));
     expect(dom).not.toMatch(/\sdata-pwned="/); // the attribute a script would have set
     expect(dom).not.toContain('PWNED</title>');
@@ -65,7 +65,7 @@ describe('HTML export in headless Chromium', () => {
     const index = loadRootSync(dir);
     const s = index.store.getAll('fix-flaky-retry-test.spy-random')[0];
     const page = path.join(tmpDir(), 'spy.html');
-    fs.writeFileSync(page, exportSession(s, (id) => index.store.getAll(id), 'html'));
+    fs.writeFileSync(page, exportSession(s, index.store.list(), 'html'));
     const dom = dumpDom(b, page, path.join(path.dirname(page), 'profile'));
     expect(dom).toContain('<title>dsh session fix-flaky-retry-test.spy-random</title>');
     const sections = dom.match(/<section class="turn"/g) ?? [];

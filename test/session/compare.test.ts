@@ -28,7 +28,7 @@ function byId(index: RootIndex, id: string): Session {
   expect(all.length, id).toBe(1);
   return all[0];
 }
-const cmp = (index: RootIndex, a: Session, b: Session): Comparison => compareSessions(a, b, (id) => index.store.getAll(id));
+const cmp = (index: RootIndex, a: Session, b: Session): Comparison => compareSessions(a, b, index.store.list());
 
 /** Own turns (turn numbers continuing after the seed), with seqs continuing from `from`. */
 function ownEvents(from: number, firstTurn: number, prompts: string[], t0: number): SessionEvent[] {
@@ -122,7 +122,7 @@ describe('common ancestor on the sample corpus', () => {
 });
 
 describe('forks built from the real harness logs', () => {
-  it('the real rfc0706 fork pair resolves its parent among ten duplicate-id files', () => {
+  it('the real fork pairs of both eras: the parent, through seedLength - 1', () => {
     const index = load(copyDir(REAL_DIR, tmpDir()));
     const dir = index.root;
     const parent = byFile(index, path.join(dir, 'toninfo-deepseek-harness__rfc0706__subagent-fork__session.jsonl'));
@@ -216,6 +216,33 @@ describe('forks built from the real harness logs', () => {
       expect(z.prefix).toBe(0);
       expect(z.left.turns.length).toBe(2); // compared from seq 0
     });
+  });
+});
+
+describe('duplicate parent ids (resolved as the lineage graph does)', () => {
+  function twins(edit: boolean) {
+    const dir = copyDir(SAMPLE_DIR, tmpDir());
+    const src = path.join(dir, 'fix-flaky-retry-test.jsonl');
+    const lines = fs.readFileSync(src, 'utf8').split('\n');
+    // a second file with the root's id; edited in its first prompt, or an exact twin
+    if (edit) lines[2] = lines[2].replace('flaky', 'FLAKY');
+    fs.writeFileSync(path.join(dir, 'twin.jsonl'), lines.join('\n'));
+    const index = load(dir);
+    return { index, root: byFile(index, src), spy: byId(index, 'fix-flaky-retry-test.spy-random'), twin: byFile(index, path.join(dir, 'twin.jsonl')) };
+  }
+
+  it('the twin whose events match the seed is the parent', () => {
+    const { index, root, spy, twin } = twins(true);
+    const c = cmp(index, spy, byId(index, 'fix-flaky-retry-test.issue-writeup'));
+    expect(c.ancestor?.session).toBe(root);
+    expect(cmp(index, twin, spy).ancestor).toBeNull();
+  });
+
+  it('exact twins cannot be told apart: no ancestor is guessed, the shared prefix is still measured', () => {
+    const { index, spy } = twins(false);
+    const c = cmp(index, spy, byId(index, 'fix-flaky-retry-test.issue-writeup'));
+    expect(c.ancestor).toBeNull();
+    expect(c.prefix).toBe(44);
   });
 });
 

@@ -34,7 +34,7 @@ function forkDir(hostile = false) {
 describe('compare rows', () => {
   it('folds the shared prefix and the equal turns, pairs the different ones, ends with totals', () => {
     const { index, get } = forkDir();
-    const c = compareSessions(get('left'), get('right'), (id) => index.store.getAll(id));
+    const c = compareSessions(get('left'), get('right'), index.store.list());
     const rows = compareRows(c);
     expect(rows.map((r) => r.kind)).toEqual(['shared', 'equal', 'pair', 'totals']);
     const eq = rows[1] as Extract<(typeof rows)[number], { kind: 'equal' }>;
@@ -57,7 +57,7 @@ describe('compare rows', () => {
   it('lines stay exact-width and terminal-safe with hostile ids and prompts, at any width', () => {
     const { index, get } = forkDir(true);
     const left = index.store.list().find((s) => s.id.startsWith('l'))!;
-    const c = compareSessions(left, get('right'), (id) => index.store.getAll(id));
+    const c = compareSessions(left, get('right'), index.store.list());
     for (const w of [20, 41, 80, 133]) {
       const lines = [...compareHeader(c, w), ...compareRows(c).flatMap((r) => renderCompareRow(c, r, w))];
       for (const l of lines) {
@@ -71,9 +71,9 @@ describe('compare rows', () => {
   it('on the sample corpus: the header names the ancestor and the seq', () => {
     const index = loadRootSync(copyDir(SAMPLE_DIR, tmpDir()));
     const g = (id: string) => index.store.getAll(id)[0];
-    const c = compareSessions(g('fix-flaky-retry-test.spy-random'), g('fix-flaky-retry-test.issue-writeup'), (id) => index.store.getAll(id));
+    const c = compareSessions(g('fix-flaky-retry-test.spy-random'), g('fix-flaky-retry-test.issue-writeup'), index.store.list());
     expect(compareHeader(c, 100)[0]).toMatch(/^common ancestor fix-flaky-retry-test, logs agree through seq 43 +$/);
-    const u = compareSessions(g('review-pr-482'), g('bump-vitest'), (id) => index.store.getAll(id));
+    const u = compareSessions(g('review-pr-482'), g('bump-vitest'), index.store.list());
     expect(compareHeader(u, 60)[0].trim()).toBe('no common ancestor');
     expect(compareRows(u)[0].kind).toBe('pair');
   });
