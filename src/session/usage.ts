@@ -89,6 +89,19 @@ export function usageOf(events: readonly SessionEvent[], from = 0, to = events.l
   return acc;
 }
 
+/**
+ * Usage of the events with seq in [fromSeq, lastSeq] — a turn's, for the
+ * Turns view (turn node seq..lastSeq). Seq equals the index in a valid log;
+ * a log with a seq gap is searched.
+ */
+export function usageOfSeqs(events: readonly SessionEvent[], fromSeq: number, lastSeq: number): TokenUsage {
+  let i = events[fromSeq]?.seq === fromSeq ? fromSeq : events.findIndex((e) => e.seq >= fromSeq);
+  const acc = emptyUsage();
+  if (i < 0) return acc;
+  for (; i < events.length && events[i].seq <= lastSeq; i++) foldUsage(acc, events[i]);
+  return acc;
+}
+
 /** Adds b into a copy of a. */
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   const out: TokenUsage = { input: a.input + b.input, output: a.output + b.output, messages: a.messages + b.messages };

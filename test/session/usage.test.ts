@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/session/events.js';
 import { turnSummaries } from '../../src/session/turn-summary.js';
-import { addUsage, compact, emptyUsage, sessionUsage, usageOf, usageText, withSplit } from '../../src/session/usage.js';
+import { addUsage, compact, emptyUsage, sessionUsage, usageOf, usageOfSeqs, usageText, withSplit } from '../../src/session/usage.js';
 import { SessionStore } from '../../src/session/store.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { cleanupTmp, REAL_DIR, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
@@ -41,6 +41,7 @@ describe('usage from the real logs', () => {
         expect(turns.input, s.file).toBe(total.input);
         expect(turns.output, s.file).toBe(total.output);
         expect(turns.messages, s.file).toBe(total.messages);
+        for (const t of turnSummaries(s.events)) expect(usageOfSeqs(s.events, t.seq, t.lastSeq)).toEqual(t.usage);
         checked++;
       }
     }
@@ -96,6 +97,11 @@ describe('usage from the real logs', () => {
       ev(null),
     ]);
     expect(u).toEqual({ input: 5, output: 2, messages: 2 });
+    // by seq, in a log with a gap (seq 2 missing)
+    const gapped = [0, 1, 3, 4].map((seq) => ({ ...ev({ usage: { inputTokens: 10 ** seq, outputTokens: 0 } }), seq }));
+    expect(usageOfSeqs(gapped, 1, 3).input).toBe(10 + 1000);
+    expect(usageOfSeqs(gapped, 2, 4).input).toBe(1000 + 10000);
+    expect(usageOfSeqs(gapped, 5, 9).messages).toBe(0);
     expect(usageText(u)).toBe('in 5 out 2');
     expect(usageText(emptyUsage())).toBe('');
     expect([compact(999), compact(1234), compact(34_567), compact(1_500_000)]).toEqual(['999', '1.2k', '35k', '1.5M']);
