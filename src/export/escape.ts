@@ -1,11 +1,19 @@
 // Escaping for each export format. Every string from a log passes through one
 // of these: controls become visible pictures (the output may land on a
 // terminal), and the format's markup characters become inert text.
-import { sanitizeBlock, sanitizeInline } from '../view/sanitize.js';
+import { isSafe, sanitizeInline } from '../view/sanitize.js';
 
-/** Multi-line text with controls (ESC, BEL, C1, bidi overrides, …) made visible; newlines kept. */
+/**
+ * Multi-line text with controls (ESC, BEL, C1, bidi overrides, lone CR, …)
+ * made visible as in sanitize.ts; newlines and tabs kept (a file has no
+ * columns to measure, and measuring long lines is slow).
+ */
 export function cleanBlock(s: string): string {
-  return sanitizeBlock(s).join('\n');
+  if (isSafe(s.replace(/[\n\t]/g, ''))) return s;
+  return s
+    .split(/\r?\n/)
+    .map((line) => line.split('\t').map(sanitizeInline).join('\t'))
+    .join('\n');
 }
 
 const HTML: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
