@@ -20,6 +20,8 @@ export interface CompareViewProps {
   cursor: number;
   /** the side Enter opens */
   side: Side;
+  /** first visible row, when the owner keeps the window in its state (compare-state.ts); else the view keeps it */
+  from?: number;
 }
 
 export const COMPARE_HINT = '↑↓ row  ←→ side  enter open turn  esc back';
@@ -65,7 +67,7 @@ export function CompareView(props: CompareViewProps): React.JSX.Element {
   const rows = useMemo(() => props.rows ?? compareRows(comparison), [props.rows, comparison]);
   const body = Math.max(1, height - 3); // header 2, hint 1
   const prev = useRef(0);
-  const win = compareWindow(rows, cursor, body, prev.current);
+  const win = compareWindow(rows, cursor, body, props.from ?? prev.current);
   prev.current = win.from;
   const [anc, names] = compareHeader(comparison, Math.max(4, width - MARK));
   const tone = useTone();
