@@ -7,7 +7,7 @@ import React, { memo, useMemo, useRef } from 'react';
 import { Box, Text } from 'ink';
 import type { Comparison } from '../src/session/compare.js';
 import { COLUMN_SEPARATOR, compareHeader, compareRows, compareWindow, pairCells, renderCompareRow, type CompareRow, type Side } from '../src/view/compare-model.js';
-import { fit, sanitizeInline } from '../src/view/sanitize.js';
+import { fit, sanitizeInline, truncate } from '../src/view/sanitize.js';
 import { useTone } from './theme.js';
 
 export interface CompareViewProps {
@@ -87,7 +87,7 @@ export function CompareView(props: CompareViewProps): React.JSX.Element {
         ))}
       </Box>
       <Text wrap="truncate" dimColor>
-        {fit(`${Math.min(cursor + 1, rows.length)}/${rows.length}  ${COMPARE_HINT}  · side: ${side} (${sanitizeInline((side === 'left' ? comparison.left : comparison.right).session.id)})`, width)}
+        {fit(`${Math.min(cursor + 1, rows.length)}/${rows.length}  side: ${side} (${truncate(sanitizeInline((side === 'left' ? comparison.left : comparison.right).session.id), 40)})  · ${COMPARE_HINT}`, width)}
       </Text>
     </Box>
   );
