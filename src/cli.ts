@@ -194,9 +194,9 @@ export async function main(argv: string[]): Promise<number> {
       return cmdAudit(index, out);
     case 'diff':
       if (positionals.length < 3) throw new UsageError('diff needs two sessions: dsh-browse diff --dir DIR A B');
-      return cmdDiff(index, resolveSession(index, positionals[1], abs), resolveSession(index, positionals[2], abs), out, process.stdout.columns);
+      return cmdDiff(index, usageOnNotFound(() => resolveSession(index, positionals[1], abs)), usageOnNotFound(() => resolveSession(index, positionals[2], abs)), out, process.stdout.columns);
     case 'export':
-      return cmdExport(index, resolveSession(index, values.session, abs), parseIntArg('at', values.at), values.format, out);
+      return cmdExport(index, usageOnNotFound(() => resolveSession(index, values.session, abs)), parseIntArg('at', values.at), values.format, out);
   }
   return 2;
 }

@@ -125,6 +125,7 @@ describe('dsh-browse export', () => {
     usageError(run('export', '--dir', dir, '--session', 'bump-vitest', '--format', 'pdf'), /--format expects one of md, html, json/);
     usageError(run('export', '--dir', dir, '--session', 'bump-vitest', '--at', '100000'), /--at 100000 is outside the log/);
     usageError(run('export', '--dir', dir), /--session/);
+    usageError(run('export', '--dir', dir, '--session', 'no-such'), /session "no-such" not found/);
   });
 });
 
