@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isSessionForkError } from './session/errors.js';
 import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageError, type Out } from './cli/commands.js';
+import { cmdDiff, cmdExport, DIFF_HELP, EXPORT_HELP } from './cli/branch-commands.js';
 import { useColor } from './cli/format.js';
 import { loadRootSync } from './storage/load-root.js';
 import { sanitizeInline } from './view/sanitize.js';
@@ -20,6 +21,9 @@ usage:
                                                      fork at a boundary (default: the session's head)
   dsh-browse lineage  --dir DIR [--json]             the parent/child forest
   dsh-browse audit    --dir DIR [--json]             invariant findings (exit 1 on any error)
+  dsh-browse diff     --dir DIR A B [--json]         compare two sessions from their common ancestor
+  dsh-browse export   --dir DIR --session ID [--at SEQ] [--format md|html|json]
+                                                     a readable transcript on stdout
   dsh-browse simulate --dir DIR [--id ID] [--turns N] [--speed X] [--no-torn]
                                                      play a demo agent into a new session file
 
@@ -50,6 +54,8 @@ const COMMAND_HELP: Record<string, string> = {
   Plays a realistic coding agent into a new session file in DIR at a human pace
   (speed 1; larger is faster), sometimes tearing a line across two appends, so
   the browser can be watched following it live. Ctrl-C ends the turn cleanly.`,
+  diff: DIFF_HELP,
+  export: EXPORT_HELP,
 };
 
 const COMMANDS = new Set(Object.keys(COMMAND_HELP));
@@ -136,6 +142,7 @@ export async function main(argv: string[]): Promise<number> {
       id: { type: 'string' },
       turns: { type: 'string' },
       speed: { type: 'string' },
+      format: { type: 'string' },
       'no-torn': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', default: false },
@@ -163,7 +170,8 @@ export async function main(argv: string[]): Promise<number> {
     const { runTui } = await import('./tui.js');
     return runTui(requireDir(dir));
   }
-  if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
+  const extra = cmd === 'diff' ? 3 : 1; // diff A B
+  if (positionals.length > extra) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[extra])}`);
   const out = outFor(process.stdout, values.json);
   const err = outFor(process.stderr, false);
   const dir = requireDir(values.dir);
@@ -184,6 +192,11 @@ export async function main(argv: string[]): Promise<number> {
       return cmdLineage(index, out);
     case 'audit':
       return cmdAudit(index, out);
+    case 'diff':
+      if (positionals.length < 3) throw new UsageError('diff needs two sessions: dsh-browse diff --dir DIR A B');
+      return cmdDiff(index, usageOnNotFound(() => resolveSession(index, positionals[1], abs)), usageOnNotFound(() => resolveSession(index, positionals[2], abs)), out, process.stdout.columns);
+    case 'export':
+      return cmdExport(index, usageOnNotFound(() => resolveSession(index, values.session, abs)), parseIntArg('at', values.at), values.format, out);
   }
   return 2;
 }

@@ -9,6 +9,7 @@ import type { Session } from '../session/session.js';
 import { allDiagnostics, type RootIndex } from '../storage/load-root.js';
 import { layoutLineage, renderLineageText } from '../view/lineage-layout.js';
 import { lineageNodes } from '../view/lineage-model.js';
+import { usageForListing } from './session-usage.js';
 import { sanitizeInline } from '../view/sanitize.js';
 import { age, cell, painter, table, type Color } from './format.js';
 
@@ -40,6 +41,7 @@ export function sessionSummary(s: Session, parent?: ParentLink) {
     ...(f.lastEventType !== undefined ? { lastEventType: f.lastEventType, lastEventTime: f.lastEventTime } : {}),
     ...(f.title !== undefined ? { title: f.title } : {}),
     diagnostics: s.diagnostics.length,
+    usage: usageForListing(s),
   };
 }
 

@@ -1,6 +1,7 @@
 // The incremental fold that every view of a log shares: a full load and a
 // live append run the same code, so a followed session equals a fresh load.
 import { contentText, endReason, type SessionEvent } from './events.js';
+import { emptyUsage, foldSessionUsage, type SessionUsage } from './usage.js';
 
 export type SessionState = 'empty' | 'at-boundary' | 'open-turn';
 
@@ -28,9 +29,11 @@ export interface LogFacts {
   titleInherited?: boolean;
   /** tool/call ids not yet answered, in the open turn */
   pendingCalls: number;
+  /** token usage and models (usage.ts); split by seedFrom once a part has events (see withSplit) */
+  usage: SessionUsage;
 }
 
-export const emptyFacts = (): LogFacts => ({ events: 0, turns: 0, openTurn: null, sawTurnEnd: false, turnStarts: [], boundaries: [], pendingCalls: 0, endsAtBoundary: false });
+export const emptyFacts = (): LogFacts => ({ events: 0, turns: 0, openTurn: null, sawTurnEnd: false, turnStarts: [], boundaries: [], pendingCalls: 0, endsAtBoundary: false, usage: emptyUsage() });
 
 export function stateOf(f: LogFacts): SessionState {
   if (f.events === 0) return 'empty';
@@ -51,6 +54,7 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
   f.events++;
   f.lastEventType = e.type;
   f.lastEventTime = e.time;
+  foldSessionUsage(f.usage, e, f.seedFrom);
   switch (e.type) {
     case 'turn/start':
       f.turns++;
@@ -141,6 +145,7 @@ export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n
   if (t.title !== undefined) f.title = t.title;
   if (t.titleInherited !== undefined) f.titleInherited = t.titleInherited;
   f.events = n;
+  for (let i = 0; i < n; i++) foldSessionUsage(f.usage, events[i], seedFrom); // one Set lookup per event
   f.turnStarts = parent.turnStarts.filter((s) => s < n);
   f.turns = f.turnStarts.length;
   f.boundaries = parent.boundaries.filter((b) => b < n);

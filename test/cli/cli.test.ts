@@ -43,7 +43,7 @@ function json(...args: string[]): { code: number; body: any; stderr: string } {
   return { code: r.code, body, stderr: r.stderr };
 }
 
-const SUMMARY_KEYS = new Set(['id', 'file', 'parentSession', 'parentFile', 'parentAmbiguous', 'seedLength', 'cwd', 'kind', 'createdAt', 'events', 'turns', 'state', 'forkable', 'lastEventType', 'lastEventTime', 'title', 'diagnostics']);
+const SUMMARY_KEYS = new Set(['id', 'file', 'parentSession', 'parentFile', 'parentAmbiguous', 'seedLength', 'cwd', 'kind', 'createdAt', 'events', 'turns', 'state', 'forkable', 'lastEventType', 'lastEventTime', 'title', 'diagnostics', 'usage']);
 function checkSummary(s: any): void {
   for (const k of ['id', 'file', 'events', 'turns', 'state', 'forkable']) expect(s, k).toHaveProperty(k);
   for (const k of Object.keys(s)) expect(SUMMARY_KEYS.has(k), `unexpected key ${k}`).toBe(true);

@@ -1,0 +1,53 @@
+// The headless `diff` and `export` commands (issue 12).
+import { compareSessions, comparisonJson } from '../session/compare.js';
+import { safeStringify } from '../session/json-safe.js';
+import type { Session } from '../session/session.js';
+import type { RootIndex } from '../storage/load-root.js';
+import { compareHeader, compareRows, renderCompareRow } from '../view/compare-model.js';
+import { exportSession, isExportFormat, EXPORT_FORMATS } from '../export/export.js';
+import { jsonSafe } from '../export/escape.js';
+import { UsageError, type Out } from './commands.js';
+import { painter } from './format.js';
+
+export const DIFF_HELP = `dsh-browse diff --dir DIR A B [--json]
+  Compares two sessions (ids or files) from their common ancestor: the nearest
+  session both descend from through fork edges, and the last seq where their
+  logs agree. Then each branch's own turns side by side (prompt, tool calls,
+  end reason, tokens, duration), equal turns folded into one row, and totals.
+  --json: {ancestor: {id, file, seq} | null, prefix, sharedTurns,
+           left: {id, file, turns: [{turn, prompt, tools: [{name, args, error}], reason, usage, ms, …}], totals},
+           right: {…}}`;
+
+export const EXPORT_HELP = `dsh-browse export --dir DIR --session ID [--at SEQ] [--format md|html|json]
+  Writes a readable transcript of the session (up to seq SEQ inclusive) to
+  stdout: the lineage line, prompts, assistant text, tool calls with their
+  results, turn end reasons and fork boundaries. Default format: md. HTML is
+  one self-contained file (no scripts, no network); every string from the log
+  is escaped for its format.`;
+
+export function cmdDiff(index: RootIndex, a: Session, b: Session, out: Out, width = 120): number {
+  const c = compareSessions(a, b, index.store.list());
+  if (out.json) {
+    out.write(jsonSafe(safeStringify(comparisonJson(c), 2)) + '\n');
+    return 0;
+  }
+  const p = painter(out.color);
+  const w = Math.max(40, width);
+  const [anc, names] = compareHeader(c, w);
+  out.write(p('bold', anc.trimEnd()) + '\n' + p('bold', names.trimEnd()) + '\n' + '─'.repeat(w) + '\n');
+  for (const row of compareRows(c)) {
+    const lines = renderCompareRow(c, row, w).map((l) => l.trimEnd());
+    const color = row.kind === 'equal' || row.kind === 'shared' ? 'gray' : row.kind === 'totals' ? 'bold' : undefined;
+    if (row.kind === 'totals') out.write('─'.repeat(w) + '\n');
+    out.write(lines.map((l) => (color ? p(color, l) : l)).join('\n') + '\n');
+  }
+  return 0;
+}
+
+export function cmdExport(index: RootIndex, s: Session, at: number | undefined, format: string | undefined, out: Out): number {
+  const f = format ?? 'md';
+  if (!isExportFormat(f)) throw new UsageError(`--format expects one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(f)}`);
+  if (at !== undefined && (at < 0 || at >= s.length)) throw new UsageError(`--at ${at} is outside the log (seqs 0–${s.length - 1})`);
+  out.write(exportSession(s, index.store.list(), f, at));
+  return 0;
+}

@@ -1,0 +1,96 @@
+// Transcript -> one self-contained HTML file: inline CSS, no scripts, no
+// external resources (renders offline). Every log string is HTML-escaped, and
+// a Content-Security-Policy forbids scripts outright as a second wall.
+import { escHtml } from './escape.js';
+import { isoTime, rangeLine, turnMeta, usageLine } from './common.js';
+import { lineageParts, type Item, type Transcript } from './transcript.js';
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+const CSS = `
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1d1f21;background:#fff}
+h1{font-size:1.4rem;word-break:break-all}h2{font-size:1.1rem;margin:0 0 .5rem}
+pre{white-space:pre-wrap;word-break:break-word;background:#f5f5f4;padding:.5rem .7rem;border-radius:4px;margin:.25rem 0 .75rem;font:12.5px/1.4 ui-monospace,Menlo,Consolas,monospace}
+.meta{color:#555}.meta dt{font-weight:600;float:left;clear:left;width:7rem}.meta dd{margin:0 0 .2rem 7.5rem;word-break:break-all}
+section.turn{border:1px solid #ddd;border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
+.role{font-weight:600;text-transform:capitalize}.seq{color:#888;font-size:.85em;font-weight:normal}
+.user pre{background:#eef4ff}.assistant pre{background:#f3fbf2}.reasoning pre{background:#faf6ec;color:#555}
+details.tool{margin:.3rem 0 .6rem;border-left:3px solid #8a8;padding-left:.6rem}details.tool.error{border-color:#c55}
+summary{cursor:pointer}.err{color:#b00;font-weight:600}.ok{color:#080}.pending{color:#a70}
+.step{color:#777;font-size:.9em;margin:.6rem 0 .2rem}.event,.stream{color:#666;font-size:.9em;margin:.2rem 0}
+.end{color:#555;border-top:1px dashed #ccc;padding-top:.4rem;margin-top:.6rem}.boundary{color:#080}
+.seed{margin:1.2rem 0;padding:.4rem;border-top:2px solid #888;border-bottom:2px solid #888;color:#444;text-align:center}
+`;
+
+function item(it: Item, out: string[]): void {
+  switch (it.kind) {
+    case 'step':
+      out.push(`<div class="step">step ${it.step} <span class="seq">seq ${it.seq}</span></div>`);
+      break;
+    case 'message': {
+      if (!it.text && !it.reasoning && it.role === 'assistant') break; // a message with only tool calls
+      const role = escHtml(it.role, true);
+      out.push(`<div class="msg ${/^[a-z]+$/.test(it.role) ? it.role : 'other'}"><div class="role">${role} <span class="seq">seq ${it.seq}</span></div>`);
+      if (it.reasoning) out.push(`<details class="reasoning"><summary>reasoning</summary><pre>${escHtml(it.reasoning)}</pre></details>`);
+      if (it.text) out.push(`<pre>${escHtml(it.text)}</pre>`);
+      else if (!it.reasoning) out.push('<div class="event">(empty)</div>');
+      out.push('</div>');
+      break;
+    }
+    case 'tool': {
+      const r = it.result;
+      const status = r ? (r.isError ? '<span class="err">error</span>' : '<span class="ok">ok</span>') : '<span class="pending">no result</span>';
+      out.push(`<details class="tool${r?.isError ? ' error' : ''}"><summary><b>${escHtml(it.name, true)}</b> ${status} <span class="seq">seq ${it.seq}</span></summary>`);
+      out.push(`<div>arguments</div><pre>${escHtml(it.arguments)}</pre>`);
+      if (r) out.push(`<div>result <span class="seq">seq ${r.seq}</span></div><pre>${escHtml(r.text)}</pre>`);
+      out.push('</details>');
+      break;
+    }
+    case 'stream':
+      out.push(`<div class="stream">${it.count} streamed chunk(s) <span class="seq">seq ${it.seq}</span></div>`);
+      break;
+    case 'event':
+      out.push(`<div class="event"><b>${escHtml(it.type, true)}</b> ${escHtml(it.summary, true)} <span class="seq">seq ${it.seq}</span></div>`);
+      break;
+  }
+}
+
+export function toHtml(t: Transcript): string {
+  const lineage = lineageParts(t.lineage)
+    .map((p, i, a) => (i === a.length - 1 ? `<b>${escHtml(p.id, true)}</b>` : escHtml(p.id, true)) + (p.note ? ` <span class="seq">(${escHtml(p.note, true)})</span>` : ''))
+    .join(' → ');
+  const dl: Array<[string, string]> = [['lineage', lineage]];
+  if (t.file !== undefined) dl.push(['file', escHtml(t.file, true)]);
+  if (t.cwd !== undefined) dl.push(['cwd', escHtml(t.cwd, true)]);
+  dl.push(['created', isoTime(t.createdAt)], ['exported', rangeLine(t)], ['usage', escHtml(usageLine(t.usage), true)]);
+  if (t.usage.inherited && t.usage.own) dl.push(['inherited', escHtml(usageLine(t.usage.inherited), true)], ['own', escHtml(usageLine(t.usage.own), true)]);
+  if (t.usage.models?.length) dl.push(['model', t.usage.models.map((m) => escHtml(m, true)).join(', ')]);
+  const out: string[] = [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<meta name="generator" content="dsh-browse export">`,
+    `<title>dsh session ${escHtml(t.id, true)}</title>`,
+    `<style>${CSS}</style>`,
+    '</head><body>',
+    `<header><h1>Session ${escHtml(t.id, true)}</h1><dl class="meta">${dl.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl></header>`,
+    '<main>',
+  ];
+  for (const b of t.blocks) {
+    if (b.kind === 'seed-end') out.push(`<div class="seed">end of the seed inherited from ${escHtml(b.parent ?? '?', true)}: own events from seq ${b.seq}</div>`);
+    else if (b.kind === 'between') item(b.item, out);
+    else {
+      out.push(`<section class="turn" id="turn-${b.turn}-${b.seq}"><h2>Turn ${b.turn} <span class="seq">${escHtml(turnMeta(b), true)} · seq ${b.seq}–${b.lastSeq}</span></h2>`);
+      for (const it of b.items) item(it, out);
+      out.push(
+        b.open
+          ? `<div class="end">turn ${b.turn} still open (last seq ${b.lastSeq})</div>`
+          : `<div class="end">turn ${b.turn} end: <b>${escHtml(b.reason ?? '?', true)}</b>${b.detail ? `: ${escHtml(b.detail, true)}` : ''} (seq ${b.lastSeq})${b.boundary ? ' · <span class="boundary">fork boundary</span>' : ''}</div>`,
+      );
+      out.push('</section>');
+    }
+  }
+  out.push('</main></body></html>', '');
+  return out.join('\n');
+}

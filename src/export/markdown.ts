@@ -1,0 +1,62 @@
+// Transcript -> Markdown. Content goes in fenced blocks (inert in every
+// renderer); one-line text is backslash-escaped, so nothing from a log becomes
+// markup, a link or HTML.
+import { escMd, fenced } from './escape.js';
+import { isoTime, rangeLine, turnMeta, usageLine } from './common.js';
+import { lineageParts, type Item, type Transcript } from './transcript.js';
+
+function item(it: Item, out: string[]): void {
+  switch (it.kind) {
+    case 'step':
+      out.push(`#### Step ${it.step}`, '');
+      break;
+    case 'message':
+      if (!it.text && !it.reasoning && it.role === 'assistant') break; // a message with only tool calls
+      out.push(`**${escMd(it.role)}** (seq ${it.seq})`, '');
+      if (it.reasoning) out.push('*reasoning*', '', fenced(it.reasoning), '');
+      if (it.text) out.push(fenced(it.text), '');
+      else if (!it.reasoning) out.push('*(empty)*', '');
+      break;
+    case 'tool': {
+      const status = it.result ? (it.result.isError ? 'error' : 'ok') : 'no result';
+      out.push(`**tool call ${escMd(it.name)}** (seq ${it.seq}) → ${status}`, '', fenced(it.arguments, 'json'), '');
+      if (it.result) out.push(`result (seq ${it.result.seq})${it.result.isError ? ' **error**' : ''}:`, '', fenced(it.result.text), '');
+      break;
+    }
+    case 'stream':
+      out.push(`*${it.count} streamed chunk(s) (seq ${it.seq})*`, '');
+      break;
+    case 'event':
+      out.push(`*${escMd(it.type)}* (seq ${it.seq}) ${escMd(it.summary)}`, '');
+      break;
+  }
+}
+
+export function toMarkdown(t: Transcript): string {
+  const out: string[] = [];
+  const lineage = lineageParts(t.lineage)
+    .map((p, i, a) => (i === a.length - 1 ? `**${escMd(p.id)}**` : escMd(p.id)) + (p.note ? ` (${escMd(p.note)})` : ''))
+    .join(' → ');
+  out.push(`# Session ${escMd(t.id)}`, '');
+  out.push(`- lineage: ${lineage}`);
+  if (t.file !== undefined) out.push(`- file: ${escMd(t.file)}`);
+  if (t.cwd !== undefined) out.push(`- cwd: ${escMd(t.cwd)}`);
+  out.push(`- created: ${isoTime(t.createdAt)}`);
+  out.push(`- exported: ${rangeLine(t)}`);
+  out.push(`- usage: ${escMd(usageLine(t.usage))}`);
+  if (t.usage.inherited && t.usage.own) out.push(`  - inherited: ${escMd(usageLine(t.usage.inherited))}`, `  - own: ${escMd(usageLine(t.usage.own))}`);
+  if (t.usage.models?.length) out.push(`- model: ${t.usage.models.map(escMd).join(', ')}`);
+  out.push('');
+  for (const b of t.blocks) {
+    if (b.kind === 'seed-end') {
+      out.push('---', '', `*— end of the seed inherited from ${escMd(b.parent ?? '?')}: own events from seq ${b.seq} —*`, '');
+    } else if (b.kind === 'between') item(b.item, out);
+    else {
+      out.push(`## Turn ${b.turn} — ${escMd(turnMeta(b))}`, '', `*turn start (seq ${b.seq})*`, '');
+      for (const it of b.items) item(it, out);
+      if (b.open) out.push(`*— turn ${b.turn} still open (last seq ${b.lastSeq}) —*`, '');
+      else out.push(`*— turn ${b.turn} end: ${escMd(b.reason ?? '?')}${b.detail ? `: ${escMd(b.detail)}` : ''} (seq ${b.lastSeq})${b.boundary ? ' · fork boundary' : ''} —*`, '');
+    }
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,165 @@
+// A session (up to a seq) as a readable transcript: the model every export
+// format renders. Pure: no I/O. Text here is raw (as in the log); each format
+// escapes it for itself.
+import { isBoundary } from '../session/log-facts.js';
+import { textOf } from '../session/json-safe.js';
+import { buildTurnTree, type TreeNode } from '../session/replay.js';
+import { indexSessions, parentOf, type SessionIndex } from '../session/compare.js';
+import type { Session } from '../session/session.js';
+import { sessionUsage, usageOf, type SessionUsage, type TokenUsage } from '../session/usage.js';
+
+export interface LineageStep {
+  id: string;
+  /** missing: no session has the parent id; ambiguous: several do and none can be told apart */
+  kind: 'root' | 'fork' | 'spawn' | 'missing' | 'ambiguous';
+  seedLength?: number;
+}
+
+export type Item =
+  | { kind: 'step'; seq: number; step: number }
+  | { kind: 'message'; seq: number; role: string; text: string; reasoning?: string }
+  | { kind: 'tool'; seq: number; name: string; arguments: string; result?: { seq: number; isError: boolean; text: string } }
+  | { kind: 'stream'; seq: number; count: number }
+  | { kind: 'event'; seq: number; type: string; summary: string };
+
+export type Block =
+  | { kind: 'turn'; turn: number; seq: number; lastSeq: number; open: boolean; reason?: string; detail?: string; ms: number; usage: TokenUsage; boundary: boolean; items: Item[] }
+  | { kind: 'seed-end'; seq: number; parent?: string }
+  | { kind: 'between'; item: Item };
+
+export interface Transcript {
+  id: string;
+  file?: string;
+  createdAt: number;
+  cwd?: string;
+  /** root first, this session last */
+  lineage: LineageStep[];
+  /** events exported: seqs 0..upTo inclusive */
+  upTo: number;
+  events: number;
+  usage: SessionUsage;
+  blocks: Block[];
+}
+
+export type Sessions = readonly Session[] | SessionIndex;
+const asIndex = (sessions: Sessions): SessionIndex => (Array.isArray(sessions) ? indexSessions(sessions) : (sessions as SessionIndex));
+
+/** Ancestors by parentSession (forks and spawns, resolved as the lineage graph does), root first, ending with `s`. */
+export function lineageChain(s: Session, sessions: Sessions): LineageStep[] {
+  const index = asIndex(sessions);
+  const chain: LineageStep[] = [];
+  const seen = new Set<Session>();
+  let cur: Session | undefined = s;
+  while (cur && !seen.has(cur)) {
+    seen.add(cur);
+    chain.unshift({ id: cur.id, kind: cur.kind, ...(cur.seedLength !== undefined ? { seedLength: cur.seedLength } : {}) });
+    const pid: string | undefined = cur.parentSession;
+    if (pid === undefined) break;
+    const p = parentOf(cur, index);
+    if (!p) chain.unshift({ id: pid, kind: (index.byId.get(pid) ?? []).length ? 'ambiguous' : 'missing' });
+    cur = p;
+  }
+  return chain;
+}
+
+function items(nodes: readonly TreeNode[], out: Item[]): void {
+  for (const n of nodes) {
+    switch (n.kind) {
+      case 'step':
+        out.push({ kind: 'step', seq: n.seq, step: n.step });
+        items(n.children, out);
+        break;
+      case 'turn':
+        items(n.children, out);
+        break;
+      case 'message':
+        out.push({ kind: 'message', seq: n.seq, role: n.role, text: n.text, ...(n.reasoning ? { reasoning: n.reasoning } : {}) });
+        break;
+      case 'tool':
+        out.push({ kind: 'tool', seq: n.seq, name: n.name, arguments: n.arguments, ...(n.result ? { result: n.result } : {}) });
+        break;
+      case 'chunks':
+        out.push({ kind: 'stream', seq: n.seq, count: n.count });
+        break;
+      case 'event':
+        out.push({ kind: 'event', seq: n.seq, type: n.type, summary: n.summary });
+        break;
+    }
+  }
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What a turn/end reason says besides its kind: an error's message and code (both eras), an abort's cause. */
+export function reasonDetail(r: unknown): string | undefined {
+  if (!isObj(r)) return undefined;
+  const err = isObj(r.error) ? r.error : r;
+  const parts: string[] = [];
+  if (err.message !== undefined) parts.push(textOf(err.message));
+  if (err.code !== undefined) parts.push(`(${textOf(err.code)})`);
+  if (!parts.length && r.reason !== undefined) parts.push(isObj(r.reason) && typeof r.reason.kind === 'string' ? r.reason.kind : textOf(r.reason));
+  const s = parts.join(' ').slice(0, 500);
+  return s || undefined;
+}
+
+/** The transcript of `s` up to seq `upTo` inclusive (default: the whole log). */
+export function buildTranscript(s: Session, sessions: Sessions, upTo?: number): Transcript {
+  const all = s.events;
+  const last = upTo === undefined ? all.length - 1 : Math.min(upTo, all.length - 1);
+  const events = all.slice(0, last + 1);
+  const blocks: Block[] = [];
+  const seedLength = s.seedLength;
+  let seedMarked = seedLength === undefined || seedLength === 0 || seedLength > events.length;
+  const markSeed = (beforeSeq: number) => {
+    if (!seedMarked && beforeSeq >= seedLength!) {
+      blocks.push({ kind: 'seed-end', seq: seedLength!, ...(s.parentSession !== undefined ? { parent: s.parentSession } : {}) });
+      seedMarked = true;
+    }
+  };
+  for (const n of buildTurnTree(events)) {
+    markSeed(n.seq);
+    if (n.kind === 'turn') {
+      const its: Item[] = [];
+      items(n.children, its);
+      const from = n.seq;
+      const to = n.lastSeq;
+      blocks.push({
+        kind: 'turn',
+        turn: n.turn,
+        seq: from,
+        lastSeq: to,
+        open: n.open,
+        ...(n.reason !== undefined ? { reason: n.reason } : {}),
+        ...(reasonDetail(n.reasonData) !== undefined ? { detail: reasonDetail(n.reasonData) } : {}),
+        ms: events[to] && events[from] ? Math.max(0, events[to].time - events[from].time) : 0,
+        usage: usageOf(events, from, to + 1),
+        boundary: !n.open && isBoundary(s.facts, to),
+        items: its,
+      });
+    } else {
+      const its: Item[] = [];
+      items([n], its);
+      for (const it of its) blocks.push({ kind: 'between', item: it });
+    }
+  }
+  if (!seedMarked && seedLength !== undefined && seedLength === events.length) markSeed(seedLength);
+  return {
+    id: s.id,
+    ...(s.file !== undefined ? { file: s.file } : {}),
+    createdAt: s.header.createdAt,
+    ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
+    lineage: lineageChain(s, sessions),
+    upTo: last,
+    events: events.length,
+    usage: sessionUsage(events, seedLength),
+    blocks,
+  };
+}
+
+/** "root → child (fork @44) → this (fork @57)" — raw ids; escape per format. */
+export function lineageParts(chain: readonly LineageStep[]): Array<{ id: string; note: string }> {
+  return chain.map((c) => ({
+    id: c.id,
+    note: c.kind === 'missing' || c.kind === 'ambiguous' ? c.kind : c.kind === 'fork' ? `fork @${c.seedLength}` : c.kind === 'spawn' ? 'spawned' : '',
+  }));
+}

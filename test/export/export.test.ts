@@ -1,0 +1,186 @@
+// Export: goldens per format on a sample fork grandchild, escaping of hostile
+// logs in every format, and the never-overwrite file write the TUI's x uses.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { exportSession, exportToFile, type ExportFormat } from '../../src/export/export.js';
+import { buildTranscript } from '../../src/export/transcript.js';
+import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
+import { cleanupTmp, copyDir, REAL_DIR, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
+import { HOSTILE_ID, HOSTILE_PROMPT, PWN, writeHostile } from './hostile-log.js';
+
+afterAll(cleanupTmp);
+
+const GOLDEN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'golden');
+const FORMATS: ExportFormat[] = ['md', 'html', 'json'];
+const lookup = (index: RootIndex) => index.store.list();
+
+/** Compares with the golden file; UPDATE_GOLDEN=1 rewrites it (then review the diff). */
+function golden(name: string, text: string): void {
+  const file = path.join(GOLDEN, name);
+  if (process.env.UPDATE_GOLDEN === '1') {
+    fs.mkdirSync(GOLDEN, { recursive: true });
+    fs.writeFileSync(file, text);
+  }
+  expect(fs.existsSync(file), `${file} missing: run with UPDATE_GOLDEN=1`).toBe(true);
+  expect(text).toBe(fs.readFileSync(file, 'utf8'));
+}
+
+describe('export goldens (sample corpus)', () => {
+  const dir = copyDir(SAMPLE_DIR, tmpDir());
+  const index = loadRootSync(dir);
+  const gh = index.store.getAll('fix-flaky-retry-test.issue-writeup.gh')[0];
+  const normalise = (s: string) => s.split(dir).join('<DIR>').split(JSON.stringify(dir).slice(1, -1)).join('<DIR>');
+
+  for (const f of FORMATS)
+    it(`${f}: a fork of a fork, whole log`, () => {
+      golden(`issue-writeup-gh.${f}`, normalise(exportSession(gh, lookup(index), f)));
+    });
+
+  it('md up to a boundary: stops there, says so, and ends the turn at that boundary', () => {
+    const root = index.store.getAll('fix-flaky-retry-test')[0];
+    const at = root.facts.boundaries[0];
+    const md = normalise(exportSession(root, lookup(index), 'md', at));
+    golden('root-at-first-boundary.md', md);
+    expect(md).toContain(`seq 0–${at} (${at + 1} events)`);
+    expect(md).toContain('## Turn 1');
+    expect(md).not.toContain('## Turn 2');
+    expect(md).toContain(`(seq ${at}) · fork boundary`);
+  });
+
+  it('the lineage line, usage split and seed marker of a fork grandchild', () => {
+    const t = buildTranscript(gh, lookup(index));
+    expect(t.lineage).toEqual([
+      { id: 'fix-flaky-retry-test', kind: 'root' },
+      { id: 'fix-flaky-retry-test.issue-writeup', kind: 'fork', seedLength: 44 },
+      { id: 'fix-flaky-retry-test.issue-writeup.gh', kind: 'fork', seedLength: 57 },
+    ]);
+    expect(t.usage.inherited && t.usage.own).toBeTruthy();
+    const seedAt = t.blocks.findIndex((b) => b.kind === 'seed-end');
+    expect(seedAt).toBeGreaterThan(0);
+    expect(t.blocks[seedAt]).toEqual({ kind: 'seed-end', seq: 57, parent: 'fix-flaky-retry-test.issue-writeup' });
+    const orphan = buildTranscript(index.store.getAll('bisect-ci-timeout')[0], lookup(index));
+    expect(orphan.lineage[0].kind).toBe('missing');
+  });
+
+  it('every session of both corpora exports in every format', () => {
+    for (const d of [dir, REAL_DIR]) {
+      const idx = loadRootSync(d);
+      for (const s of idx.store.list())
+        for (const f of FORMATS) {
+          const text = exportSession(s, lookup(idx), f);
+          expect(text.length).toBeGreaterThan(0);
+          expect(text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+          if (f === 'json') expect(JSON.parse(text).id).toBe(s.id);
+        }
+    }
+  });
+});
+
+describe('hostile content is escaped for each format', () => {
+  const dir = tmpDir();
+  writeHostile(dir);
+  const index = loadRootSync(dir);
+  const s = index.store.list()[0];
+  const out = (f: ExportFormat) => exportSession(s, lookup(index), f);
+
+  it('no control characters reach any output (it may be printed on a terminal)', () => {
+    for (const f of FORMATS) expect(out(f)).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/);
+  });
+
+  it('html: the only tags are the exporter’s own; no script, no handler, no external resource', () => {
+    const html = out('html');
+    const tags = new Set([...html.matchAll(/<\/?([a-zA-Z][a-zA-Z0-9]*)/g)].map((m) => m[1].toLowerCase()));
+    const allowed = new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'header', 'h1', 'h2', 'dl', 'dt', 'dd', 'main', 'section', 'div', 'span', 'b', 'pre', 'details', 'summary']);
+    for (const t of tags) expect(allowed.has(t), `unexpected tag <${t}>`).toBe(true);
+    expect(html).not.toMatch(/<script|<img|<i>|<textarea/i);
+    // inside real tags (text has every < escaped): no inline handler, no resource to fetch
+    expect(html).not.toMatch(/<[a-zA-Z][^>]*\s(on[a-z]+|src|href|action)\s*=/i);
+    expect(html).not.toMatch(/url\(|@import|https?:\/\//i);
+    expect(html).toContain("&lt;script&gt;document.title=&#39;PWNED&#39;");
+    expect(html).toContain('Content-Security-Policy');
+    expect(html).toMatch(/default-src 'none'/);
+  });
+
+  it('md: markup is either inside a fence that no content can close, or backslash-escaped', () => {
+    const md = out('md');
+    // walk the fences: outside them no unescaped "<" (no HTML) and no unescaped "[" (no links)
+    let fence: string | null = null;
+    const inside: string[] = [];
+    let cur: string[] = [];
+    for (const line of md.split('\n')) {
+      if (fence === null) {
+        const m = /^(`{3,})/.exec(line);
+        if (m) {
+          fence = m[1];
+          cur = [];
+          continue;
+        }
+        expect(line, line).not.toMatch(/(^|[^\\])[<[]/);
+      } else if (line === fence) {
+        inside.push(cur.join('\n'));
+        fence = null;
+      } else {
+        expect(line.startsWith(fence) && /^`+$/.test(line), `fence closed early: ${line}`).toBe(false);
+        cur.push(line);
+      }
+    }
+    expect(fence).toBeNull();
+    // the prompt is one fenced block, intact except controls made visible
+    const prompt = inside.find((b) => b.startsWith('<script>'));
+    expect(prompt?.split('\n').length).toBe(HOSTILE_PROMPT.split('\n').length);
+    expect(prompt).toContain('```');
+    expect(prompt).toContain('␛[2J');
+    expect(md).toContain(`# Session evil\\<script\\>document.title='PWNED3'\\</script\\>\\&"id"`);
+  });
+
+  it('json: parses back to the same text, with <, > and & as \\u escapes', () => {
+    const j = out('json');
+    expect(j).not.toMatch(/[<>&]/);
+    const t = JSON.parse(j);
+    expect(t.id).toBe(HOSTILE_ID);
+    expect(t.blocks[0].items.find((i: any) => i.kind === 'message' && i.role === 'user').text).toBe(HOSTILE_PROMPT);
+    expect(t.blocks[0].items.find((i: any) => i.kind === 'tool').result.text).toContain(PWN);
+  });
+});
+
+describe('exportToFile: a new file, never an overwrite', () => {
+  it('names the file after the id (and the cut), adds -2, -3 when taken, leaves existing files alone', () => {
+    const src = copyDir(SAMPLE_DIR, tmpDir());
+    const index = loadRootSync(src);
+    const s = index.store.getAll('fix-flaky-retry-test/callers')[0];
+    const out = tmpDir();
+    const a = exportToFile(s, lookup(index), out, { format: 'md' });
+    expect(path.basename(a.file)).toBe('fix-flaky-retry-test~002Fcallers.md');
+    expect(fs.readFileSync(a.file, 'utf8')).toBe(exportSession(s, lookup(index), 'md'));
+    expect(a.bytes).toBe(fs.statSync(a.file).size);
+    const b = exportToFile(s, lookup(index), out, { format: 'md' });
+    expect(path.basename(b.file)).toBe('fix-flaky-retry-test~002Fcallers-2.md');
+    expect(fs.readFileSync(a.file, 'utf8')).toBe(fs.readFileSync(b.file, 'utf8'));
+    // a cut, html by default
+    const root = index.store.getAll('fix-flaky-retry-test')[0];
+    const at = root.facts.boundaries[0];
+    const c = exportToFile(root, lookup(index), out, { upTo: at });
+    expect(path.basename(c.file)).toBe(`fix-flaky-retry-test.at-${at}.html`);
+    expect(fs.readFileSync(c.file, 'utf8')).toContain(`seq 0–${at} (`);
+    // a planted file and a planted symlink at the next names are left alone and skipped
+    fs.writeFileSync(path.join(out, 'fix-flaky-retry-test.json'), 'KEEP');
+    const victim = path.join(out, 'victim.txt');
+    fs.writeFileSync(victim, 'VICTIM');
+    fs.symlinkSync(victim, path.join(out, 'fix-flaky-retry-test-2.json'));
+    const d = exportToFile(root, lookup(index), out, { format: 'json' });
+    expect(path.basename(d.file)).toBe('fix-flaky-retry-test-3.json');
+    expect(fs.readFileSync(path.join(out, 'fix-flaky-retry-test.json'), 'utf8')).toBe('KEEP');
+    expect(fs.readFileSync(victim, 'utf8')).toBe('VICTIM');
+    // no temp files left behind
+    expect(fs.readdirSync(out).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('an unwritable folder throws and leaves nothing', () => {
+    const src = copyDir(SAMPLE_DIR, tmpDir());
+    const index = loadRootSync(src);
+    const s = index.store.getAll('bump-vitest')[0];
+    expect(() => exportToFile(s, lookup(index), path.join(src, 'no', 'such', 'dir'))).toThrow(/ENOENT/);
+  });
+});

@@ -1,0 +1,78 @@
+// The HTML export opened in a real headless Chromium (the system package; the
+// setup installs it when missing and we are root, else the tests are skipped
+// with the reason). Checks that it renders offline and that a log holding
+// <script> (and an onerror handler) runs nothing — with a control page
+// proving the same check does see a script that runs.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportSession } from '../../src/export/export.js';
+import { loadRootSync } from '../../src/storage/load-root.js';
+import { ensureChromium, dumpDom } from '../support/chromium.js';
+import { cleanupTmp, copyDir, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
+import { writeHostile } from './hostile-log.js';
+
+afterAll(cleanupTmp);
+
+let chromium: ReturnType<typeof ensureChromium> = { skip: 'setup did not run' };
+beforeAll(() => {
+  chromium = ensureChromium();
+  if ('skip' in chromium) console.warn(`[html-chromium] SKIPPED: ${chromium.skip}`);
+  else if (chromium.installedMs !== undefined) console.warn(`[html-chromium] installed chromium in ${chromium.installedMs} ms`);
+}, 900_000);
+
+function bin(ctx: { skip: (note?: string) => void }): string {
+  if ('skip' in chromium) {
+    ctx.skip(chromium.skip);
+    return '';
+  }
+  return chromium.bin;
+}
+
+describe('HTML export in headless Chromium', () => {
+  it('control: the DOM check sees a script that does run', (ctx) => {
+    const b = bin(ctx);
+    const dir = tmpDir();
+    const page = path.join(dir, 'control.html');
+    fs.writeFileSync(page, `<!doctype html><html><head><title>orig</title></head><body><p>x</p><script>document.title='PWNED';document.documentElement.setAttribute('data-pwned','1')</script></body></html>`);
+    const dom = dumpDom(b, page, path.join(dir, 'profile'));
+    expect(dom).toContain('data-pwned="1"');
+    expect(dom).toContain('<title>PWNED</title>');
+  });
+
+  it('a log containing <script> and an onerror handler runs nothing; the text shows as text', (ctx) => {
+    const b = bin(ctx);
+    const dir = tmpDir();
+    writeHostile(dir);
+    const index = loadRootSync(dir);
+    const s = index.store.list()[0];
+    const page = path.join(dir, 'hostile.html');
+    fs.writeFileSync(page, exportSession(s, index.store.list(), 'html'));
+    const dom = dumpDom(b, page, path.join(dir, 'profile'));
+    expect(dom).not.toMatch(/\sdata-pwned="/); // the attribute a script would have set
+    expect(dom).not.toContain('PWNED</title>');
+    expect(dom).not.toContain('<title>PWNED2');
+    expect(dom).toMatch(/<title>dsh session evil&lt;script&gt;document.title='PWNED3'&lt;\/script&gt;&amp;"id"<\/title>/);
+    expect(dom).not.toMatch(/<script|<img/i); // parsed: no such elements exist
+    // the prompt is rendered as text inside its <pre>
+    expect(dom).toContain('&lt;script&gt;document.title=\'PWNED\'');
+    expect(dom).toContain('&lt;img src=x onerror=');
+  });
+
+  it('a real sample fork renders offline: turns, folded tool calls, end reasons, lineage', (ctx) => {
+    const b = bin(ctx);
+    const dir = copyDir(SAMPLE_DIR, tmpDir());
+    const index = loadRootSync(dir);
+    const s = index.store.getAll('fix-flaky-retry-test.spy-random')[0];
+    const page = path.join(tmpDir(), 'spy.html');
+    fs.writeFileSync(page, exportSession(s, index.store.list(), 'html'));
+    const dom = dumpDom(b, page, path.join(path.dirname(page), 'profile'));
+    expect(dom).toContain('<title>dsh session fix-flaky-retry-test.spy-random</title>');
+    const sections = dom.match(/<section class="turn"/g) ?? [];
+    expect(sections.length).toBe(s.facts.turns);
+    expect((dom.match(/<details class="tool/g) ?? []).length).toBeGreaterThan(0);
+    expect(dom).toContain('fix-flaky-retry-test → <b>fix-flaky-retry-test.spy-random</b>');
+    expect(dom).toContain('end: <b>aborted</b>');
+    expect(dom).toContain('end of the seed inherited from fix-flaky-retry-test');
+  });
+});
