@@ -4,6 +4,7 @@
 // (the fork write, exit, status timers) and tells React to draw. Store changes
 // are coalesced into one `world` action per frame.
 import { nanoid } from 'nanoid';
+import { exportToFile } from '../src/export/export.js';
 import type { ResumeCommand } from '../src/session/resume-command.js';
 import type { RootIndex } from '../src/storage/load-root.js';
 import { initialAppState, reduce, type AppAction, type AppState, type Effect } from '../src/view/app-state.js';
@@ -28,6 +29,8 @@ export interface ControllerOptions {
   /** store changes are drawn at most once per `frameMs` */
   frameMs?: number;
   tickMs?: number;
+  /** where `x` writes exports (default: the current folder) */
+  exportDir?: string;
 }
 
 /** nanoid, but never starting with '-' (an id must not look like an option: `--session -x` fails). */
@@ -122,6 +125,14 @@ export class AppController {
       case 'run':
         this.pendingRun = e.command;
         this.onExit();
+        return;
+      case 'export':
+        try {
+          const out = exportToFile(e.session, this.index.store.list(), this.opts.exportDir ?? process.cwd(), { format: 'md', upTo: e.upTo });
+          this.dispatch({ type: 'exported', file: out.file, bytes: out.bytes });
+        } catch (err) {
+          this.dispatch({ type: 'exportFailed', message: err instanceof Error ? err.message : String(err) });
+        }
         return;
       case 'expireStatus': {
         const t = setTimeout(() => {

@@ -10,7 +10,10 @@ import type { ViewName } from '../src/view/keymap.js';
 import { ancestryKeys } from '../src/view/lineage-layout.js';
 import { sanitizeInline } from '../src/view/sanitize.js';
 import type { World } from '../src/view/world.js';
+import { menuItems } from '../src/view/action-menu.js';
+import { ActionMenu } from './action-menu.js';
 import { AppController } from './app-controller.js';
+import { CompareView } from './compare-view.js';
 import { Footer, TabBar, TitleBar, type Status } from './chrome.js';
 import { ForkDialog } from './fork-dialog.js';
 import { HelpOverlay } from './help-overlay.js';
@@ -62,7 +65,9 @@ function hintsFor(state: AppState, world: World): KeyHint[] {
   const d = state.dialog;
   if (d?.kind === 'refused') return [...(d.jumpSeq !== undefined ? [{ keys: 'b', label: `boundary (seq ${d.jumpSeq})` }] : []), { keys: 'Esc', label: 'close' }, { keys: 'q', label: 'quit' }];
   if (d?.kind === 'confirm') return [{ keys: 'Enter', label: 'fork' }, { keys: 'Esc', label: 'cancel' }, { keys: '←→', label: 'caret' }, { keys: 'Ctrl-U', label: 'clear' }];
+  if (state.menu) return [{ keys: '↑↓', label: 'choose' }, { keys: 'Enter', label: 'run' }, { keys: 'Esc', label: 'close' }];
   if (state.help) return [{ keys: '↑↓', label: 'scroll' }, { keys: 'Esc', label: 'close' }, { keys: 'q', label: 'quit' }];
+  if (state.compare?.open) return [{ keys: '↑↓', label: 'row' }, { keys: '←→/Tab', label: 'side' }, { keys: 'Enter', label: 'open turn' }, { keys: 'Esc', label: 'back' }];
   if (state.view === 'sessions' && state.filterEditing) return [{ keys: 'Enter', label: 'keep filter' }, { keys: 'Esc', label: 'clear' }, { keys: '↑↓', label: 'move' }, { keys: '←→', label: 'caret' }];
   const why = forkDisabled(state, world);
   return keyHints(state.view, why ? { fork: why } : {}, state.view === 'sessions' ? { cycleSort: `sort:${state.order}` } : {});
@@ -71,6 +76,8 @@ function hintsFor(state: AppState, world: World): KeyHint[] {
 function Body({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
   const lay = layoutOf(state);
   if (state.help) return <HelpOverlay view={state.view} width={lay.width} height={lay.content} scroll={state.help.scroll} />;
+  const c = state.compare;
+  if (c?.open) return <CompareView comparison={c.comparison} rows={c.rows} cursor={c.cs.cursor} side={c.cs.side} from={c.cs.from} width={lay.width} height={lay.content} />;
   if (lay.view <= 0) return null;
   if (state.view === 'sessions') {
     const rows = sessionsRows(state, world);
@@ -83,6 +90,7 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
         order={state.order}
         filter={state.filter}
         editing={state.filterEditing}
+        mark={state.mark}
         width={lay.width}
         height={lay.view}
         scanning={world.scanning}
@@ -92,7 +100,7 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
   if (state.view === 'lineage') {
     const layout = world.lineage();
     const ancestry = state.selection ? ancestryKeys(layout, state.selection) : new Set<string>();
-    return <LineageView layout={layout} selected={indexOfKey(layout.rows, state.selection)} top={state.lineage.top} ancestry={ancestry} width={lay.width} height={lay.view} />;
+    return <LineageView layout={layout} selected={indexOfKey(layout.rows, state.selection)} top={state.lineage.top} ancestry={ancestry} mark={state.mark} width={lay.width} height={lay.view} />;
   }
   const session = selectedSession(state, world);
   if (!session) return <Text dimColor>  no session selected (Tab to Sessions)</Text>;
@@ -132,6 +140,9 @@ export function App(props: AppProps): React.JSX.Element {
         <Box flexDirection="column" height={lay.content} overflow="hidden">
           <Body state={state} world={world} />
           {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} width={lay.width} height={lay.dialog} /> : null}
+          {!state.help && !state.dialog && state.menu ? (
+            <ActionMenu items={menuItems(state, world)} cursor={state.menu.cursor} title={`Actions: ${selected ? sanitizeInline(selected.id) : 'no session'}`} width={lay.width} height={lay.dialog} />
+          ) : null}
         </Box>
         <Footer hints={hintsFor(state, world)} width={lay.width} status={state.status} />
       </Box>

@@ -17,6 +17,8 @@ export interface LineageViewProps {
   top: number;
   /** keys of the selected session and its ancestors */
   ancestry: ReadonlySet<string>;
+  /** the key of the session marked for compare (m) */
+  mark?: string;
   width: number;
   height: number;
 }
@@ -34,9 +36,9 @@ export function lineageCells(row: LineageRow, width: number): { prefix: string; 
   return { prefix, marker, text: truncate(row.text + label, Math.max(1, room)), label: '' };
 }
 
-function Line(props: { row: LineageRow; selected: boolean; onPath: boolean; width: number }): React.JSX.Element {
+function Line(props: { row: LineageRow; selected: boolean; onPath: boolean; marked: boolean; width: number }): React.JSX.Element {
   const tone = useTone();
-  const { row } = props;
+  const row = props.marked ? { ...props.row, text: `⚑ ${props.row.text}` } : props.row;
   const c = lineageCells(row, props.width);
   const emphasis = props.onPath && !props.selected;
   return (
@@ -81,6 +83,7 @@ export function LineageView(props: LineageViewProps): React.JSX.Element {
           row={row}
           selected={win.top + i === props.selected}
           onPath={row.key !== null && props.ancestry.has(row.key)}
+          marked={row.key !== null && row.key === props.mark}
           width={props.width}
         />
       ))}

@@ -19,6 +19,8 @@ export interface SessionsViewProps {
   order: SortOrder;
   filter: TextField;
   editing: boolean;
+  /** the key of the session marked for compare (m) */
+  mark?: string;
   width: number;
   height: number;
   /** the root is still being scanned: an empty list is not the final word */
@@ -32,6 +34,7 @@ interface Columns {
   cwd: number;
   turns: number;
   events: number;
+  tokens: number;
   age: number;
 }
 
@@ -41,10 +44,11 @@ export function sessionColumns(width: number): Columns {
   const turns = 3;
   const events = 4;
   const age = 4;
+  const tokens = width >= 90 ? 5 : 0; // tokens only where there is room
   const id = Math.max(12, Math.min(40, Math.floor(width * 0.24)));
   const cwd = Math.max(8, Math.min(32, Math.floor(width * 0.16)));
-  const fixed = 2 + badge + id + cwd + turns + events + age + 7; // marker + 7 gaps
-  return { badge, id, title: Math.max(4, width - fixed), cwd, turns, events, age };
+  const fixed = 2 + badge + id + cwd + turns + events + tokens + age + 7 + (tokens ? 1 : 0); // marker + gaps
+  return { badge, id, title: Math.max(4, width - fixed), cwd, turns, events, tokens, age };
 }
 
 /** Keep the end of a path: `…/payments-api`. */
@@ -58,17 +62,17 @@ function fitStart(s: string, width: number): string {
 
 const right = (s: string, w: number): string => fit(s, w).trimEnd().padStart(w);
 
-function Row(props: { row: SessionRow; selected: boolean; cols: Columns }): React.JSX.Element {
+function Row(props: { row: SessionRow; selected: boolean; marked: boolean; cols: Columns }): React.JSX.Element {
   const { row, cols } = props;
   const tone = useTone();
   const indent = row.depth > 0 ? '  '.repeat(Math.min(row.depth - 1, 6)) + '└ ' : '';
-  const id = indent + (row.mark ? row.mark + ' ' : '') + row.id;
+  const id = (props.marked ? '⚑ ' : '') + indent + (row.mark ? row.mark + ' ' : '') + row.id;
   return (
     <Text inverse={props.selected} wrap="truncate-end">
       {props.selected ? '▶ ' : '  '}
       <Text color={tone(row.tone)}>{fit(row.badge, cols.badge)}</Text> <Text bold={props.selected}>{fit(id, cols.id)}</Text>{' '}
       {fit(row.title, cols.title)} <Text dimColor={!props.selected}>{fitStart(row.cwd, cols.cwd)}</Text> {right(row.turns, cols.turns)}{' '}
-      {right(row.events, cols.events)} {right(row.age, cols.age)}
+      {right(row.events, cols.events)} {cols.tokens ? right(row.tokens, cols.tokens) + ' ' : ''}{right(row.age, cols.age)}
     </Text>
   );
 }
@@ -100,7 +104,7 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
   const count = props.filter.text ? `${props.rows.length} of ${props.total}` : `${props.total}`;
   const head =
     `  ${fit('STATE', cols.badge)} ${fit('ID', cols.id)} ${fit('TITLE', cols.title)} ${fit('CWD', cols.cwd)} ` +
-    `${right('T', cols.turns)} ${right('EV', cols.events)} ${right('AGE', cols.age)}`;
+    `${right('T', cols.turns)} ${right('EV', cols.events)} ${cols.tokens ? right('TOK', cols.tokens) + ' ' : ''}${right('AGE', cols.age)}`;
   return (
     <Box flexDirection="column" height={props.height} width={props.width} overflow="hidden">
       <Text wrap="truncate-end">
@@ -114,7 +118,7 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
       {win.rows.length === 0 ? (
         <Text dimColor>{props.filter.text ? `  no session matches "${truncate(sanitizeInline(props.filter.text), 40)}"` : props.scanning ? '  scanning…' : '  no sessions in this directory'}</Text>
       ) : (
-        win.rows.map((row, i) => <Row key={row.key} row={row} selected={win.top + i === props.selected} cols={cols} />)
+        win.rows.map((row, i) => <Row key={row.key} row={row} selected={win.top + i === props.selected} marked={row.key === props.mark} cols={cols} />)
       )}
     </Box>
   );

@@ -3,6 +3,9 @@
 // so a frame never scrolls it.
 import { dialogHeight, type Dialog } from './fork-dialog-state.js';
 
+/** Rows of the action menu box: a title, its entries, two borders. */
+export const menuHeight = (entries: number): number => entries + 3;
+
 export interface Size {
   columns: number;
   rows: number;
@@ -12,16 +15,16 @@ export interface AppLayout {
   width: number;
   /** rows between the tab bar and the footer */
   content: number;
-  /** rows of the open dialog (0 when none) */
+  /** rows of the open dialog or action menu under the view (0 when none) */
   dialog: number;
   /** rows left for the view */
   view: number;
 }
 
-export function appLayout(size: Size, dialog: Dialog | undefined): AppLayout {
+export function appLayout(size: Size, dialog: Dialog | undefined, menuEntries = 0): AppLayout {
   const width = Math.max(1, size.columns);
   const content = Math.max(1, size.rows - 4);
-  const d = dialog ? Math.min(content, dialogHeight(dialog, width, content)) : 0;
+  const d = dialog ? Math.min(content, dialogHeight(dialog, width, content)) : menuEntries ? Math.min(content, menuHeight(menuEntries)) : 0;
   return { width, content, dialog: d, view: Math.max(0, content - d) };
 }
 

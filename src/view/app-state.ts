@@ -4,7 +4,11 @@
 // screen highlights, so every action (`f`, Enter, Tab, the footer, the Lineage
 // highlight) reads the same thing the user sees. Side effects (writing a
 // fork, exiting, a timer) are returned as effects for the shell to run.
+import { compareSessions, type Comparison } from '../session/compare.js';
 import { resumeCommand, type ResumeCommand } from '../session/resume-command.js';
+import { menuItems } from './action-menu.js';
+import { compareRows, type CompareRow } from './compare-model.js';
+import { compareEnter, compareReducer, initialCompareState, type CompareState } from './compare-state.js';
 import type { Session } from '../session/session.js';
 import { SessionStore } from '../session/store.js';
 import { appLayout, AUTO_DETAIL_HEIGHT, lineageListHeight, sessionsListHeight, turnsLayout, type AppLayout, type Size } from './app-layout.js';
@@ -52,6 +56,21 @@ export interface AppState {
   turns: ReadonlyMap<string, TurnsState>;
   status?: Status;
   statusSeq: number;
+  /** the session marked with `m` (a key), to compare another with */
+  mark?: string;
+  /** the Compare surface: open over the views, or hidden while one of its turns is open in Turns (Esc returns) */
+  compare?: CompareSurface;
+  /** the action menu (`a`): what can be done on the selection, disabled entries with their reason */
+  menu?: { cursor: number };
+}
+
+export interface CompareSurface {
+  comparison: Comparison;
+  rows: CompareRow[];
+  cs: CompareState;
+  open: boolean;
+  /** the view Compare was opened from (closing it returns there) */
+  from: ViewName;
 }
 
 export type AppAction =
@@ -61,6 +80,8 @@ export type AppAction =
   | { type: 'world' }
   | { type: 'forked'; child: Session; source: Session }
   | { type: 'forkFailed'; error: Problem }
+  | { type: 'exported'; file: string; bytes: number }
+  | { type: 'exportFailed'; message: string }
   | { type: 'statusExpired'; id: number };
 
 export type Effect =
@@ -71,7 +92,9 @@ export type Effect =
   /** put text on the clipboard (OSC 52) */
   | { type: 'copy'; text: string }
   /** leave the browser (terminal restored) and run `dsh argv…` in `cwd` */
-  | { type: 'run'; command: ResumeCommand };
+  | { type: 'run'; command: ResumeCommand }
+  /** write a transcript of `session` (up to seq `upTo`) to a new file in the export folder */
+  | { type: 'export'; session: Session; upTo?: number };
 
 export interface Step {
   state: AppState;
@@ -98,7 +121,10 @@ export function initialAppState(size: Size, view: ViewName = 'sessions'): AppSta
 
 // ---- derived values (read by the reducer and the views alike) ------------
 
-export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog);
+/** The action menu always lists the same entries (disabled ones with their reason). */
+export const MENU_ENTRIES = 7;
+
+export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, s.menu ? MENU_ENTRIES : 0);
 
 /** The Sessions rows as shown: the filtered, sorted list, plus a deleted selection kept in place. */
 export function sessionsRows(s: AppState, world: World): readonly SessionRow[] {
@@ -264,6 +290,10 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
       const file = a.child.file ? a.child.file.replace(world.root + '/', '') : 'in memory';
       return withStatus(next, `forked ${sanitizeInline(a.source.id)} -> ${sanitizeInline(a.child.id)} (${sanitizeInline(file)}) · y copies: ${sanitizeInline(resumeCommand(a.child).command)}`, 'ok');
     }
+    case 'exported':
+      return withStatus(s, `exported to ${sanitizeInline(a.file)} (${a.bytes} bytes)`, 'ok');
+    case 'exportFailed':
+      return withStatus(s, `export failed: ${sanitizeInline(a.message)}`, 'error');
     case 'forkFailed': {
       const d = s.dialog;
       if (d?.kind !== 'confirm') return withStatus(s, `fork failed: ${a.error.code}: ${sanitizeInline(a.error.message)}`, 'error');
@@ -275,7 +305,9 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
 function onKey(s: AppState, p: KeyPress, world: World): Step {
   if (p.key.ctrl && p.input === 'c') return step(s, [{ type: 'exit' }]);
   if (s.dialog) return dialogKey(s, s.dialog, p, world);
+  if (s.menu) return menuKey(s, p, world);
   if (s.help) return helpKey(s, p);
+  if (s.compare?.open) return compareKey(s, s.compare, p, world);
   if (s.view === 'sessions' && s.filterEditing) return filterKey(s, p, world);
   if (p.paste !== undefined) return step(s); // a paste outside a text field is not a stream of commands
   const cmd = commandFor(s.view, p.input, p.key);
@@ -288,12 +320,127 @@ function onKey(s: AppState, p: KeyPress, world: World): Step {
       return step({ ...s, help: { scroll: 0 } });
     case 'nextView':
     case 'prevView':
-      return step({ ...s, view: cycleView(s.view, cmd === 'nextView' ? 1 : -1) });
+      // leaving Turns forgets a Compare it was opened from (Esc would not return there any more)
+      return step({ ...s, view: cycleView(s.view, cmd === 'nextView' ? 1 : -1), compare: undefined });
   }
-  if (cmd === 'copyResume' || cmd === 'resume') return resumeKey(s, cmd, world);
+  return command(s, cmd, world);
+}
+
+/** A command on the selection in the active view (from a key, or chosen in the action menu). */
+export function command(s: AppState, cmd: Command, world: World): Step {
+  switch (cmd) {
+    case 'copyResume':
+    case 'resume':
+      return resumeKey(s, cmd, world);
+    case 'mark':
+      return markKey(s, world);
+    case 'compare':
+      return openCompare(s, world);
+    case 'export':
+      return exportKey(s, world);
+    case 'menu':
+      return step({ ...s, menu: { cursor: 0 } });
+    case 'help':
+      return step({ ...s, help: { scroll: 0 } });
+    case 'quit':
+      return step(s, [{ type: 'exit' }]);
+  }
   if (s.view === 'sessions') return sessionsCommand(s, cmd, world);
   if (s.view === 'lineage') return lineageCommand(s, cmd, world);
   return turnsCommand(s, cmd, world);
+}
+
+/** m: marks the selection, or unmarks it when it is the mark. */
+function markKey(s: AppState, world: World): Step {
+  const session = selectedSession(s, world);
+  if (!session || s.selection === undefined) return withStatus(s, 'no session selected', 'error');
+  if (s.mark === s.selection) return withStatus({ ...s, mark: undefined }, `unmarked ${sanitizeInline(session.id)}`);
+  return withStatus({ ...s, mark: s.selection }, `marked ${sanitizeInline(session.id)}: select another session and press c to compare`);
+}
+
+/** Why `c` cannot compare now, or undefined. */
+export function compareDisabled(s: AppState, world: World): string | undefined {
+  if (s.mark === undefined) return 'mark a session first (m)';
+  if (!world.session(s.mark)) return 'the marked session is gone';
+  if (s.selection === undefined || !selectedSession(s, world)) return 'no session selected';
+  if (s.selection === s.mark) return 'select another session than the marked one';
+  return undefined;
+}
+
+/** c: the marked session (left) against the selection (right), from their common ancestor. */
+function openCompare(s: AppState, world: World): Step {
+  const why = compareDisabled(s, world);
+  if (why) return withStatus(s, `compare: ${why}`, 'error');
+  const left = world.session(s.mark!)!;
+  const right = selectedSession(s, world)!;
+  let comparison: Comparison;
+  try {
+    comparison = compareSessions(left, right, world.sessions());
+  } catch (e) {
+    return withStatus(s, `compare failed: ${sanitizeInline(e instanceof Error ? e.message : String(e))}`, 'error');
+  }
+  const rows = compareRows(comparison);
+  return step({ ...s, compare: { comparison, rows, cs: initialCompareState(rows, compareBody(s)), open: true, from: s.view }, help: undefined });
+}
+
+/** Lines for compare rows: the surface's header (2) and hint (1) lines aside. */
+const compareBody = (s: AppState): number => Math.max(1, layoutOf(s).content - 3);
+
+function compareKey(s: AppState, c: CompareSurface, p: KeyPress, world: World): Step {
+  const k = p.key;
+  if (p.paste !== undefined) return step(s);
+  if (k.escape || (p.input === 'q' && !k.ctrl)) return step({ ...s, compare: undefined, view: c.from });
+  if (k.return) {
+    const target = compareEnter(c.comparison, c.rows, c.cs);
+    if (!target) return step(s);
+    const key = SessionStore.keyOf(target.session);
+    if (!world.session(key)) return withStatus(s, `session ${sanitizeInline(target.session.id)} is no longer in the store`, 'error');
+    return step(openTurns({ ...s, compare: { ...c, open: false } }, key, world, target.seq));
+  }
+  const move: Record<string, Parameters<typeof compareReducer>[1]['type'] | undefined> = {
+    up: 'up', down: 'down', pageUp: 'pageUp', pageDown: 'pageDown', home: 'home', end: 'end', left: 'left', right: 'right', tab: 'toggleSide',
+  };
+  const name = k.upArrow || p.input === 'k' ? 'up' : k.downArrow || p.input === 'j' ? 'down' : k.pageUp ? 'pageUp' : k.pageDown ? 'pageDown' : k.home || p.input === 'g' ? 'home' : k.end || p.input === 'G' ? 'end' : k.leftArrow || p.input === 'h' ? 'left' : k.rightArrow || p.input === 'l' ? 'right' : k.tab ? 'tab' : undefined;
+  const type = name ? move[name] : undefined;
+  if (!type) return step(s);
+  return step({ ...s, compare: { ...c, cs: compareReducer(c.cs, { type }, c.rows, compareBody(s)) } });
+}
+
+/** x: a transcript of the selection (in Turns up to the selected row) to a new file. */
+function exportKey(s: AppState, world: World): Step {
+  const session = selectedSession(s, world);
+  if (!session) return withStatus(s, 'no session selected: nothing to export', 'error');
+  let upTo: number | undefined;
+  if (s.view === 'turns') {
+    const data = world.turns(session);
+    if (data.ok) {
+      const t = turnsStateOf(s, s.selection);
+      const v = turnsView(s, data)({ ...t, showHistory: false });
+      const row = v.rows[cursorIndex(t.tree, v)];
+      if (row) upTo = cutOfRow(row);
+    }
+  }
+  return step(s, [{ type: 'export', session, upTo }]);
+}
+
+/** The action menu owns the keyboard: move, Enter runs the entry (or says why it cannot), Esc closes. */
+function menuKey(s: AppState, p: KeyPress, world: World): Step {
+  const items = menuItems(s, world);
+  const k = p.key;
+  const cursor = Math.min(s.menu!.cursor, Math.max(0, items.length - 1));
+  if (p.paste !== undefined) return step(s);
+  if (k.escape || (p.input === 'a' && !k.ctrl)) return step({ ...s, menu: undefined });
+  if (k.upArrow || p.input === 'k') return step({ ...s, menu: { cursor: Math.max(0, cursor - 1) } });
+  if (k.downArrow || p.input === 'j') return step({ ...s, menu: { cursor: Math.min(items.length - 1, cursor + 1) } });
+  if (k.home || p.input === 'g') return step({ ...s, menu: { cursor: 0 } });
+  if (k.end || p.input === 'G') return step({ ...s, menu: { cursor: items.length - 1 } });
+  // an entry's own key runs it too, as the keys stay the fast path
+  const byKey = !k.return && !k.ctrl ? items.findIndex((i) => i.key === p.input) : -1;
+  const chosen = k.return ? items[cursor] : byKey >= 0 ? items[byKey] : undefined;
+  if (!chosen) return step(s);
+  const closed = { ...s, menu: undefined };
+  if (chosen.disabled) return withStatus(closed, `${chosen.label}: ${chosen.disabled}`, 'error');
+  return command(closed, chosen.command, world);
 }
 
 /** y / R: the command that continues the selected session in the harness. */
@@ -455,6 +602,7 @@ function turnsCommand(s: AppState, cmd: Command, world: World): Step {
       return apply({ type: 'pick', view, pick: pickBoundary(session) });
     case 'back':
       if (hasSomethingToClose(t, auto)) return apply({ type: 'back', autoDetail: auto });
+      if (s.compare) return step({ ...s, compare: { ...s.compare, open: true } }); // opened from Compare: back to it
       return step({ ...s, view: 'sessions' });
     case 'fork': {
       if (t.showHistory) return withStatus(s, 'fork from the tree: press t to leave the history first');

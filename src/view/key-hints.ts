@@ -22,12 +22,13 @@ const LABELS: Partial<Record<Command, string>> = {
   toggleDetail: 'detail',
   toggleHistory: 'history',
   expand: 'expand',
+  menu: 'actions',
 };
 
 const PER_VIEW: Record<ViewName, Command[]> = {
-  sessions: ['open', 'fork', 'filter', 'cycleSort', 'nextView', 'help', 'quit'],
-  turns: ['open', 'fork', 'jumpBoundary', 'toggleHistory', 'back', 'nextView', 'help', 'quit'],
-  lineage: ['open', 'fork', 'back', 'nextView', 'help', 'quit'],
+  sessions: ['open', 'fork', 'menu', 'filter', 'cycleSort', 'nextView', 'help', 'quit'],
+  turns: ['open', 'fork', 'menu', 'jumpBoundary', 'toggleHistory', 'back', 'nextView', 'help', 'quit'],
+  lineage: ['open', 'fork', 'menu', 'back', 'nextView', 'help', 'quit'],
 };
 
 /** The first key of a binding as shown in help (`q / Ctrl-C` -> `q`). */

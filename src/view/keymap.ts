@@ -7,7 +7,7 @@ export type Command =
   | 'open' | 'back' | 'nextView' | 'prevView' | 'help' | 'quit'
   | 'fork' | 'filter' | 'cycleSort'
   | 'expand' | 'collapse' | 'expandAll' | 'collapseAll' | 'toggleHistory' | 'toggleDetail' | 'jumpBoundary'
-  | 'copyResume' | 'resume';
+  | 'copyResume' | 'resume' | 'mark' | 'compare' | 'export' | 'menu';
 
 /** Ink's key flags (a subset of ink's Key). */
 export interface KeyFlags {
@@ -48,6 +48,10 @@ export const BINDINGS: Binding[] = [
   { keys: 'E', command: 'collapseAll', views: ['turns'], help: 'collapse all', match: ch('E') },
   { keys: 't', command: 'toggleHistory', views: ['turns'], help: 'toggle model history (what the model sees up to the selection)', match: ch('t') },
   { keys: 'd', command: 'toggleDetail', views: ['turns'], help: 'toggle the detail pane', match: ch('d') },
+  { keys: 'm', command: 'mark', views: all, help: 'mark the session (or unmark it) to compare another with it', match: ch('m') },
+  { keys: 'c', command: 'compare', views: all, help: 'compare the marked session with this one, from their common ancestor', match: ch('c') },
+  { keys: 'x', command: 'export', views: all, help: 'export the session as Markdown to a new file in the current folder (in Turns: up to the selected row)', match: ch('x') },
+  { keys: 'a', command: 'menu', views: all, help: 'actions: everything that can be done here, with the reason when it cannot', match: ch('a') },
   { keys: 'y', command: 'copyResume', views: all, help: 'copy the command that continues the session in the harness (dsh --resume=ID, in its cwd)', match: ch('y') },
   { keys: 'R', command: 'resume', views: all, help: 'leave the browser and run dsh --resume=ID in the session\'s cwd (printed if dsh is not on the PATH)', match: ch('R') },
   { keys: '?', command: 'help', views: all, help: 'this help', match: ch('?') },

@@ -13,6 +13,7 @@
  *             ambiguous or filtered out, and members of cycles, are drawn as roots.
  * Filter: case-insensitive substring of id, title or cwd.
  */
+import { compact } from '../session/usage.js';
 import { ageText } from './age.js';
 import type { SessionState } from '../session/log-facts.js';
 import { isForkable, stateOf } from '../session/log-facts.js';
@@ -40,6 +41,8 @@ export interface SessionListItem {
   parentAmbiguous?: boolean;
   /** other sessions share this id (DUPLICATE_ID) */
   duplicateId?: boolean;
+  /** tokens in + out from assistant/message usage (undefined: the log records none) */
+  tokens?: number;
   kind: 'root' | 'fork' | 'spawn';
   seedLength?: number;
   createdAt: number;
@@ -66,6 +69,7 @@ export function listItemOf(s: Session): SessionListItem {
     diagnostics: s.diagnostics.length,
     forkable: isForkable(f),
   };
+  if (f.usage && f.usage.messages > 0) item.tokens = f.usage.input + f.usage.output;
   if (f.title !== undefined) item.title = f.title;
   if (s.cwd !== undefined) item.cwd = s.cwd;
   if (s.parentSession !== undefined) item.parentSession = s.parentSession;
@@ -89,6 +93,8 @@ export interface SessionRow {
   cwd: string;
   turns: string;
   events: string;
+  /** tokens in + out, compact (`1.2k`), '' when the log records no usage */
+  tokens: string;
   /** age of the last activity */
   age: string;
   state: SessionState;
@@ -188,6 +194,7 @@ export function rowOf(s: SessionListItem, depth: number, now: number): SessionRo
     cwd: sanitizeInline(s.cwd ?? ''),
     turns: String(s.turns),
     events: String(s.events),
+    tokens: s.tokens === undefined ? '' : compact(s.tokens),
     age: ageText(s.lastEventTime ?? s.createdAt, now),
     state: s.state,
     badge,

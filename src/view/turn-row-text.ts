@@ -58,12 +58,14 @@ export const ageText = (time: number | undefined, now: number): string => age(ti
 
 type Node<K extends TreeNode['kind']> = Extract<TreeNode, { kind: K }>;
 
-export function turnSegments(n: Node<'turn'>, lastTime: number | undefined, now: number): Segment[] {
+/** `usage`: the turn's tokens as short text (`in 1.2k out 345`), '' when the log records none. */
+export function turnSegments(n: Node<'turn'>, lastTime: number | undefined, now: number, usage = ''): Segment[] {
   const badge: Segment = n.open
     ? { text: `open · last event ${ageText(lastTime, now)} ago`, color: 'yellow', bold: true }
     : { text: clip(n.reason ?? '?', 40), color: reasonColor(n.reason), bold: true };
   const prompt = n.prompt === undefined ? { text: '(no prompt)', dim: true } : { text: firstLine(n.prompt) };
-  return [{ text: `turn ${n.turn}  `, bold: true }, badge, { text: '  ' }, prompt];
+  const tokens: Segment[] = usage ? [{ text: `  ${usage}`, color: 'blue', dim: true }] : [];
+  return [{ text: `turn ${n.turn}  `, bold: true }, badge, ...tokens, { text: '  ' }, prompt];
 }
 
 export function stepSegments(n: Node<'step'>): Segment[] {

@@ -2,6 +2,7 @@
 // the rows that are visible under an expansion state, with a marker row at
 // every fork boundary and dividers around a fork child's inherited seed.
 // Pure: no Ink, no I/O. Every string from a file is sanitised (turn-row-text).
+import { usageOfSeqs, usageText } from '../session/usage.js';
 import type { SessionForkError } from '../session/errors.js';
 import type { SessionEvent } from '../session/events.js';
 import { isBoundary, nearestBoundaries, type LogFacts } from '../session/log-facts.js';
@@ -119,7 +120,7 @@ function nodeLabel(r: Row): Segment[] {
   const n = r.node!;
   switch (n.kind) {
     case 'turn':
-      return label.turnSegments(n, r.ctx?.events[n.lastSeq]?.time, r.ctx?.now ?? Date.now());
+      return label.turnSegments(n, r.ctx?.events[n.lastSeq]?.time, r.ctx?.now ?? Date.now(), r.ctx ? usageText(usageOfSeqs(r.ctx.events, n.seq, n.lastSeq)) : '');
     case 'step':
       return label.stepSegments(n);
     case 'message':

@@ -29,6 +29,8 @@ export interface World {
   /** the first scan of the root is still running: an empty list is not the final word */
   readonly scanning: boolean;
   session(key: string): Session | undefined;
+  /** every live session (compare and export read lineage from them) */
+  sessions(): readonly Session[];
   /** Sessions rows for a filter and order (memoised). */
   rows(filter: string, order: SortOrder): readonly SessionRow[];
   lineage(): LineageLayout;
@@ -112,6 +114,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     },
     scanning: index.scan !== undefined && !index.scan.finished,
     session: (key) => store.byFile(key),
+    sessions: all,
     rows(filter, order) {
       if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order) rowsMemo = { filter, order, rows: sessionRows(this.items, { filter, order, now }) };
       return rowsMemo.rows;

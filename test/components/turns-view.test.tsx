@@ -35,7 +35,7 @@ describe('TurnsView', () => {
     const lines = v.view();
     expect(lines[0]).toMatch(/^fix-flaky-retry-test {2}\[at boundary\] {2}· 5 turns · \d+ events/);
     expect(v.frame()).toContain('── fork here · seq 43 ──');
-    expect(v.selected()).toMatch(/^› +0 ▸ turn 1 {2}completed {2}`RetryQueue/);
+    expect(v.selected()).toMatch(/^› +0 ▸ turn 1 {2}completed {2}in [\d.]+k? out [\d.]+k?.* {2}`RetryQueue/);
     expect(v.status()).toMatch(/^f fork here \(seq 43\)/);
   });
 

@@ -19,12 +19,14 @@ export interface MountOptions {
   selection?: string;
   size?: { columns: number; rows: number };
   now?: number;
+  /** where `x` writes exports */
+  exportDir?: string;
 }
 
 export function mountApp(o: MountOptions) {
   const size = o.size ?? { columns: 100, rows: 24 };
   let n = 0;
-  const controller = new AppController(o.index, { size, initialView: o.view, selection: o.selection, now: o.now ?? 1795990000000, newId: () => `child-${++n}` });
+  const controller = new AppController(o.index, { size, initialView: o.view, selection: o.selection, now: o.now ?? 1795990000000, newId: () => `child-${++n}`, exportDir: o.exportDir });
   const r = render(<App index={o.index} controller={controller} size={size} color={false} />);
   const frame = (): string => {
     const f = r.lastFrame() ?? '';

@@ -15,7 +15,7 @@ import { snapshotWorld, type World } from '../../src/view/world.js';
 
 const NOW = 1795990000000;
 const IDS = ['alpha', 'beta', 'gamma', 'delta', 'eps'];
-const KEYS = ['j', 'k', 'g', 'G', '\x1b[B', '\x1b[A', '\x1b[6~', '/', 'a', 'l', 'e', 'p', '\x7f', '\r', '\x1b', '\t', '\x1b[Z', 'f', 's', '?', 'h', 't', 'b', 'E', 'x'];
+const KEYS = ['j', 'k', 'g', 'G', '\x1b[B', '\x1b[A', '\x1b[6~', '/', 'a', 'l', 'e', 'p', '\x7f', '\r', '\x1b', '\t', '\x1b[Z', 'f', 's', '?', 'h', 't', 'b', 'E', 'a', 'm', 'c'];
 
 type Op =
   | { kind: 'keys'; raw: string }
@@ -109,7 +109,7 @@ describe('app state under random keys and store changes', () => {
             world = snapshotWorld(index, ++version, NOW, () => `kid-${++n}`);
             act({ type: 'world' });
           }
-          if (state.dialog || state.help) continue;
+          if (state.dialog || state.help || state.menu || state.compare?.open) continue;
 
           // the selection is the highlighted row of the view
           if (state.view === 'sessions') {

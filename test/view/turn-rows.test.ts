@@ -90,7 +90,7 @@ describe('turn rows', () => {
     const live = rowsOf(get('add-retry-metrics')).rows;
     const turns = live.filter((r) => r.kind === 'turn');
     expect(turns.map((r) => [r.expanded, r.reason])).toEqual([[false, 'completed'], [true, 'open']]);
-    expect(turns[1].text).toMatch(/^turn 2 {2}open · last event \S+ ago {2}Also add a histogram/);
+    expect(turns[1].text).toMatch(/^turn 2 {2}open · last event \S+ ago {2}in [^ ]+ out [^ ]+( cache [^ ]+)? {2}Also add a histogram/);
     expect(live.at(-1)!.kind).toBe('tool');
     const closed = rowsOf(get('fix-flaky-retry-test')).rows;
     expect(closed.every((r) => r.depth === 0 && (r.kind === 'turn' || r.kind === 'boundary'))).toBe(true);
