@@ -4,6 +4,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import type { Session } from '../src/session/session.js';
+import { usageText, withSplit } from '../src/session/usage.js';
 import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../src/view/app-layout.js';
 import { cutOfRow, turnsStateOf, turnsView, type AppState } from '../src/view/app-state.js';
 import { displayWidth, sanitizeInline, truncate } from '../src/view/sanitize.js';
@@ -82,7 +83,12 @@ function headerSegments(session: Session, history: { upTo: number; entries: numb
   if (session.kind === 'fork') out.push({ text: `  inherited from ${clip(session.parentSession, 80)}, seedLength ${session.seedLength}`, color: 'cyan' });
   else if (session.kind === 'spawn') out.push({ text: `  spawned by ${clip(session.parentSession, 80)}`, color: 'cyan' });
   if (history) out.push({ text: `  · model history up to seq ${history.upTo}: ${history.entries} entries (t: tree)`, color: 'magenta', bold: true });
-  else out.push({ text: `  · ${plural(session.facts.turns, 'turn')} · ${plural(session.length, 'event')}`, dim: true });
+  else {
+    out.push({ text: `  · ${plural(session.facts.turns, 'turn')} · ${plural(session.length, 'event')}`, dim: true });
+    // tokens, and for a fork child what the seed inherited and what it spent itself
+    const u = session.facts.usage ? withSplit(session.facts.usage, session.seedLength) : undefined;
+    if (u && u.messages > 0) out.push({ text: u.own ? ` · own ${usageText(u.own) || 'no usage'} · inherited ${usageText(u.inherited) || 'no usage'}` : ` · ${usageText(u)}`, color: 'blue', dim: true });
+  }
   return out;
 }
 

@@ -136,6 +136,8 @@ describe('TurnsView', () => {
   it("sets a fork child's inherited events apart", async () => {
     const v = mount('fix-flaky-retry-test.spy-random');
     expect(v.view()[0]).toContain('inherited from fix-flaky-retry-test, seedLength 79');
+    const wide = mount('fix-flaky-retry-test.spy-random', 240, 14);
+    expect(wide.view()[0]).toMatch(/· own in \S+ out \S+.* · inherited in \S+ out \S+/); // tokens split at the seed
     expect(v.frame()).toContain('── inherited from fix-flaky-retry-test, seedLength 79 ──');
     expect(v.frame()).toContain('── own events from seq 79 ──');
   });
