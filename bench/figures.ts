@@ -41,7 +41,7 @@ export async function paired(loop: Loop, app: () => Promise<number> | number, fl
 }
 
 /** Whole-process wall time with stdout sent to /dev/null (never kept); stderr kept for errors. */
-export function runToNull(args: string[]): Promise<number> {
+export function runToNull(args: string[], okCodes: readonly number[] = [0]): Promise<number> {
   return new Promise((resolve, reject) => {
     const devnull = openSync('/dev/null', 'w');
     const t0 = performance.now();
@@ -53,7 +53,7 @@ export function runToNull(args: string[]): Promise<number> {
     child.on('error', reject);
     child.on('close', (code) => {
       closeSync(devnull);
-      if (code !== 0) reject(new Error(`node ${args.join(' ')} exited ${code}: ${err.slice(0, 500)}`));
+      if (!okCodes.includes(code ?? -1)) reject(new Error(`node ${args.join(' ')} exited ${code}: ${err.slice(0, 500)}`));
       else resolve(t1 - t0);
     });
   });
@@ -67,6 +67,24 @@ export async function figureList(dir: string, loop: Loop) {
   const outBytes = Buffer.byteLength(check.stdout);
   const r = await paired(loop, () => runToNull([CLI, 'list', '--dir', dir, '--json']), async () => (await floorReadParse(dir)).ms);
   return { ...r, outBytes };
+}
+
+// ---------------------------------------------------------------- find vs list --json
+
+/**
+ * `find --json WORD` against `list --json` on the same corpus, alternating run
+ * by run. `word` should be common (a word in almost every file defeats the
+ * raw-text prefilter: every file is parsed with its events); `rare` is not in
+ * the corpus (the prefilter skips every file). Exit 1 (no match) is allowed.
+ */
+export async function figureFind(dir: string, loop: Loop, word: string, rare = 'zqxjkvw') {
+  const check = await runChild(process.execPath, [CLI, 'find', '--dir', dir, word, '--json']);
+  if (check.code !== 0 && check.code !== 1) throw new Error(`find exited ${check.code}: ${check.stderr.slice(0, 500)}`);
+  const body = JSON.parse(check.stdout) as { matches: Array<{ file: string }> };
+  const files = new Set(body.matches.map((m) => m.file)).size;
+  const common = await paired(loop, () => runToNull([CLI, 'find', '--dir', dir, word, '--json'], [0, 1]), () => runToNull([CLI, 'list', '--dir', dir, '--json']));
+  const none = await paired(loop, () => runToNull([CLI, 'find', '--dir', dir, rare, '--json'], [0, 1]));
+  return { app: common.app, floor: common.floor!, rare: none.app, matches: body.matches.length, files };
 }
 
 // ---------------------------------------------------------------- TUI in a pty

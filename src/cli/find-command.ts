@@ -39,7 +39,7 @@ export function findMatches(dir: string, q: Query): FindMatch[] {
   for (const file of listSessionFiles(dir).sort()) {
     if (file.endsWith('.zstd')) continue;
     try {
-      if (literals && literals.length > 0 && !rawMayMatch(fs.readFileSync(file, 'utf8'), literals)) continue;
+      if (literals && literals.length > 0 && !rawMayMatch(fs.readFileSync(file), literals)) continue;
       const { session } = sessionFromRead(file, readLog(file, needEvents));
       if (!session) continue;
       const m = matchSession(q, sessionMeta(session), () => buildSearchDoc(session.events));

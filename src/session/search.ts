@@ -24,7 +24,6 @@ export interface SearchEntry {
   type: string;
   /** all searchable text of the event, as written (may hold control characters) */
   text: string;
-  lower: string;
   /** tool/call and tool/result (the result's call name when known) */
   tool?: string;
   /** tool/result with an error */
@@ -49,6 +48,18 @@ export interface EventMatch {
   turn: number | null;
   type: string;
   snippet: string;
+}
+
+const regexCache = new Map<string, RegExp>();
+/** How a word or phrase is compared: Unicode simple case folding (the `iu` flags), as a literal. */
+export function wordRegex(value: string): RegExp {
+  let re = regexCache.get(value);
+  if (!re) {
+    if (regexCache.size > 256) regexCache.clear();
+    re = new RegExp(value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), 'iu');
+    regexCache.set(value, re);
+  }
+  return re;
 }
 
 /** Most text kept per event for searching (a multi-megabyte tool result is cut here). */
@@ -129,7 +140,7 @@ export function buildSearchDoc(events: readonly SessionEvent[]): SearchEntry[] {
     } else stringLeaves(d, parts, MAX_EVENT_TEXT);
     let text = parts.filter((p) => p !== '').join(' ');
     if (text.length > MAX_EVENT_TEXT) text = text.slice(0, MAX_EVENT_TEXT);
-    out.push({ ...entry, text, lower: fold(text) });
+    out.push({ ...entry, text });
   }
   return out;
 }
@@ -174,13 +185,13 @@ export function sessionTermsMatch(q: Query, m: SessionMeta): boolean {
 function eventTermHolds(t: Term, e: SearchEntry): boolean {
   switch (t.kind) {
     case 'text':
-      return e.lower.includes(fold(t.value));
+      return wordRegex(t.value).test(e.text);
     case 'tool':
-      return e.tool !== undefined && fold(e.tool).includes(fold(t.value));
+      return e.tool !== undefined && wordRegex(t.value).test(e.tool);
     case 'error':
       return e.isError === true;
     case 'reason':
-      return e.reason !== undefined && fold(e.reason) === fold(t.value);
+      return e.reason !== undefined && e.reason.length === t.value.length && wordRegex(t.value).test(e.reason);
     default:
       return true;
   }
@@ -197,13 +208,11 @@ export function entryMatches(q: Query, e: SearchEntry): boolean {
 
 /** Start and end (exclusive) of every occurrence of the query's positive words in `text`, sorted, not overlapping. */
 export function highlightRanges(q: Query, text: string): Array<[number, number]> {
-  const lower = fold(text);
   const ranges: Array<[number, number]> = [];
   for (const t of q.terms) {
-    if (t.kind !== 'text' || t.negated) continue;
-    const w = fold(t.value);
-    if (w === '' || w.length !== t.value.length) continue; // folding changed the length: positions would drift
-    for (let i = lower.indexOf(w); i >= 0; i = lower.indexOf(w, i + w.length)) ranges.push([i, i + w.length]);
+    if (t.kind !== 'text' || t.negated || t.value === '') continue;
+    const re = new RegExp(wordRegex(t.value).source, 'giu');
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) ranges.push([m.index, m.index + m[0].length]);
   }
   ranges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const out: Array<[number, number]> = [];
@@ -255,25 +264,33 @@ export function matchSession(q: Query, meta: SessionMeta, entries: () => readonl
 /**
  * Literal strings that must occur in a session file's raw bytes for the
  * session to have a matching event: the positive words, tool names and
- * reasons. Only for plain printable ASCII without `"` or `\` (those look the
- * same in JSON text), else none. Used to skip parsing files that cannot match.
+ * reasons that hold no `"`, `\\` or control character (those look the same
+ * in JSON text). Undefined when the query has no positive event term.
  */
 export function requiredLiterals(q: Query): string[] | undefined {
   if (positiveEventTerms(q).length === 0) return undefined;
   const out: string[] = [];
   for (const t of positiveEventTerms(q))
-    if ((t.kind === 'text' || t.kind === 'tool' || t.kind === 'reason') && /^[\x20-\x7e]+$/.test(t.value) && !/["\\]/.test(t.value)) out.push(t.value);
+    if ((t.kind === 'text' || t.kind === 'tool' || t.kind === 'reason') && t.value !== '' && !/["\\\u0000-\u001f\u007f]/.test(t.value)) out.push(t.value);
   return out;
 }
 
+/** JSON escapes that may hide a word's character: any \\uXXXX but C0 controls and DEL, and \\/. */
+const HIDING_ESCAPE = /\\u(?!00[01][0-9a-fA-F]|007[fF])|\\\//;
+
 /**
- * Whether a file's raw text may hold every literal (case-insensitive). False
- * only when it certainly cannot: a file with JSON escapes of printable ASCII
- * (\u0041, \/) or with characters that lower-case to ASCII (İ, K) is kept.
+ * Whether a file's raw bytes may hold every literal (case-insensitive, as the
+ * matcher compares). False only when it certainly cannot. Cheap: an exact-case
+ * byte search first, a case-insensitive scan only when that finds nothing.
  */
-export function rawMayMatch(raw: string, literals: readonly string[]): boolean {
+export function rawMayMatch(raw: Buffer, literals: readonly string[]): boolean {
   if (literals.length === 0) return true;
-  if (/\\u00[2-7][0-9a-fA-F]|\\\/|\u0130|\u212a/.test(raw)) return true;
-  for (const l of literals) if (!new RegExp(l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i').test(raw)) return false;
+  let text: string | undefined;
+  for (const l of literals) {
+    if (raw.indexOf(l) >= 0) continue;
+    text ??= raw.toString('utf8');
+    if (HIDING_ESCAPE.test(text)) return true;
+    if (!wordRegex(l).test(text)) return false;
+  }
   return true;
 }

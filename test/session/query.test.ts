@@ -167,19 +167,23 @@ describe('matcher', () => {
   });
   it('raw prefilter: only skips text that certainly cannot match', () => {
     expect(requiredLiterals(ok('is:fork'))).toBeUndefined();
-    expect(requiredLiterals(ok('bash "ünï" tool:git -x'))).toEqual(['bash', 'git']);
-    expect(rawMayMatch('{"a":"BASH"}', ['bash'])).toBe(true);
-    expect(rawMayMatch('{"a":"zsh"}', ['bash'])).toBe(false);
-    expect(rawMayMatch('{"a":"\\u0062ash"}', ['bash'])).toBe(true); // escaped letters: keep
-    expect(rawMayMatch('{"a":"a.b"}', ['a*b'])).toBe(false); // regex characters are literal
-    // agreement with the matcher over random texts
+    expect(requiredLiterals(ok('bash "ünï" tool:git -x'))).toEqual(['bash', 'ünï', 'git']);
+    expect(rawMayMatch(Buffer.from('{"a":"BASH"}'), ['bash'])).toBe(true);
+    expect(rawMayMatch(Buffer.from('{"a":"zsh"}'), ['bash'])).toBe(false);
+    expect(rawMayMatch(Buffer.from('{"a":"\\u0062ash"}'), ['bash'])).toBe(true); // escaped letters: keep
+    expect(rawMayMatch(Buffer.from('{"a":"a.b"}'), ['a*b'])).toBe(false); // regex characters are literal
+    // agreement with the matcher: whenever an event matches, its file's raw text passes
+    const unit = fc.constantFrom('a', 'B', 'c', ' ', 'é', 'É', '\\', 'İ', 'K', 'ſ', 'S', '/', '\u001b', '"');
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', 'B', 'c', ' ', 'é', '\\', 'İ', 'K', '/') }), fc.constantFrom('ab', 'bc', 'a c', 'k'), (text, word) => {
-        const raw = JSON.stringify({ data: { text } });
-        const hit = text.toLowerCase().includes(word.toLowerCase());
-        if (hit) expect(rawMayMatch(raw, [word])).toBe(true);
+      fc.property(fc.string({ unit }), fc.constantFrom('ab', 'bc', 'a c', 'k', 's', 'é', 'a/b'), fc.boolean(), (text, word, escapeAll) => {
+        const json = JSON.stringify({ type: 'x/y', seq: 0, time: 0, data: { text } });
+        // a writer may escape any character as \uXXXX
+        const raw = escapeAll ? json.replace(/[^\x00-\x7f]|[a-z/]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) : json;
+        const q = ok(`"${word}"`);
+        const hit = matchEntries(q, buildSearchDoc([JSON.parse(raw)])).length > 0;
+        if (hit) expect(rawMayMatch(Buffer.from(raw), requiredLiterals(q)!)).toBe(true);
       }),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
   });
 });
