@@ -85,6 +85,12 @@ async function main(): Promise<void> {
     if (ratio > 1.5) details.push(`find on ${preset}: ${r.app.median.toFixed(0)} ms vs list --json ${r.floor.median.toFixed(0)} ms\n` + formatProfile(await profileNode([F.CLI, 'find', '--dir', main.dir, word, '--json'])));
   });
 
+  await attempt('Sessions filter answer', preset, '≤ 200 ms', '—', async () => {
+    const words = ['w', 'wa', 'wat', 'watc', 'watcher', 'zqxj', 'tool:bash is:error', '-is:root retry'];
+    const r = await F.figureFilter(main.dir, words, quick ? 1 : 3);
+    rows.push({ figure: `Sessions filter: query answered (in-process, ${words.length} queries)`, corpus: preset, unit: 'ms', value: r.query, floorLabel: '—', goal: '≤ 200 ms', pass: r.query.max <= 200, note: `index of ${r.sessions} sessions built in ${r.indexMs.toFixed(0)} ms in 8 ms slices (worst slice ${r.worstIndexSlice.toFixed(0)} ms: one session is the unit), +${r.heapMB.toFixed(0)} MB heap after gc; worst query slice ${r.worstSlice.toFixed(1)} ms` });
+  });
+
   const frames: Record<string, number> = {};
   for (const [name, info] of [[preset, main], ['B', second], ['quick', small]] as const) {
     if (!info) continue;

@@ -87,6 +87,57 @@ export async function figureFind(dir: string, loop: Loop, word: string, rare = '
   return { app: common.app, floor: common.floor!, rare: none.app, matches: body.matches.length, files };
 }
 
+// ---------------------------------------------------------------- Sessions filter (in-process)
+
+/**
+ * The Sessions filter's engine on a loaded root: search documents built in
+ * 8 ms slices (as an idle loop would), then each query answered in 8 ms slices;
+ * a query's time is from its start to its last slice. The worst single slice
+ * is what one keypress could wait behind.
+ */
+export async function figureFilter(dir: string, words: readonly string[], runs: number) {
+  const { loadRootSync } = await import('../src/storage/load-root.js');
+  const { SearchIndex, indexSome, startFilter, runFilter } = await import('../src/session/search-index.js');
+  const { parseQuery, isQueryError } = await import('../src/session/query.js');
+  const sessions = loadRootSync(dir).store.list();
+  // events read beside the session (Session.unload keeps them reachable through session.log)
+  const index = new SearchIndex((s) => readLog(s.file!, true, s.log.consumed).reader.events);
+  const v8 = await import('node:v8');
+  const vm = await import('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
+  const t0 = performance.now();
+  let worstIndexSlice = 0;
+  for (;;) {
+    const a = performance.now();
+    const left = indexSome(index, sessions, 8);
+    worstIndexSlice = Math.max(worstIndexSlice, performance.now() - a);
+    if (left === 0) break;
+  }
+  const indexMs = performance.now() - t0;
+  gc();
+  const heapMB = (process.memoryUsage().heapUsed - heap0) / (1024 * 1024);
+  const times: number[] = [];
+  let worstSlice = 0;
+  for (let r = 0; r < runs; r++)
+    for (const w of words) {
+      const q = parseQuery(w);
+      if (isQueryError(q)) throw new Error(q.message);
+      const a = performance.now();
+      const job = startFilter(q, sessions);
+      for (;;) {
+        const b = performance.now();
+        const done = runFilter(job, index, 8);
+        worstSlice = Math.max(worstSlice, performance.now() - b);
+        if (done) break;
+      }
+      times.push(performance.now() - a);
+    }
+  return { query: summarize(times), indexMs, worstIndexSlice, worstSlice, heapMB, sessions: sessions.length };
+}
+
 // ---------------------------------------------------------------- TUI in a pty
 
 /** 8-character prefixes of every session id in `dir` (from each file's header line). */

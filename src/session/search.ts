@@ -182,7 +182,8 @@ export function sessionTermsMatch(q: Query, m: SessionMeta): boolean {
   return true;
 }
 
-function eventTermHolds(t: Term, e: SearchEntry): boolean {
+/** Whether one event term holds for an entry (ignoring its negation). */
+export function eventTermHolds(t: Term, e: SearchEntry): boolean {
   switch (t.kind) {
     case 'text':
       return wordRegex(t.value).test(e.text);
