@@ -77,6 +77,20 @@ async function main(): Promise<void> {
     if (ratio > 1.25) details.push(`list --json on ${preset}: ${r.app.median.toFixed(0)} ms vs floor ${r.floor!.median.toFixed(0)} ms\n` + formatProfile(await profileNode([F.CLI, 'list', '--dir', main.dir, '--json'])));
   });
 
+  await attempt('find WORD --json vs list --json', preset, '≤ 1.5x list --json', 'list --json (same run)', async () => {
+    const word = 'watcher'; // a word of the generator's vocabulary: in almost every file
+    const r = await F.figureFind(main.dir, loop, word);
+    const ratio = r.app.median / r.floor.median;
+    rows.push({ figure: `find ${word} --json (whole process)`, corpus: preset, unit: 'ms', value: r.app, floor: r.floor, floorLabel: 'list --json (same run)', ratio, goal: '≤ 1.5x floor', pass: ratio <= 1.5, note: `${r.matches} matches in ${r.files} of ${main.files} files; a word in no file: ${r.rare.median.toFixed(0)} ms (raw-text prefilter skips every parse)` });
+    if (ratio > 1.5) details.push(`find on ${preset}: ${r.app.median.toFixed(0)} ms vs list --json ${r.floor.median.toFixed(0)} ms\n` + formatProfile(await profileNode([F.CLI, 'find', '--dir', main.dir, word, '--json'])));
+  });
+
+  await attempt('Sessions filter answer', preset, '≤ 200 ms', '—', async () => {
+    const words = ['w', 'wa', 'wat', 'watc', 'watcher', 'zqxj', 'tool:bash is:error', '-is:root retry'];
+    const r = await F.figureFilter(main.dir, words, quick ? 1 : 3);
+    rows.push({ figure: `Sessions filter: query answered (in-process, ${words.length} queries)`, corpus: preset, unit: 'ms', value: r.query, floorLabel: '—', goal: '≤ 200 ms', pass: r.query.max <= 200, note: `index of ${r.sessions} sessions built in ${r.indexMs.toFixed(0)} ms in 8 ms slices (worst slice ${r.worstIndexSlice.toFixed(0)} ms: one session is the unit), +${r.heapMB.toFixed(0)} MB heap after gc; worst query slice ${r.worstSlice.toFixed(1)} ms` });
+  });
+
   const frames: Record<string, number> = {};
   for (const [name, info] of [[preset, main], ['B', second], ['quick', small]] as const) {
     if (!info) continue;

@@ -41,7 +41,7 @@ export async function paired(loop: Loop, app: () => Promise<number> | number, fl
 }
 
 /** Whole-process wall time with stdout sent to /dev/null (never kept); stderr kept for errors. */
-export function runToNull(args: string[]): Promise<number> {
+export function runToNull(args: string[], okCodes: readonly number[] = [0]): Promise<number> {
   return new Promise((resolve, reject) => {
     const devnull = openSync('/dev/null', 'w');
     const t0 = performance.now();
@@ -53,7 +53,7 @@ export function runToNull(args: string[]): Promise<number> {
     child.on('error', reject);
     child.on('close', (code) => {
       closeSync(devnull);
-      if (code !== 0) reject(new Error(`node ${args.join(' ')} exited ${code}: ${err.slice(0, 500)}`));
+      if (!okCodes.includes(code ?? -1)) reject(new Error(`node ${args.join(' ')} exited ${code}: ${err.slice(0, 500)}`));
       else resolve(t1 - t0);
     });
   });
@@ -67,6 +67,75 @@ export async function figureList(dir: string, loop: Loop) {
   const outBytes = Buffer.byteLength(check.stdout);
   const r = await paired(loop, () => runToNull([CLI, 'list', '--dir', dir, '--json']), async () => (await floorReadParse(dir)).ms);
   return { ...r, outBytes };
+}
+
+// ---------------------------------------------------------------- find vs list --json
+
+/**
+ * `find --json WORD` against `list --json` on the same corpus, alternating run
+ * by run. `word` should be common (a word in almost every file defeats the
+ * raw-text prefilter: every file is parsed with its events); `rare` is not in
+ * the corpus (the prefilter skips every file). Exit 1 (no match) is allowed.
+ */
+export async function figureFind(dir: string, loop: Loop, word: string, rare = 'zqxjkvw') {
+  const check = await runChild(process.execPath, [CLI, 'find', '--dir', dir, word, '--json']);
+  if (check.code !== 0 && check.code !== 1) throw new Error(`find exited ${check.code}: ${check.stderr.slice(0, 500)}`);
+  const body = JSON.parse(check.stdout) as { matches: Array<{ file: string }> };
+  const files = new Set(body.matches.map((m) => m.file)).size;
+  const common = await paired(loop, () => runToNull([CLI, 'find', '--dir', dir, word, '--json'], [0, 1]), () => runToNull([CLI, 'list', '--dir', dir, '--json']));
+  const none = await paired(loop, () => runToNull([CLI, 'find', '--dir', dir, rare, '--json'], [0, 1]));
+  return { app: common.app, floor: common.floor!, rare: none.app, matches: body.matches.length, files };
+}
+
+// ---------------------------------------------------------------- Sessions filter (in-process)
+
+/**
+ * The Sessions filter's engine on a loaded root: search documents built in
+ * 8 ms slices (as an idle loop would), then each query answered in 8 ms slices;
+ * a query's time is from its start to its last slice. The worst single slice
+ * is what one keypress could wait behind.
+ */
+export async function figureFilter(dir: string, words: readonly string[], runs: number) {
+  const { loadRootSync } = await import('../src/storage/load-root.js');
+  const { SearchIndex, indexSome, startFilter, runFilter } = await import('../src/session/search-index.js');
+  const { parseQuery, isQueryError } = await import('../src/session/query.js');
+  const sessions = loadRootSync(dir).store.list();
+  // events read beside the session (Session.unload keeps them reachable through session.log)
+  const index = new SearchIndex((s) => readLog(s.file!, true, s.log.consumed).reader.events);
+  const v8 = await import('node:v8');
+  const vm = await import('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
+  const t0 = performance.now();
+  let worstIndexSlice = 0;
+  for (;;) {
+    const a = performance.now();
+    const left = indexSome(index, sessions, 8);
+    worstIndexSlice = Math.max(worstIndexSlice, performance.now() - a);
+    if (left === 0) break;
+  }
+  const indexMs = performance.now() - t0;
+  gc();
+  const heapMB = (process.memoryUsage().heapUsed - heap0) / (1024 * 1024);
+  const times: number[] = [];
+  let worstSlice = 0;
+  for (let r = 0; r < runs; r++)
+    for (const w of words) {
+      const q = parseQuery(w);
+      if (isQueryError(q)) throw new Error(q.message);
+      const a = performance.now();
+      const job = startFilter(q, sessions);
+      for (;;) {
+        const b = performance.now();
+        const done = runFilter(job, index, 8);
+        worstSlice = Math.max(worstSlice, performance.now() - b);
+        if (done) break;
+      }
+      times.push(performance.now() - a);
+    }
+  return { query: summarize(times), indexMs, worstIndexSlice, worstSlice, heapMB, sessions: sessions.length };
 }
 
 // ---------------------------------------------------------------- TUI in a pty

@@ -4,7 +4,8 @@
 // session's ancestry highlighted. Presentational: the app owns the selection.
 import { Box, Text } from 'ink';
 import React from 'react';
-import { lineageMarker, type LineageLayout, type LineageRow } from '../src/view/lineage-layout.js';
+import { LINEAGE_LEGEND, lineageMarker, type LineageLayout, type LineageRow } from '../src/view/lineage-layout.js';
+import { lineageListHeight } from '../src/view/app-layout.js';
 import { displayWidth, truncate } from '../src/view/sanitize.js';
 import { visibleWindow } from '../src/view/window.js';
 import { useTone, type Tone } from './theme.js';
@@ -23,14 +24,19 @@ export interface LineageViewProps {
   height: number;
 }
 
-const KIND_TONE: Record<LineageRow['kind'], Tone> = { root: 'green', fork: 'cyan', spawn: 'magenta', 'missing-parent': 'yellow', cycle: 'red' };
+const KIND_TONE: Record<LineageRow['kind'], Tone> = { root: 'green', fork: 'cyan', spawn: 'magenta', 'fork-point': 'cyan', 'missing-parent': 'yellow', cycle: 'red' };
 
-/** `text` cut so that prefix, marker, text and label fit in `width`; the label survives when it can. */
+/**
+ * `text` cut so that prefix, marker, text and label fit in `width` (the title
+ * uses all the room there is); the label survives when it can. A collapsed
+ * node shows `⊞ +N` after its text.
+ */
 export function lineageCells(row: LineageRow, width: number): { prefix: string; marker: string; text: string; label: string } {
   const marker = lineageMarker(row.kind);
   let prefix = row.prefix;
   if (displayWidth(prefix) > width / 2) prefix = '⋯ ' + [...prefix].slice(-Math.floor(width / 2) + 2).join('');
-  const label = row.edgeLabel ? (row.kind === 'spawn' ? `  ⇢ ${row.edgeLabel}` : `  ⑂ ${row.edgeLabel}`) : '';
+  const more = row.collapsed ? `  ⊞ +${row.hidden ?? 0}` : '';
+  const label = (row.edgeLabel ? (row.kind === 'spawn' ? `  ⇢ ${row.edgeLabel}` : `  ⑂ ${row.edgeLabel}`) : '') + more;
   const room = width - displayWidth(prefix) - displayWidth(marker) - 1 - 2; // selection marker
   if (room - displayWidth(label) >= 12) return { prefix, marker, text: truncate(row.text, room - displayWidth(label)), label };
   return { prefix, marker, text: truncate(row.text + label, Math.max(1, room)), label: '' };
@@ -62,7 +68,7 @@ function Line(props: { row: LineageRow; selected: boolean; onPath: boolean; mark
 
 export function LineageView(props: LineageViewProps): React.JSX.Element {
   const { layout } = props;
-  const listHeight = Math.max(1, props.height - 1);
+  const listHeight = lineageListHeight(props.height); // summary line above, legend below
   const win = visibleWindow(layout.rows, Math.max(0, props.selected), listHeight, props.top);
   const sessions = layout.rows.filter((r) => r.key !== null).length;
   const summary =
@@ -70,7 +76,7 @@ export function LineageView(props: LineageViewProps): React.JSX.Element {
     (layout.orphans.length ? ` · ${layout.orphans.length} orphan${layout.orphans.length === 1 ? '' : 's'}` : '') +
     (layout.ambiguous.length ? ` · ${layout.ambiguous.length} ambiguous parent${layout.ambiguous.length === 1 ? '' : 's'}` : '') +
     (layout.cycles.length ? ` · ${layout.cycles.length} cycle${layout.cycles.length === 1 ? '' : 's'}!` : '') +
-    ' · ● root ◆ fork ◇ spawn · ┃ ancestry';
+    ' · ┃ ancestry';
   return (
     <Box flexDirection="column" height={props.height} width={props.width} overflow="hidden">
       <Text dimColor wrap="truncate-end">
@@ -87,6 +93,11 @@ export function LineageView(props: LineageViewProps): React.JSX.Element {
           width={props.width}
         />
       ))}
+      {props.height >= 3 ? (
+        <Text dimColor wrap="truncate-end">
+          {truncate(LINEAGE_LEGEND, props.width)}
+        </Text>
+      ) : null}
     </Box>
   );
 }

@@ -24,6 +24,7 @@ usage:
   dsh-browse diff     --dir DIR A B [--json]         compare two sessions from their common ancestor
   dsh-browse export   --dir DIR --session ID [--at SEQ] [--format md|html|json]
                                                      a readable transcript on stdout
+  dsh-browse find     --dir DIR QUERY [--json]       events matching QUERY (exit 1 when none, like grep)
   dsh-browse simulate --dir DIR [--id ID] [--turns N] [--speed X] [--no-torn]
                                                      play a demo agent into a new session file
 
@@ -50,6 +51,14 @@ const COMMAND_HELP: Record<string, string> = {
   audit: `dsh-browse audit --dir DIR [--json]
   Checks the invariants (seeds, lineage, ids, seqs, tool calls) and lists every
   finding; exits 1 when any is an error. --json: {findings: [...]}.`,
+  find: `dsh-browse find --dir DIR QUERY [--json]
+  Events matching QUERY in every session under DIR. Free words (and "quoted
+  phrases") match prompts, assistant text, reasoning, tool names, arguments and
+  results; fields: tool:NAME is:error reason:KIND is:open is:fork is:spawn
+  is:root is:damaged cwd:TEXT id:TEXT after:DATE before:DATE; -term negates;
+  terms combine with AND (put -- before a query that starts with -).
+  Exit 0 with matches, 1 without, 2 on a query error.
+  --json: {matches: [{id, file, seq, turn, type, snippet}]}.`,
   simulate: `dsh-browse simulate --dir DIR [--id ID] [--turns N] [--speed X] [--no-torn]
   Plays a realistic coding agent into a new session file in DIR at a human pace
   (speed 1; larger is faster), sometimes tearing a line across two appends, so
@@ -169,6 +178,11 @@ export async function main(argv: string[]): Promise<number> {
     if (!env.NODE_ENV) env.NODE_ENV = 'production';
     const { runTui } = await import('./tui.js');
     return runTui(requireDir(dir));
+  }
+  if (cmd === 'find') {
+    const { cmdFind } = await import('./cli/find-command.js');
+    if (positionals.length !== 2) throw new UsageError('find takes one QUERY (quote it: dsh-browse find --dir DIR "tool:bash is:error")');
+    return cmdFind(requireDir(values.dir), positionals[1], outFor(process.stdout, values.json));
   }
   const extra = cmd === 'diff' ? 3 : 1; // diff A B
   if (positionals.length > extra) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[extra])}`);

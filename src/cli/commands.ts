@@ -182,7 +182,7 @@ export function cmdLineage(index: RootIndex, out: Out): number {
     out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, ambiguous: layout.ambiguous, cycles: layout.cycles }, null, 2) + '\n');
     return 0;
   }
-  out.write(renderLineageText(layout, { color: out.color }) + '\n');
+  out.write(renderLineageText(layout, { color: out.color, legend: true }) + '\n');
   return 0;
 }
 

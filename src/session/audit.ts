@@ -13,6 +13,8 @@ export interface Finding {
   session?: string;
   file?: string;
   line?: number;
+  /** the event the finding is about, when there is one */
+  seq?: number;
   message: string;
 }
 
@@ -56,27 +58,27 @@ export function auditEvents(s: Session, events: readonly SessionEvent[]): Findin
     const d = e.data ?? {};
     switch (e.type) {
       case 'turn/start':
-        if (openTurn !== null) out.push({ ...base, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn ${show(d.turn)} starts at seq ${e.seq} while turn ${openTurn} is still open` });
-        if (d.turn !== expectTurn) out.push({ ...base, code: 'TURN_NUMBERING', severity: 'warning', message: `turn at seq ${e.seq} is numbered ${show(d.turn)}, expected ${expectTurn}` });
+        if (openTurn !== null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn ${show(d.turn)} starts at seq ${e.seq} while turn ${openTurn} is still open` });
+        if (d.turn !== expectTurn) out.push({ ...base, seq: e.seq, code: 'TURN_NUMBERING', severity: 'warning', message: `turn at seq ${e.seq} is numbered ${show(d.turn)}, expected ${expectTurn}` });
         openTurn = d.turn;
         expectTurn = (typeof d.turn === 'number' ? d.turn : expectTurn) + 1;
         openStep = false;
         pending.clear();
         break;
       case 'turn/end':
-        if (openTurn === null) out.push({ ...base, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn/end at seq ${e.seq} without an open turn` });
+        if (openTurn === null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn/end at seq ${e.seq} without an open turn` });
         for (const [callId, seq] of pending)
-          out.push({ ...base, code: 'UNANSWERED_TOOL_CALL', severity: 'error', message: `tool/call ${q(callId)} at seq ${seq} has no tool/result before its turn ended at seq ${e.seq}` });
+          out.push({ ...base, seq, code: 'UNANSWERED_TOOL_CALL', severity: 'error', message: `tool/call ${q(callId)} at seq ${seq} has no tool/result before its turn ended at seq ${e.seq}` });
         pending.clear();
         openTurn = null;
         openStep = false;
         break;
       case 'step/start':
-        if (openTurn === null) out.push({ ...base, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/start at seq ${e.seq} outside a turn` });
+        if (openTurn === null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/start at seq ${e.seq} outside a turn` });
         openStep = true;
         break;
       case 'step/end':
-        if (!openStep) out.push({ ...base, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/end at seq ${e.seq} without an open step` });
+        if (!openStep) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/end at seq ${e.seq} without an open step` });
         openStep = false;
         break;
       case 'tool/call':
@@ -84,7 +86,7 @@ export function auditEvents(s: Session, events: readonly SessionEvent[]): Findin
         break;
       case 'tool/result': {
         const id = textOf(d.callId ?? d.message?.source?.callId);
-        if (!pending.delete(id)) out.push({ ...base, code: 'UNMATCHED_TOOL_RESULT', severity: 'warning', message: `tool/result at seq ${e.seq} answers no pending call (${q(id)})` });
+        if (!pending.delete(id)) out.push({ ...base, seq: e.seq, code: 'UNMATCHED_TOOL_RESULT', severity: 'warning', message: `tool/result at seq ${e.seq} answers no pending call (${q(id)})` });
         break;
       }
     }
@@ -141,10 +143,15 @@ function auditSeed(s: Session, parents: Session[], withEvents: <T>(s: Session, f
   const childSeed = withEvents(s, (ev) => ev.slice(0, n).map(canonicalJson));
   if (childSeed.length < n) return [{ ...base, code: 'SEED_MISMATCH', severity: 'error', message: `seedLength is ${n} but the child has only ${childSeed.length} events` }];
   let firstDiff = '';
+  let diffSeq: number | undefined;
   for (const p of parents) {
     const diff = withEvents(p, (ev) => {
       if (ev.length < n) return `parent ${q(p.id)} has only ${ev.length} events, seedLength is ${n}`;
-      for (let i = 0; i < n; i++) if (canonicalJson(ev[i]) !== childSeed[i]) return `event seq ${i} differs from the parent's (${ev[i].type} vs ${childSeed[i].slice(0, 80)})`;
+      for (let i = 0; i < n; i++)
+        if (canonicalJson(ev[i]) !== childSeed[i]) {
+          diffSeq ??= i;
+          return `event seq ${i} differs from the parent's (${ev[i].type} vs ${childSeed[i].slice(0, 80)})`;
+        }
       return '';
     });
     if (diff === '') {
@@ -154,7 +161,7 @@ function auditSeed(s: Session, parents: Session[], withEvents: <T>(s: Session, f
     }
     firstDiff ||= diff;
   }
-  return [{ ...base, code: 'SEED_MISMATCH', severity: 'error', message: `the first ${n} events differ from the parent's: ${firstDiff}` }];
+  return [{ ...base, ...(diffSeq !== undefined ? { seq: diffSeq } : {}), code: 'SEED_MISMATCH', severity: 'error', message: `the first ${n} events differ from the parent's: ${firstDiff}` }];
 }
 
 /** Cycles in parentSession links (by id), including self-parents. */

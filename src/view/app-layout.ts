@@ -42,4 +42,5 @@ export function turnsLayout(height: number, detail: boolean): { list: number; pa
 /** The Sessions list's rows (a summary line and a column header above it). */
 export const sessionsListHeight = (view: number): number => Math.max(1, view - 2);
 /** The Lineage list's rows (a summary line above it). */
-export const lineageListHeight = (view: number): number => Math.max(1, view - 1);
+/** Lineage rows shown: the view less its summary line and (from 3 rows up) the legend line. */
+export const lineageListHeight = (view: number): number => Math.max(1, view - (view >= 3 ? 2 : 1));

@@ -1,22 +1,33 @@
 /**
  * Lineage layout: sessions (roots, fork children, spawned subagents) -> rows of
- * a `git log --graph`-like drawing. Pure: no React, no fs.
+ * a `git log --graph` / lazygit-like drawing. Pure: no React, no fs.
  *
- * Drawing (pi's `/tree` reading):
+ * Drawing:
  * - Roots in createdAt order (a missing createdAt sorts last), ties by key.
- *   Children under their parent in the same order.
- * - Indentation grows only where a node has more than one child. A chain of
- *   single children stays in the same column with the same prefix; its edge
- *   label (`fork @turn 2 · seed 38`, `spawn`) tells it apart from a sibling.
- * - `├─ ` / `└─ ` / `│  ` appear only at branch points.
- * - Markers: root `●`, fork `◆`, spawn `◇`, missing parent `?`, cycle `↻`.
+ * - Every edge is drawn: each child row starts with `├─` or `└─` under its
+ *   parent, an only child included, with `│ ` lanes (2 columns each) down to
+ *   its later siblings. So a chain of forks is a staircase, never a column of
+ *   look-alike roots, and a spawned subagent never looks like a new root.
+ * - A parent's children: fork children grouped by fork point (seedLength),
+ *   in fork-point order, then spawned children in createdAt order. A fork point
+ *   with two or more children gets one `⑂ @turn 2 · seed 38 · 3 forks` row and
+ *   its children under it without repeating the label; a lone fork child
+ *   carries its label (`fork @turn 2 · seed 38`) itself.
+ * - Markers: root `●`, fork `◆`, spawn `◇`, fork point `⑂`, missing or
+ *   ambiguous parent `?`, cycle `↻`.
+ * - `collapsed` (a set of node keys) hides those nodes' subtrees; their rows
+ *   say so (`collapsed`, `hidden` descendants).
+ * - Lanes beyond `maxLanes` fold into one `⋯ ` lane, so prefixes stay bounded
+ *   at any depth; `depth` stays exact.
  *
  * Parent resolution: a node has a parent iff `parentId` is a non-empty string.
- * When several nodes share that id, the child attaches to the first of them in
- * (createdAt, key) order. The edge is a spawn for `kind: 'spawn'`, a fork for
- * `kind: 'fork'`; a `kind: 'root'` node that still names a parent counts as a
- * fork when it has a seedLength and as a spawn otherwise. A node without a
- * parent is drawn as a root whatever its `kind`.
+ * `parentKey` on the input, when set, names the parent node directly (the
+ * model resolves duplicate ids by seed prefix there); `parentAmbiguous` puts
+ * the node under an `ambiguous parent <id>` row. Otherwise, when several nodes
+ * share the id, the child attaches to the first of them in (createdAt, key)
+ * order. The edge is a spawn for `kind: 'spawn'`, a fork for `kind: 'fork'`;
+ * a `kind: 'root'` node that still names a parent counts as a fork when it has
+ * a seedLength and as a spawn otherwise.
  *
  * Orphans (parentId names no node) are grouped under one synthetic
  * `missing parent <id>` row per missing id, after the roots. Cycles (a node
@@ -24,8 +35,7 @@
  * `cycle: a → b → a` row each, after the orphan groups, with every member
  * shown once under it (in child order, starting from the first member by
  * (createdAt, key)); members' other descendants hang under them as usual.
- * Synthetic groups always draw `├─`/`└─`, even for one child, so the group
- * reads as a group. Everything is iterative: depth costs no stack.
+ * Everything is iterative: depth costs no stack.
  */
 import { sanitizeInline } from './sanitize.js';
 
@@ -37,20 +47,20 @@ export interface LineageNodeInput {
   /** Session id; may repeat across nodes. */
   id: string;
   parentId?: string;
-  /** the resolved parent node (ids repeat: see src/session/lineage.ts); default: the first node with parentId */
-  parentKey?: string;
-  /** several nodes have parentId and none can be told to be the parent */
-  parentAmbiguous?: boolean;
   kind: 'root' | 'fork' | 'spawn';
   seedLength?: number;
   /** Turn number the fork was cut after, if known. */
   forkTurn?: number;
-  /** Already-sanitised one-line text to show. */
+  /** Already-sanitised one-line text to show (the renderer fits it to the width). */
   label: string;
   createdAt?: number;
+  /** The parent node's key, already resolved (ids repeat: see src/session/lineage.ts); overrides resolution by id. */
+  parentKey?: string;
+  /** Several nodes have the parent id and none could be chosen: drawn under `ambiguous parent <id>`. */
+  parentAmbiguous?: boolean;
 }
 
-export type LineageRowKind = 'root' | 'fork' | 'spawn' | 'missing-parent' | 'cycle';
+export type LineageRowKind = 'root' | 'fork' | 'spawn' | 'fork-point' | 'missing-parent' | 'cycle';
 
 export interface LineageRow {
   /** Node key; null for synthetic rows (missing parent, cycle). */
@@ -63,6 +73,14 @@ export interface LineageRow {
   edgeLabel: string;
   kind: LineageRowKind;
   text: string;
+  /** The key of the node this row hangs under (a fork-point row: the forking node); absent for roots and synthetic groups. */
+  parentKey?: string;
+  /** The node has children (shown or collapsed). */
+  hasChildren?: boolean;
+  /** The node is in the collapsed set and has children: they are hidden. */
+  collapsed?: boolean;
+  /** How many descendants a collapsed node hides. */
+  hidden?: number;
 }
 
 export interface LineageEdge {
@@ -95,22 +113,28 @@ export interface LineageLayoutOptions {
    * stay bounded.
    */
   maxLanes?: number;
+  /** Node keys whose subtrees are hidden. */
+  collapsed?: ReadonlySet<string>;
 }
 
 export const LINEAGE_MARKERS: Readonly<Record<LineageRowKind, string>> = {
   root: '●',
   fork: '◆',
   spawn: '◇',
+  'fork-point': '⑂',
   'missing-parent': '?',
   cycle: '↻',
 };
 
-const TEE = '├─ ';
-const ELBOW = '└─ ';
-const PIPE = '│  ';
-const BLANK = '   ';
-const FOLD = '⋯  ';
-const LANE = 3; // every lane segment above is 3 code units wide
+const TEE = '├─';
+const ELBOW = '└─';
+const PIPE = '│ ';
+const BLANK = '  ';
+const FOLD = '⋯ ';
+const LANE = 2; // every lane segment above is 2 code units (and columns) wide
+
+/** One line naming every marker, for under the graph. */
+export const LINEAGE_LEGEND = '● root  ◆ fork  ◇ spawn  ⑂ fork point (its forks below)  ? missing parent  ↻ cycle  ⊞ collapsed';
 
 export function lineageMarker(kind: LineageRowKind): string {
   return LINEAGE_MARKERS[kind];
@@ -118,6 +142,7 @@ export function lineageMarker(kind: LineageRowKind): string {
 
 const NO_PARENT = -1;
 const MISSING = -2;
+const AMBIGUOUS = -3;
 
 interface Resolved {
   /** Nodes in (createdAt, key) order. */
@@ -148,7 +173,7 @@ function resolve(nodes: readonly LineageNodeInput[]): Resolved {
   const parent = new Int32Array(sorted.length);
   sorted.forEach((n, i) => {
     if (!hasParent(n)) parent[i] = NO_PARENT;
-    else if (n.parentAmbiguous) parent[i] = MISSING;
+    else if (n.parentAmbiguous) parent[i] = AMBIGUOUS;
     else if (n.parentKey !== undefined) parent[i] = byKey.get(n.parentKey) ?? MISSING;
     else parent[i] = firstById.get(n.parentId) ?? MISSING;
   });
@@ -201,10 +226,17 @@ function findCycles(parent: Int32Array): number[][] {
 interface Frame {
   /** Node index, or -1 for a synthetic row (then `synthetic` is set). */
   idx: number;
-  synthetic?: { kind: 'missing-parent' | 'cycle'; text: string; members: number[] };
+  synthetic?: { kind: 'missing-parent' | 'cycle' | 'fork-point'; text: string; members: number[]; parentKey?: string; memberLabel?: string };
   prefix: string;
   lanes: string;
   depth: number;
+  /** Overrides the node's edge label (children under a fork-point row). */
+  label?: string;
+}
+
+function forkPointText(n: LineageNodeInput, count: number): string {
+  const at = [n.forkTurn !== undefined ? `@turn ${n.forkTurn}` : '', n.seedLength !== undefined ? `seed ${n.seedLength}` : ''].filter(Boolean).join(' · ');
+  return `${at || 'fork point'} · ${count} forks`;
 }
 
 export function layoutLineage(
@@ -212,15 +244,17 @@ export function layoutLineage(
   opts: LineageLayoutOptions = {},
 ): LineageLayout {
   const maxLanes = Math.max(2, Math.floor(opts.maxLanes ?? 64));
+  const collapsed = opts.collapsed;
   const { sorted, parent } = resolve(nodes);
   const n = sorted.length;
 
   const children: number[][] = Array.from({ length: n }, () => []);
   const roots: number[] = [];
   const missing = new Map<string, number[]>(); // in order of first orphan
+  const ambiguous = new Map<string, number[]>();
   const edges: LineageEdge[] = [];
   const orphans: string[] = [];
-  const ambiguous: string[] = [];
+  const ambiguousKeys: string[] = [];
   for (let i = 0; i < n; i++) {
     const node = sorted[i];
     const p = parent[i];
@@ -233,11 +267,11 @@ export function layoutLineage(
       edge.parentKey = sorted[p].key;
       children[p].push(i);
     } else {
-      (node.parentAmbiguous ? ambiguous : orphans).push(node.key);
-      const groupKey = (node.parentAmbiguous ? 'ambiguous parent ' : 'missing parent ') + edge.parent;
-      const group = missing.get(groupKey);
+      (p === AMBIGUOUS ? ambiguousKeys : orphans).push(node.key);
+      const groups = p === AMBIGUOUS ? ambiguous : missing;
+      const group = groups.get(edge.parent);
       if (group) group.push(i);
-      else missing.set(groupKey, [i]);
+      else groups.set(edge.parent, [i]);
     }
     if (node.seedLength !== undefined) edge.seedLength = node.seedLength;
     edges.push(edge);
@@ -246,6 +280,19 @@ export function layoutLineage(
   const cycleIdx = findCycles(parent);
   const inCycle = new Uint8Array(n);
   for (const c of cycleIdx) for (const i of c) inCycle[i] = 1;
+  const kidsOf = (i: number): number[] => (inCycle[i] ? children[i].filter((c) => !inCycle[c]) : children[i]);
+
+  /** Descendants of i (cycle members are not re-entered), iteratively. */
+  const countBelow = (i: number): number => {
+    let count = 0;
+    const todo = [...kidsOf(i)];
+    while (todo.length) {
+      const k = todo.pop()!;
+      count++;
+      for (const c of kidsOf(k)) todo.push(c);
+    }
+    return count;
+  };
 
   const addLane = (lanes: string, seg: string): string => {
     if (lanes.length < maxLanes * LANE) return lanes + seg;
@@ -254,9 +301,8 @@ export function layoutLineage(
 
   // Top-level frames, pushed in reverse so they pop in order.
   const top: Frame[] = roots.map((idx) => ({ idx, prefix: '', lanes: '', depth: 0 }));
-  for (const [label, members] of missing) {
-    top.push({ idx: -1, synthetic: { kind: 'missing-parent', text: sanitizeInline(label), members }, prefix: '', lanes: '', depth: 0 });
-  }
+  for (const [id, members] of missing) top.push({ idx: -1, synthetic: { kind: 'missing-parent', text: `missing parent ${sanitizeInline(id)}`, members }, prefix: '', lanes: '', depth: 0 });
+  for (const [id, members] of ambiguous) top.push({ idx: -1, synthetic: { kind: 'missing-parent', text: `ambiguous parent ${sanitizeInline(id)}`, members }, prefix: '', lanes: '', depth: 0 });
   for (const c of cycleIdx) {
     const ids = c.map((i) => sanitizeInline(sorted[i].id));
     const text = `cycle: ${ids.join(' → ')} → ${ids[0]}`;
@@ -264,45 +310,75 @@ export function layoutLineage(
   }
   const stack: Frame[] = top.reverse();
 
-  const rows: LineageRow[] = [];
-  const pushKids = (kids: number[], f: Frame, branch: boolean): void => {
-    if (kids.length === 1 && !branch) {
-      stack.push({ idx: kids[0], prefix: f.lanes, lanes: f.lanes, depth: f.depth });
-      return;
-    }
-    for (let k = kids.length - 1; k >= 0; k--) {
-      const last = k === kids.length - 1;
-      stack.push({
-        idx: kids[k],
-        prefix: f.lanes + (last ? ELBOW : TEE),
-        lanes: addLane(f.lanes, last ? BLANK : PIPE),
-        depth: f.depth + 1,
-      });
+  /** Pushes items (a node index, or a fork-point group) as connected children of frame f. */
+  type Item = { idx: number } | { group: number[] };
+  const pushItems = (items: Item[], f: Frame, parentKey: string | undefined, memberLabel?: string): void => {
+    for (let k = items.length - 1; k >= 0; k--) {
+      const last = k === items.length - 1;
+      const it = items[k];
+      const base = { prefix: f.lanes + (last ? ELBOW : TEE), lanes: addLane(f.lanes, last ? BLANK : PIPE), depth: f.depth + 1 };
+      if ('idx' in it) stack.push({ idx: it.idx, ...base, label: memberLabel });
+      else stack.push({ idx: -1, synthetic: { kind: 'fork-point', text: forkPointText(sorted[it.group[0]], it.group.length), members: it.group, parentKey, memberLabel: 'fork' }, ...base });
     }
   };
 
+  /** A node's children as items: fork points in seedLength order (two or more forks make a group), then spawns. */
+  const itemsOf = (kids: number[]): Item[] => {
+    const bySeed = new Map<number, number[]>();
+    const spawns: number[] = [];
+    for (const c of kids) {
+      const node = sorted[c];
+      if (edgeKind(node) === 'spawn') spawns.push(c);
+      else {
+        const key = node.seedLength ?? -1;
+        const g = bySeed.get(key);
+        if (g) g.push(c);
+        else bySeed.set(key, [c]);
+      }
+    }
+    const seeds = [...bySeed.keys()].sort((a, b) => (a === -1 ? 1 : b === -1 ? -1 : a - b));
+    const items: Item[] = seeds.map((sd) => {
+      const g = bySeed.get(sd)!;
+      return g.length === 1 || sd === -1 ? { idx: g[0] } : { group: g };
+    });
+    for (const sd of seeds) if (sd === -1) for (const c of bySeed.get(sd)!.slice(1)) items.push({ idx: c });
+    for (const c of spawns) items.push({ idx: c });
+    return items;
+  };
+
+  const rows: LineageRow[] = [];
   for (let f = stack.pop(); f !== undefined; f = stack.pop()) {
     if (f.synthetic) {
       const s = f.synthetic;
-      rows.push({ key: null, depth: f.depth, prefix: f.prefix, edgeLabel: '', kind: s.kind, text: s.text });
-      pushKids(s.members, f, true);
+      const row: LineageRow = { key: null, depth: f.depth, prefix: f.prefix, edgeLabel: '', kind: s.kind, text: s.text };
+      if (s.parentKey !== undefined) row.parentKey = s.parentKey;
+      rows.push(row);
+      pushItems(s.members.map((idx) => ({ idx })), f, s.parentKey, s.memberLabel);
       continue;
     }
     const node = sorted[f.idx];
-    rows.push({
+    const p = parent[f.idx];
+    const row: LineageRow = {
       key: node.key,
       depth: f.depth,
       prefix: f.prefix,
-      edgeLabel: edgeLabelOf(node),
+      edgeLabel: f.label ?? edgeLabelOf(node),
       kind: hasParent(node) ? edgeKind(node) : 'root',
       text: node.label,
-    });
-    const all = children[f.idx];
-    const kids = inCycle[f.idx] ? all.filter((c) => !inCycle[c]) : all;
-    if (kids.length > 0) pushKids(kids, f, false);
+    };
+    if (p >= 0 && !inCycle[f.idx]) row.parentKey = sorted[p].key;
+    const kids = kidsOf(f.idx);
+    if (kids.length > 0) {
+      row.hasChildren = true;
+      if (collapsed?.has(node.key)) {
+        row.collapsed = true;
+        row.hidden = countBelow(f.idx);
+      } else pushItems(itemsOf(kids), f, node.key);
+    }
+    rows.push(row);
   }
 
-  return { rows, edges, orphans, ambiguous, cycles: cycleIdx.map((c) => c.map((i) => sorted[i].key)) };
+  return { rows, edges, orphans, ambiguous: ambiguousKeys, cycles: cycleIdx.map((c) => c.map((i) => sorted[i].key)) };
 }
 
 const parentKeyCache = new WeakMap<LineageLayout, Map<string, string>>();
@@ -345,6 +421,7 @@ const SGR: Readonly<Record<LineageRowKind, string>> = {
   root: '\x1b[32m', // green
   fork: '\x1b[36m', // cyan
   spawn: '\x1b[35m', // magenta
+  'fork-point': '\x1b[36m', // cyan
   'missing-parent': '\x1b[33m', // yellow
   cycle: '\x1b[31m', // red
 };
@@ -353,18 +430,20 @@ const RESET = '\x1b[0m';
 
 /**
  * One line per row: `<prefix><marker> <text>  [<edgeLabel>]` (the bracket part
- * only when there is an edge label). Lines are joined with `\n`, no trailing
- * newline. `color` adds ANSI colours: dim lanes and labels, a colour per kind.
+ * only when there is an edge label), `  [+N hidden]` on a collapsed node.
+ * Lines are joined with `\n`, no trailing newline; `legend` adds the legend
+ * line last. `color` adds ANSI colours: dim lanes and labels, a colour per kind.
  */
-export function renderLineageText(layout: LineageLayout, opts: { color?: boolean } = {}): string {
+export function renderLineageText(layout: LineageLayout, opts: { color?: boolean; legend?: boolean } = {}): string {
   const color = opts.color === true;
-  return layout.rows
-    .map((r) => {
-      const marker = LINEAGE_MARKERS[r.kind];
-      if (!color) return `${r.prefix}${marker} ${r.text}${r.edgeLabel ? `  [${r.edgeLabel}]` : ''}`;
-      const prefix = r.prefix ? `${DIM}${r.prefix}${RESET}` : '';
-      const label = r.edgeLabel ? `  ${DIM}[${r.edgeLabel}]${RESET}` : '';
-      return `${prefix}${SGR[r.kind]}${marker}${RESET} ${r.text}${label}`;
-    })
-    .join('\n');
+  const lines = layout.rows.map((r) => {
+    const marker = LINEAGE_MARKERS[r.kind];
+    const more = r.collapsed ? `  [+${r.hidden} hidden]` : '';
+    if (!color) return `${r.prefix}${marker} ${r.text}${r.edgeLabel ? `  [${r.edgeLabel}]` : ''}${more}`;
+    const prefix = r.prefix ? `${DIM}${r.prefix}${RESET}` : '';
+    const label = r.edgeLabel ? `  ${DIM}[${r.edgeLabel}]${RESET}` : '';
+    return `${prefix}${SGR[r.kind]}${marker}${RESET} ${r.kind === 'fork-point' ? `${SGR[r.kind]}${r.text}${RESET}` : r.text}${label}${more ? `${DIM}${more}${RESET}` : ''}`;
+  });
+  if (opts.legend && layout.rows.length > 0) lines.push(color ? `${DIM}${LINEAGE_LEGEND}${RESET}` : LINEAGE_LEGEND);
+  return lines.join('\n');
 }

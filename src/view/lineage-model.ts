@@ -6,6 +6,9 @@ import { SessionStore } from '../session/store.js';
 import type { LineageNodeInput } from './lineage-layout.js';
 import { sanitizeInline, truncate } from './sanitize.js';
 
+/** Longest label kept: the view fits it to the width (titles use all the room there is). */
+const LABEL_MAX = 400;
+
 export function lineageNodes(sessions: readonly Session[]): LineageNodeInput[] {
   const parents = resolveParents(sessions);
   const perId = new Map<string, number>();
@@ -15,7 +18,7 @@ export function lineageNodes(sessions: readonly Session[]): LineageNodeInput[] {
       key: SessionStore.keyOf(s),
       id: s.id,
       kind: s.kind,
-      label: truncate(sanitizeInline(s.id), 48) + (perId.get(s.id)! > 1 ? ' (DUPLICATE_ID)' : '') + (s.facts.title ? ` — ${truncate(sanitizeInline(s.facts.title), 56)}` : ''),
+      label: truncate(sanitizeInline(s.id), 48) + (perId.get(s.id)! > 1 ? ' (DUPLICATE_ID)' : '') + (s.facts.title ? ` — ${truncate(sanitizeInline(s.facts.title), LABEL_MAX)}` : ''),
       createdAt: s.header.createdAt,
     };
     if (s.parentSession !== undefined) node.parentId = s.parentSession;

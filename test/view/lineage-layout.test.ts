@@ -50,7 +50,7 @@ describe('layoutLineage: drawing', () => {
     expect(text([root('c'), root('b', 5), root('a', 5), root('z', 1)])).toBe(lines('● z', '● a', '● b', '● c'));
   });
 
-  it('keeps a linear chain flat and branches with ├─ └─ │', () => {
+  it('connects every child, an only child included, with ├─ └─ │ lanes', () => {
     const nodes = [
       root('main', 1),
       fork('a', 'main', 2, 38, 2),
@@ -64,11 +64,11 @@ describe('layoutLineage: drawing', () => {
       lines(
         '● early',
         '● main',
-        '├─ ◆ a  [fork @turn 2 · seed 38]',
-        '│  ◆ a2  [fork · seed 50]',
-        '│  ├─ ◇ y  [spawn]',
-        '│  └─ ◆ x  [fork @turn 5 · seed 80]',
-        '└─ ◇ b  [spawn]',
+        '├─◆ a  [fork @turn 2 · seed 38]',
+        '│ └─◆ a2  [fork · seed 50]',
+        '│   ├─◆ x  [fork @turn 5 · seed 80]',
+        '│   └─◇ y  [spawn]',
+        '└─◇ b  [spawn]',
       ),
     );
     const rows = layoutLineage(nodes).rows;
@@ -76,12 +76,13 @@ describe('layoutLineage: drawing', () => {
       ['early', 0, 'root'],
       ['main', 0, 'root'],
       ['a', 1, 'fork'],
-      ['a2', 1, 'fork'],
-      ['y', 2, 'spawn'],
-      ['x', 2, 'fork'],
+      ['a2', 2, 'fork'],
+      ['x', 3, 'fork'],
+      ['y', 3, 'spawn'],
       ['b', 1, 'spawn'],
     ]);
-    expect(rows[4]).toEqual({ key: 'y', depth: 2, prefix: '│  ├─ ', edgeLabel: 'spawn', kind: 'spawn', text: 'y' });
+    expect(rows[5]).toEqual({ key: 'y', depth: 3, prefix: '│   └─', edgeLabel: 'spawn', kind: 'spawn', text: 'y', parentKey: 'a2' });
+    expect(rows[3]).toMatchObject({ key: 'a2', parentKey: 'a', hasChildren: true });
   });
 
   it('draws nested branches with blank lanes under a last child', () => {
@@ -97,12 +98,12 @@ describe('layoutLineage: drawing', () => {
     expect(text(nodes)).toBe(
       lines(
         '● r',
-        '├─ ◆ a  [fork @turn 1 · seed 10]',
-        '└─ ◆ b  [fork @turn 2 · seed 20]',
-        '   ├─ ◇ b1  [spawn]',
-        '   └─ ◇ b2  [spawn]',
-        '      ├─ ◇ b21  [spawn]',
-        '      └─ ◇ b22  [spawn]',
+        '├─◆ a  [fork @turn 1 · seed 10]',
+        '└─◆ b  [fork @turn 2 · seed 20]',
+        '  ├─◇ b1  [spawn]',
+        '  └─◇ b2  [spawn]',
+        '    ├─◇ b21  [spawn]',
+        '    └─◇ b22  [spawn]',
       ),
     );
   });
@@ -122,7 +123,7 @@ describe('layoutLineage: drawing', () => {
       { key: 's', id: 'S', parentId: 'P', kind: 'root', label: 's', createdAt: 2 },
       { key: 't', id: 'T', parentId: '', kind: 'spawn', label: 't', createdAt: 3 },
     ];
-    expect(text(nodes)).toBe(lines('● p', '├─ ◆ q  [fork · seed 4]', '└─ ◇ s  [spawn]', '● t'));
+    expect(text(nodes)).toBe(lines('● p', '├─◆ q  [fork · seed 4]', '└─◇ s  [spawn]', '● t'));
   });
 
   it('colours markers and dims lanes and labels on request', () => {
@@ -130,8 +131,8 @@ describe('layoutLineage: drawing', () => {
     const out = renderLineageText(l, { color: true });
     expect(out.split('\n')).toEqual([
       '\x1b[32m●\x1b[0m r',
-      '\x1b[2m├─ \x1b[0m\x1b[35m◇\x1b[0m s  \x1b[2m[spawn]\x1b[0m',
-      '\x1b[2m└─ \x1b[0m\x1b[36m◆\x1b[0m f  \x1b[2m[fork · seed 1]\x1b[0m',
+      '\x1b[2m├─\x1b[0m\x1b[36m◆\x1b[0m f  \x1b[2m[fork · seed 1]\x1b[0m', // forks before spawns
+      '\x1b[2m└─\x1b[0m\x1b[35m◇\x1b[0m s  \x1b[2m[spawn]\x1b[0m',
     ]);
   });
 });
@@ -150,11 +151,11 @@ describe('layoutLineage: orphans, duplicates, cycles', () => {
       lines(
         '● r',
         '? missing parent GONE',
-        '├─ ◆ o1  [fork @turn 1 · seed 5]',
-        '│  ◇ o1k  [spawn]',
-        '└─ ◇ o3  [spawn]',
+        '├─◆ o1  [fork @turn 1 · seed 5]',
+        '│ └─◇ o1k  [spawn]',
+        '└─◇ o3  [spawn]',
         '? missing parent LOST',
-        '└─ ◇ o2  [spawn]',
+        '└─◇ o2  [spawn]',
       ),
     );
     expect(l.orphans).toEqual(['o1', 'o2', 'o3']);
@@ -176,7 +177,7 @@ describe('layoutLineage: orphans, duplicates, cycles', () => {
     ];
     const l = layoutLineage(nodes);
     expect(renderLineageText(l)).toBe(
-      lines('● late copy', '◆ child  [fork · seed 2]', '● first copy', '● second copy'),
+      lines('● late copy', '└─◆ child  [fork · seed 2]', '● first copy', '● second copy'),
     );
     expect(l.edges[0].parentKey).toBe('late.jsonl');
     // Without the createdAt the tie goes to the smaller key.
@@ -191,14 +192,14 @@ describe('layoutLineage: orphans, duplicates, cycles', () => {
     ];
     const l = layoutLineage(nodes);
     expect(l.cycles).toEqual([]);
-    expect(renderLineageText(l)).toBe(lines('● a', '◇ b  [spawn]'));
+    expect(renderLineageText(l)).toBe(lines('● a', '└─◇ b  [spawn]'));
   });
 
   it('shows a self-parent once under a cycle row', () => {
     const nodes: N[] = [root('r', 0), { key: 'me', id: 'ME', parentId: 'ME', kind: 'fork', seedLength: 4, label: 'me', createdAt: 1 }, spawn('kid', 'me', 2)];
     const l = layoutLineage(nodes);
     expect(renderLineageText(l)).toBe(
-      lines('● r', '↻ cycle: ME → ME', '└─ ◆ me  [fork · seed 4]', '   ◇ kid  [spawn]'),
+      lines('● r', '↻ cycle: ME → ME', '└─◆ me  [fork · seed 4]', '  └─◇ kid  [spawn]'),
     );
     expect(l.cycles).toEqual([['me']]);
     expect(l.orphans).toEqual([]);
@@ -220,11 +221,11 @@ describe('layoutLineage: orphans, duplicates, cycles', () => {
       lines(
         '● r',
         '↻ cycle: A → B → C → A',
-        '├─ ◆ a  [fork @turn 1 · seed 10]',
-        '├─ ◇ b  [spawn]',
-        '│  ◇ tail  [spawn]',
-        '│  ◇ tail2  [spawn]',
-        '└─ ◇ c  [spawn]',
+        '├─◆ a  [fork @turn 1 · seed 10]',
+        '├─◇ b  [spawn]',
+        '│ └─◇ tail  [spawn]',
+        '│   └─◇ tail2  [spawn]',
+        '└─◇ c  [spawn]',
       ),
     );
     expect(l.cycles).toEqual([['a', 'b', 'c']]);
@@ -243,7 +244,7 @@ describe('layoutLineage: orphans, duplicates, cycles', () => {
 });
 
 describe('layoutLineage: scale', () => {
-  it('survives a 10,000-deep chain: flat, one row each', () => {
+  it('survives a 10,000-deep chain: a staircase folded at maxLanes, one row each', () => {
     const n = 10_000;
     const nodes: N[] = [root('n0', 0)];
     for (let i = 1; i < n; i++) nodes.push(fork(`n${i}`, `n${i - 1}`, i, i, i));
@@ -252,8 +253,10 @@ describe('layoutLineage: scale', () => {
     const anc = ancestryKeys(l, `n${n - 1}`);
     const ms = performance.now() - t0;
     expect(l.rows).toHaveLength(n);
-    expect(l.rows.every((r) => r.depth === 0 && r.prefix === '')).toBe(true);
-    expect(l.rows[n - 1].key).toBe(`n${n - 1}`);
+    expect(l.rows.every((r, i) => r.depth === i && r.key === `n${i}`)).toBe(true);
+    expect(l.rows[1].prefix).toBe('└─');
+    expect(l.rows[2].prefix).toBe('  └─');
+    expect(Math.max(...l.rows.map((r) => r.prefix.length))).toBeLessThanOrEqual(65 * 2);
     expect(anc.size).toBe(n);
     expect(ms).toBeLessThan(1000);
   });
@@ -266,8 +269,8 @@ describe('layoutLineage: scale', () => {
     const l = layoutLineage(nodes);
     const ms = performance.now() - t0;
     expect(l.rows).toHaveLength(n + 1);
-    expect(l.rows[1].prefix).toBe('├─ ');
-    expect(l.rows[n].prefix).toBe('└─ ');
+    expect(l.rows[1].prefix).toBe('├─');
+    expect(l.rows[n].prefix).toBe('└─');
     expect(l.rows.slice(1).every((r) => r.depth === 1)).toBe(true);
     expect(ms).toBeLessThan(1000);
   });
@@ -285,8 +288,8 @@ describe('layoutLineage: scale', () => {
     const last = l.rows[l.rows.length - 1];
     expect(last.key).toBe(`s${n - 1}`);
     expect(last.depth).toBe(n - 1);
-    expect(last.prefix).toBe('⋯  ' + '   '.repeat(7) + '└─ ');
-    expect(Math.max(...l.rows.map((r) => r.prefix.length))).toBeLessThanOrEqual(9 * 3);
+    expect(last.prefix).toBe('⋯ ' + '  '.repeat(7) + '└─');
+    expect(Math.max(...l.rows.map((r) => r.prefix.length))).toBeLessThanOrEqual(9 * 2);
   });
 
   it('lays out a 1,000-node random forest quickly, every node exactly once', () => {

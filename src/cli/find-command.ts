@@ -1,0 +1,69 @@
+// `dsh-browse find --dir DIR QUERY [--json]`: like grep over sessions, with the
+// query language of src/session/query.ts. Exit 0 with matches, 1 without.
+//
+// One pass over the files: a file whose raw text cannot hold the query's
+// words is not parsed at all; the others are read once with their events,
+// searched, and dropped, so memory stays bounded by the largest session.
+import fs from 'node:fs';
+import { isQueryError, parseQuery, type Query } from '../session/query.js';
+import { buildSearchDoc, matchSession, rawMayMatch, requiredLiterals, sessionMeta, type EventMatch } from '../session/search.js';
+import { readLog, sessionFromRead } from '../storage/session-file.js';
+import { listSessionFiles } from '../storage/walk.js';
+import { UsageError, type Out } from './commands.js';
+import { cell, painter } from './format.js';
+
+export interface FindMatch extends Omit<EventMatch, 'seq' | 'turn'> {
+  id: string;
+  file: string;
+  /** null for a session-level match (a query with no positive word, tool:, is:error or reason:) */
+  seq: number | null;
+  turn: number | null;
+}
+
+/** A query error as one line: position (1-based column), message and the query. */
+export function queryErrorText(query: string, position: number, message: string): string {
+  return `query error at column ${position + 1}: ${message} (query: ${query})`;
+}
+
+export function parseOrThrow(query: string): Query {
+  const q = parseQuery(query);
+  if (isQueryError(q)) throw new UsageError(queryErrorText(query, q.position, q.message));
+  return q;
+}
+
+/** Every match of `q` under `dir`, files in path order, events in seq order. */
+export function findMatches(dir: string, q: Query): FindMatch[] {
+  const literals = requiredLiterals(q);
+  const needEvents = literals !== undefined || q.terms.some((t) => t.kind === 'text' || t.kind === 'tool' || t.kind === 'error' || t.kind === 'reason');
+  const out: FindMatch[] = [];
+  for (const file of listSessionFiles(dir).sort()) {
+    if (file.endsWith('.zstd')) continue;
+    try {
+      if (literals && literals.length > 0 && !rawMayMatch(fs.readFileSync(file), literals)) continue;
+      const { session } = sessionFromRead(file, readLog(file, needEvents));
+      if (!session) continue;
+      const m = matchSession(q, sessionMeta(session), () => buildSearchDoc(session.events));
+      if (!m) continue;
+      if (m.kind === 'session') out.push({ id: session.id, file, seq: null, turn: null, type: 'session', snippet: session.facts.title ?? '' });
+      else for (const e of m.matches) out.push({ id: session.id, file, ...e });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') continue; // vanished or unreadable: list/audit report it
+      throw e;
+    }
+  }
+  return out;
+}
+
+export function cmdFind(dir: string, query: string, out: Out): number {
+  const matches = findMatches(dir, parseOrThrow(query));
+  if (out.json) out.write(JSON.stringify({ matches }, null, 2) + '\n');
+  else {
+    const p = painter(out.color);
+    for (const m of matches) {
+      const where = m.seq === null ? '' : `#${m.seq}${m.turn !== null ? ` turn ${m.turn}` : ''} `;
+      out.write(`${p('magenta', cell(m.file, 120))}: ${p('bold', cell(m.id, 40))} ${p('gray', where)}${p('cyan', cell(m.type, 30))} ${cell(m.snippet, 100)}\n`);
+    }
+  }
+  return matches.length > 0 ? 0 : 1;
+}

@@ -1,0 +1,151 @@
+// The Sessions filter's search, built so a key never waits for it: search
+// documents are built in the background in time-boxed slices (indexSome), and
+// a query is answered in time-boxed slices too (startFilter + runFilter), so
+// the caller can hand control back to the input loop between slices. Pure
+// logic with an injected clock; the only I/O is a Session loading its events.
+import { isEventTerm, type Query, type Term } from './query.js';
+import { buildSearchDoc, entryMatches, eventTermHolds, hasEventTerms, sessionMeta, sessionTermsMatch, type SearchEntry, type SessionMeta } from './search.js';
+import type { SessionEvent } from './events.js';
+import type { Session } from './session.js';
+
+interface Indexed {
+  doc: SearchEntry[];
+  /** the session's event count when the doc was built: a grown log is indexed again */
+  events: number;
+}
+
+const keyOf = (s: Session): string => s.file ?? `mem:${s.id}`;
+
+/**
+ * How the index gets a session's events. The default loads them through the
+ * session and unloads them again; note that Session.unload() (as of this
+ * writing) keeps the events reachable through `session.log`, so for a whole
+ * root pass a reader that leaves the session alone, e.g. in storage:
+ * `(s) => readLog(s.file!, true, s.log.consumed).reader.events`.
+ */
+export type EventsOf = (s: Session) => readonly SessionEvent[];
+
+const throughSession: EventsOf = (s) => {
+  const was = s.isLoaded;
+  try {
+    return s.events;
+  } finally {
+    if (!was) s.unload();
+  }
+};
+
+/** Search documents per session key. */
+export class SearchIndex {
+  private readonly docs = new Map<string, Indexed>();
+
+  constructor(private readonly eventsOf: EventsOf = throughSession) {}
+
+  get size(): number {
+    return this.docs.size;
+  }
+  /** The doc when it is current for the session (same event count). */
+  docOf(s: Session): SearchEntry[] | undefined {
+    const d = this.docs.get(keyOf(s));
+    return d && d.events === s.facts.events ? d.doc : undefined;
+  }
+  isCurrent(s: Session): boolean {
+    return this.docOf(s) !== undefined;
+  }
+  set(s: Session, doc: SearchEntry[]): void {
+    this.docs.set(keyOf(s), { doc, events: s.facts.events });
+  }
+  /** Builds the doc of one session now. */
+  build(s: Session): SearchEntry[] {
+    const doc = buildSearchDoc(this.eventsOf(s));
+    this.set(s, doc);
+    return doc;
+  }
+  /** Forgets sessions that are not in `live` (deleted files). */
+  retain(live: readonly Session[]): void {
+    const keep = new Set(live.map(keyOf));
+    for (const k of this.docs.keys()) if (!keep.has(k)) this.docs.delete(k);
+  }
+}
+
+export type Clock = () => number;
+const defaultClock: Clock = () => performance.now();
+
+/**
+ * Builds docs for sessions that have none (or a stale one), in the given
+ * order, until `budgetMs` is spent (at least one session per call). Returns
+ * how many sessions still need a doc. One huge session can overrun the budget:
+ * a session is the unit of work.
+ */
+export function indexSome(index: SearchIndex, sessions: readonly Session[], budgetMs: number, clock: Clock = defaultClock): number {
+  const t0 = clock();
+  let built = 0;
+  let remaining = 0;
+  for (const s of sessions) {
+    if (index.isCurrent(s) || s.gone) continue;
+    if (built > 0 && clock() - t0 >= budgetMs) {
+      remaining++;
+      continue;
+    }
+    index.build(s);
+    built++;
+  }
+  return remaining;
+}
+
+/** A session's answer: how many events match, 'session' when the query has only session terms, 'pending' while it has no doc. */
+export type FilterAnswer = number | 'session' | 'pending';
+
+export interface FilterJob {
+  query: Query;
+  /** sessions still to look at, in order */
+  readonly todo: Session[];
+  /** key -> answer, for matching sessions (and pending ones) only */
+  readonly results: Map<string, FilterAnswer>;
+  done: boolean;
+}
+
+/** Starts answering `q` over `sessions` (nothing is evaluated yet). */
+export function startFilter(q: Query, sessions: readonly Session[]): FilterJob {
+  return { query: q, todo: [...sessions].reverse(), results: new Map(), done: sessions.length === 0 };
+}
+
+const positive = (q: Query): Term[] => q.terms.filter((t) => isEventTerm(t) && !t.negated);
+
+/** How many events of `doc` match the query's event terms (no snippets: cheap). */
+export function countMatches(q: Query, doc: readonly SearchEntry[]): number {
+  let n = 0;
+  for (const e of doc) if (entryMatches(q, e)) n++;
+  return n;
+}
+
+function answer(q: Query, meta: SessionMeta, doc: readonly SearchEntry[] | undefined): FilterAnswer | null {
+  if (!sessionTermsMatch(q, meta)) return null;
+  if (!hasEventTerms(q)) return 'session';
+  if (!doc) return 'pending';
+  if (positive(q).length === 0) {
+    // only negated event terms: the session matches when no event has what is excluded (as matchSession)
+    const excluded = q.terms.filter(isEventTerm);
+    return doc.some((e) => excluded.some((t) => eventTermHolds(t, e))) ? null : 'session';
+  }
+  const n = countMatches(q, doc);
+  return n > 0 ? n : null;
+}
+
+/**
+ * Evaluates the job for up to `budgetMs` (at least one session). Sessions
+ * without a current doc answer 'pending' (start the job again once indexSome
+ * has caught up). Returns whether the job is done.
+ */
+export function runFilter(job: FilterJob, index: SearchIndex, budgetMs: number, clock: Clock = defaultClock): boolean {
+  const t0 = clock();
+  let first = true;
+  while (job.todo.length > 0) {
+    if (!first && clock() - t0 >= budgetMs) return false;
+    first = false;
+    const s = job.todo.pop()!;
+    const a = answer(job.query, sessionMeta(s), index.docOf(s));
+    if (a !== null) job.results.set(keyOf(s), a);
+  }
+  job.done = true;
+  return true;
+}

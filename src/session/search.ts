@@ -1,0 +1,297 @@
+// Search over sessions with a parsed Query (see query.ts). Pure: the caller
+// gives sessions (or their header/facts) and events; nothing here reads files.
+//
+// What a free word or phrase sees, per event (chunks are skipped: the
+// assistant/message that follows them carries the same text whole):
+//   messages (user/assistant/context/steering/system, both eras): text,
+//     reasoning, tool-call blocks (name and arguments)
+//   tool/call: name and arguments; tool/result: result text and error
+//   turn/end: reason kind and its message; any other event: the strings in its data
+// Event terms (words, tool:, is:error, reason:) must all hold on the same
+// event; session terms (is:open/fork/spawn/root/damaged, cwd:, id:, after:,
+// before:) on the session. A query whose only event terms are negated is
+// answered per session: the session matches when no event has what is excluded.
+import { contentText, endReason, messageOf, type SessionEvent } from './events.js';
+import { textOf } from './json-safe.js';
+import { stateOf } from './log-facts.js';
+import { isEventTerm, type Query, type Term } from './query.js';
+import type { Session } from './session.js';
+
+export interface SearchEntry {
+  seq: number;
+  /** the turn the event belongs to, or null between turns */
+  turn: number | null;
+  type: string;
+  /** all searchable text of the event, as written (may hold control characters) */
+  text: string;
+  /** tool/call and tool/result (the result's call name when known) */
+  tool?: string;
+  /** tool/result with an error */
+  isError?: boolean;
+  /** turn/end reason kind */
+  reason?: string;
+}
+
+export interface SessionMeta {
+  id: string;
+  cwd?: string;
+  kind: 'root' | 'fork' | 'spawn';
+  open: boolean;
+  damaged: boolean;
+  createdAt: number;
+  /** last activity: the last event's time, else createdAt */
+  lastTime: number;
+}
+
+export interface EventMatch {
+  seq: number;
+  turn: number | null;
+  type: string;
+  snippet: string;
+}
+
+const regexCache = new Map<string, RegExp>();
+/** How a word or phrase is compared: Unicode simple case folding (the `iu` flags), as a literal. */
+export function wordRegex(value: string): RegExp {
+  let re = regexCache.get(value);
+  if (!re) {
+    if (regexCache.size > 256) regexCache.clear();
+    re = new RegExp(value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), 'iu');
+    regexCache.set(value, re);
+  }
+  return re;
+}
+
+/** Most text kept per event for searching (a multi-megabyte tool result is cut here). */
+export const MAX_EVENT_TEXT = 256 * 1024;
+const fold = (s: string) => s.toLowerCase();
+const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function blocksText(content: unknown, out: string[]): void {
+  if (typeof content === 'string') {
+    out.push(content);
+    return;
+  }
+  if (!Array.isArray(content)) return;
+  for (const b of content) {
+    if (!isObj(b)) continue;
+    if ((b.type === 'text' || b.type === 'reasoning') && typeof b.text === 'string') out.push(b.text);
+    else if (b.type === 'tool-call') out.push(textOf(b.name ?? ''), typeof b.arguments === 'string' ? b.arguments : textOf(b.arguments ?? ''));
+    else if (b.type === 'tool-result') blocksText(b.content, out);
+  }
+}
+
+/** String leaves of any value, iteratively, up to `limit` characters in all. */
+function stringLeaves(v: unknown, out: string[], limit: number): void {
+  const stack: unknown[] = [v];
+  let size = 0;
+  while (stack.length && size < limit) {
+    const x = stack.pop();
+    if (typeof x === 'string') {
+      out.push(x);
+      size += x.length;
+    } else if (typeof x === 'number' || typeof x === 'boolean') out.push(String(x));
+    else if (Array.isArray(x)) for (let i = x.length - 1; i >= 0; i--) stack.push(x[i]);
+    else if (isObj(x)) {
+      const vals = Object.values(x);
+      for (let i = vals.length - 1; i >= 0; i--) stack.push(vals[i]);
+    }
+  }
+}
+
+const MESSAGE_TYPES = new Set(['user/message', 'assistant/message', 'context/message', 'steering/message', 'system/message']);
+
+/** The searchable entries of a session's events (one per event, chunks left out). */
+export function buildSearchDoc(events: readonly SessionEvent[]): SearchEntry[] {
+  const out: SearchEntry[] = [];
+  const callNames = new Map<string, string>();
+  let turn: number | null = null;
+  for (const e of events) {
+    const d = isObj(e.data) ? e.data : {};
+    if (e.type === 'turn/start') turn = typeof d.turn === 'number' ? d.turn : turn === null ? 1 : turn + 1;
+    const at = typeof d.turn === 'number' && e.type !== 'turn/start' ? d.turn : turn;
+    if (e.type === 'assistant/chunk') continue;
+    const parts: string[] = [];
+    const entry: Omit<SearchEntry, 'text' | 'lower'> = { seq: e.seq, turn: at, type: e.type };
+    if (MESSAGE_TYPES.has(e.type)) blocksText(messageOf(e).content, parts);
+    else if (e.type === 'tool/call') {
+      const name = textOf(d.name ?? '');
+      callNames.set(textOf(d.callId ?? ''), name);
+      entry.tool = name;
+      parts.push(name, typeof d.arguments === 'string' ? d.arguments : textOf(d.arguments ?? ''));
+    } else if (e.type === 'tool/result') {
+      const msg = messageOf(e);
+      const callId = textOf(d.callId ?? (msg as any).source?.callId ?? '');
+      entry.tool = callNames.get(callId) ?? (typeof d.name === 'string' ? d.name : undefined);
+      let isError = d.isError === true;
+      const blocks = Array.isArray(d.content) ? d.content : Array.isArray(msg.content) ? (msg.content as unknown[]) : [];
+      for (const b of blocks) if (isObj(b) && b.type === 'tool-result' && b.isError === true) isError = true;
+      blocksText(blocks, parts);
+      if (d.error !== undefined) parts.push(textOf(d.error));
+      entry.isError = isError;
+    } else if (e.type === 'turn/end') {
+      entry.reason = endReason(e);
+      parts.push(entry.reason);
+      if (isObj(d.reason)) stringLeaves(d.reason, parts, MAX_EVENT_TEXT);
+      turn = null;
+    } else if (e.type === 'prompt/blocked') {
+      parts.push(contentText(d.content));
+      stringLeaves(d.reason, parts, MAX_EVENT_TEXT);
+    } else stringLeaves(d, parts, MAX_EVENT_TEXT);
+    let text = parts.filter((p) => p !== '').join(' ');
+    if (text.length > MAX_EVENT_TEXT) text = text.slice(0, MAX_EVENT_TEXT);
+    out.push({ ...entry, text });
+  }
+  return out;
+}
+
+export function sessionMeta(s: Session): SessionMeta {
+  const f = s.facts;
+  const meta: SessionMeta = {
+    id: s.id,
+    kind: s.kind,
+    open: stateOf(f) === 'open-turn',
+    damaged: s.diagnostics.length > 0 || f.validLength !== undefined,
+    createdAt: s.header.createdAt,
+    lastTime: f.lastEventTime ?? s.header.createdAt,
+  };
+  if (s.cwd !== undefined) meta.cwd = s.cwd;
+  return meta;
+}
+
+function sessionTermHolds(t: Term, m: SessionMeta): boolean {
+  switch (t.kind) {
+    case 'flag':
+      return t.flag === 'open' ? m.open : t.flag === 'damaged' ? m.damaged : m.kind === t.flag;
+    case 'cwd':
+      return m.cwd !== undefined && fold(m.cwd).includes(fold(t.value));
+    case 'id':
+      return fold(m.id).includes(fold(t.value));
+    case 'after':
+      return m.lastTime >= t.time;
+    case 'before':
+      return m.createdAt < t.time;
+    default:
+      return true;
+  }
+}
+
+/** The session terms of `q` all hold for the session (event terms are not looked at). */
+export function sessionTermsMatch(q: Query, m: SessionMeta): boolean {
+  for (const t of q.terms) if (!isEventTerm(t) && sessionTermHolds(t, m) === t.negated) return false;
+  return true;
+}
+
+/** Whether one event term holds for an entry (ignoring its negation). */
+export function eventTermHolds(t: Term, e: SearchEntry): boolean {
+  switch (t.kind) {
+    case 'text':
+      return wordRegex(t.value).test(e.text);
+    case 'tool':
+      return e.tool !== undefined && wordRegex(t.value).test(e.tool);
+    case 'error':
+      return e.isError === true;
+    case 'reason':
+      return e.reason !== undefined && e.reason.length === t.value.length && wordRegex(t.value).test(e.reason);
+    default:
+      return true;
+  }
+}
+
+export const hasEventTerms = (q: Query): boolean => q.terms.some(isEventTerm);
+const positiveEventTerms = (q: Query): Term[] => q.terms.filter((t) => isEventTerm(t) && !t.negated);
+
+/** Whether one entry satisfies every event term of the query. */
+export function entryMatches(q: Query, e: SearchEntry): boolean {
+  for (const t of q.terms) if (isEventTerm(t) && eventTermHolds(t, e) === t.negated) return false;
+  return true;
+}
+
+/** Start and end (exclusive) of every occurrence of the query's positive words in `text`, sorted, not overlapping. */
+export function highlightRanges(q: Query, text: string): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  for (const t of q.terms) {
+    if (t.kind !== 'text' || t.negated || t.value === '') continue;
+    const re = new RegExp(wordRegex(t.value).source, 'giu');
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) ranges.push([m.index, m.index + m[0].length]);
+  }
+  ranges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out: Array<[number, number]> = [];
+  for (const r of ranges) {
+    const last = out[out.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else out.push([...r]);
+  }
+  return out;
+}
+
+/** About `width` characters of `text` around the first query word (the start when none), one line. */
+export function snippetOf(q: Query, text: string, width = 80): string {
+  const r = highlightRanges(q, text)[0];
+  let start = 0;
+  if (r && r[1] > width) start = Math.max(0, r[0] - Math.floor((width - (r[1] - r[0])) / 2));
+  let s = text.slice(start, start + width).replace(/\s+/g, ' ').trim();
+  if (start > 0) s = '…' + s;
+  if (start + width < text.length) s += '…';
+  return s;
+}
+
+/** The matching events of one session's entries (a session that fails its session terms has none). */
+export function matchEntries(q: Query, entries: readonly SearchEntry[], limit = Infinity): EventMatch[] {
+  const out: EventMatch[] = [];
+  for (const e of entries) {
+    if (out.length >= limit) break;
+    if (entryMatches(q, e)) out.push({ seq: e.seq, turn: e.turn, type: e.type, snippet: snippetOf(q, e.text) });
+  }
+  return out;
+}
+
+export type SessionMatch = { kind: 'events'; matches: EventMatch[] } | { kind: 'session' };
+
+/**
+ * Matches one session: null when it does not match; `session` when the query
+ * has no positive event term (a session-level answer); else its matching events.
+ * `entries` is called only when the session terms hold and events are needed.
+ */
+export function matchSession(q: Query, meta: SessionMeta, entries: () => readonly SearchEntry[]): SessionMatch | null {
+  if (!sessionTermsMatch(q, meta)) return null;
+  if (!hasEventTerms(q)) return { kind: 'session' };
+  const doc = entries();
+  if (positiveEventTerms(q).length === 0) return doc.some((e) => q.terms.some((t) => isEventTerm(t) && eventTermHolds(t, e))) ? null : { kind: 'session' };
+  const matches = matchEntries(q, doc);
+  return matches.length ? { kind: 'events', matches } : null;
+}
+
+/**
+ * Literal strings that must occur in a session file's raw bytes for the
+ * session to have a matching event: the positive words, tool names and
+ * reasons that hold no `"`, `\\` or control character (those look the same
+ * in JSON text). Undefined when the query has no positive event term.
+ */
+export function requiredLiterals(q: Query): string[] | undefined {
+  if (positiveEventTerms(q).length === 0) return undefined;
+  const out: string[] = [];
+  for (const t of positiveEventTerms(q))
+    if ((t.kind === 'text' || t.kind === 'tool' || t.kind === 'reason') && t.value !== '' && !/["\\\u0000-\u001f\u007f]/.test(t.value)) out.push(t.value);
+  return out;
+}
+
+/** JSON escapes that may hide a word's character: any \\uXXXX but C0 controls and DEL, and \\/. */
+const HIDING_ESCAPE = /\\u(?!00[01][0-9a-fA-F]|007[fF])|\\\//;
+
+/**
+ * Whether a file's raw bytes may hold every literal (case-insensitive, as the
+ * matcher compares). False only when it certainly cannot. Cheap: an exact-case
+ * byte search first, a case-insensitive scan only when that finds nothing.
+ */
+export function rawMayMatch(raw: Buffer, literals: readonly string[]): boolean {
+  if (literals.length === 0) return true;
+  let text: string | undefined;
+  for (const l of literals) {
+    if (raw.indexOf(l) >= 0) continue;
+    text ??= raw.toString('utf8');
+    if (HIDING_ESCAPE.test(text)) return true;
+    if (!wordRegex(l).test(text)) return false;
+  }
+  return true;
+}

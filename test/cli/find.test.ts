@@ -1,0 +1,90 @@
+// `dsh-browse find`, spawned as the built bin on fixtures written to a temp dir
+// (plus a copy of the real corpus): JSON shape, exit codes like grep, query
+// errors with their column, sanitised plain output.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupTmp, copyDir, evs, hdr, REAL_DIR, REPO, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
+
+const BIN = path.join(REPO, 'dist', 'dsh-browse.mjs');
+let dir = '';
+
+beforeAll(() => {
+  if (!fs.existsSync(BIN)) execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'pipe' });
+  dir = tmpDir('dsh-find-');
+  const failing = evs(
+    ['turn/start', { turn: 1, trigger: 'user' }],
+    ['user/message', { content: [{ type: 'text', text: 'run the tests please' }], source: 'user' }],
+    ['step/start', { turn: 1, step: 1 }],
+    ['tool/call', { turn: 1, step: 1, callId: 'c1', name: 'bash', arguments: '{"command":"npm test"}' }],
+    ['tool/result', { turn: 1, step: 1, callId: 'c1', content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'exit 1: \x1b[31mFAILED\x1b[0m' }], isError: true }], isError: true }],
+    ['step/end', { turn: 1, step: 1 }],
+    ['turn/end', { turn: 1, reason: { kind: 'completed' } }],
+  );
+  writeLog(path.join(dir, 'alpha.jsonl'), hdr('alpha', { cwd: '/home/u/proj' }), failing);
+  writeLog(path.join(dir, 'child.jsonl'), hdr('child', { parentSession: 'alpha', seedLength: 7, createdAt: 1_700_000_001_000 }), [...failing, ...evs(...turnRows(2)).map((e, i) => ({ ...e, seq: 7 + i }))]);
+  writeLog(path.join(dir, 'quiet.jsonl'), hdr('quiet\x1b]0;pwned\x07'), evs(...turnRows(1, { kind: 'completed' }, 'hello world')));
+  fs.writeFileSync(path.join(dir, 'garbage.jsonl'), 'not json at all\n');
+  copyDir(REAL_DIR, path.join(dir, 'real'));
+}, 120_000);
+afterAll(cleanupTmp);
+
+function run(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, 'find', '--dir', dir, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+const json = (...args: string[]) => {
+  const r = run(...args, '--json');
+  return { ...r, body: JSON.parse(r.stdout) };
+};
+
+describe('dsh-browse find', () => {
+  it('finds the turn where bash failed, across sessions, with id, file, seq, turn, type, snippet', () => {
+    const r = json('tool:bash is:error');
+    expect(r.code).toBe(0);
+    const mine = r.body.matches.filter((m: any) => !m.file.includes(`${path.sep}real${path.sep}`));
+    expect(mine).toEqual([
+      { id: 'alpha', file: path.join(dir, 'alpha.jsonl'), seq: 4, turn: 1, type: 'tool/result', snippet: expect.stringContaining('FAILED') },
+      { id: 'child', file: path.join(dir, 'child.jsonl'), seq: 4, turn: 1, type: 'tool/result', snippet: expect.stringContaining('FAILED') },
+    ]);
+    for (const m of r.body.matches) expect(Object.keys(m).sort()).toEqual(['file', 'id', 'seq', 'snippet', 'turn', 'type']);
+    // the real corpus has the rc8 "bash is disabled by policy" result
+    expect(r.body.matches.some((m: any) => m.file.includes('rc8__packed-chunks') && m.type === 'tool/result')).toBe(true);
+  });
+  it('free words in both eras; session fields narrow', () => {
+    expect(json('snapshot_ok').body.matches.map((m: any) => m.type)).toEqual(expect.arrayContaining(['user/message', 'assistant/message', 'tool/call', 'tool/result']));
+    expect(json('"npm test" is:fork').body.matches.map((m: any) => [m.id, m.seq])).toEqual([['child', 3]]);
+    expect(json('"npm test" cwd:proj').body.matches.map((m: any) => [m.id, m.seq])).toEqual([['alpha', 3]]);
+    const forks = json('is:fork id:child').body.matches;
+    expect(forks).toEqual([{ id: 'child', file: path.join(dir, 'child.jsonl'), seq: null, turn: null, type: 'session', snippet: 'prompt 2' }]); // a fork child's title: its first own prompt
+  });
+  it('exit 1 without matches, empty list in JSON', () => {
+    const r = json('zzqqxx-never-there');
+    expect(r.code).toBe(1);
+    expect(r.body).toEqual({ matches: [] });
+    expect(run('zzqqxx-never-there').stdout).toBe('');
+  });
+  it('a query error exits 2 with the column and the reason on one line', () => {
+    const r = run('bash "oops');
+    expect(r.code).toBe(2);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/query error at column 6: unterminated quote/);
+    expect(run('is:blue').stderr).toMatch(/column 4: unknown is:blue/);
+    expect(run().code).toBe(2);
+  });
+  it('plain output is sanitised (ids and snippets come from files)', () => {
+    const r = run('FAILED');
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/\x1b/);
+    expect(r.stdout).toMatch(/alpha\.jsonl: alpha #4 turn 1 tool\/result .*FAILED/);
+    const q = run('hello');
+    expect(q.stdout).toContain('quiet');
+    expect(q.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+  });
+  it('a negated query (after --) matches sessions without the word', () => {
+    const r = spawnSync(process.execPath, [BIN, 'find', '--dir', dir, '--json', '--', '-bash id:quiet'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).matches.map((m: any) => m.type)).toEqual(['session']);
+  });
+});
