@@ -98,43 +98,61 @@ function diagnosticFinding(d: Diagnostic, session?: string): Finding {
   return { code: d.code, severity: d.severity, session, file: d.file, line: d.line, message: d.message };
 }
 
+/** Runs `fn` on a session's events, unloading them again if they were not loaded before. */
+function withEvents<T>(s: Session, fn: (ev: readonly SessionEvent[]) => T): T {
+  const was = s.isLoaded;
+  try {
+    return fn(s.events);
+  } finally {
+    if (!was) s.unload();
+  }
+}
+
+export const sessionsById = (sessions: readonly Session[]): Map<string, Session[]> => {
+  const byId = new Map<string, Session[]>();
+  for (const s of sessions) {
+    const list = byId.get(s.id);
+    if (list) list.push(s);
+    else byId.set(s.id, [s]);
+  }
+  return byId;
+};
+
+/** The findings about the root as a whole, which need no events: refused files, duplicate ids, lineage cycles. */
+export function auditRoot(sessions: readonly Session[], fileDiagnostics: readonly Diagnostic[] = [], byId = sessionsById(sessions)): Finding[] {
+  const out: Finding[] = fileDiagnostics.map((d) => diagnosticFinding(d));
+  for (const [id, list] of byId)
+    if (list.length > 1)
+      out.push({ code: 'DUPLICATE_ID', severity: 'warning', session: id, message: `${list.length} sessions share id ${q(id)}: ${list.map((s) => s.file ?? '(memory)').join(', ')}` });
+  out.push(...lineageCycles(sessions));
+  return out;
+}
+
+/** The findings of one session: its diagnostics, its structure, its parent and its seed (reads its events and its parents'). */
+export function auditSession(s: Session, byId: ReadonlyMap<string, readonly Session[]>): Finding[] {
+  const out: Finding[] = s.diagnostics.map((d) => diagnosticFinding(d, s.id));
+  out.push(...withEvents(s, (ev) => auditEvents(s, ev)));
+  const pid = s.parentSession;
+  if (pid === undefined || pid === s.id) return out; // a self-parent is reported as a cycle
+  const parents = byId.get(pid) ?? [];
+  if (parents.length === 0) {
+    out.push({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid)} is not in this root` });
+    return out;
+  }
+  if (s.seedLength !== undefined) out.push(...auditSeed(s, [...parents], withEvents));
+  return out;
+}
+
 /**
  * Audits every session: diagnostics, structure, duplicate ids, orphans,
  * cycles and seeds. Loads each session's events in turn and unloads the ones
  * it loaded, so memory stays bounded by the largest pair of sessions.
  */
 export function auditSessions(sessions: readonly Session[], fileDiagnostics: readonly Diagnostic[] = []): Finding[] {
-  const out: Finding[] = fileDiagnostics.map((d) => diagnosticFinding(d));
-  const byId = new Map<string, Session[]>();
-  for (const s of sessions) byId.set(s.id, [...(byId.get(s.id) ?? []), s]);
-  const withEvents = <T>(s: Session, fn: (ev: readonly SessionEvent[]) => T): T => {
-    const was = s.isLoaded;
-    try {
-      return fn(s.events);
-    } finally {
-      if (!was) s.unload();
-    }
-  };
-
-  for (const [id, list] of byId)
-    if (list.length > 1)
-      out.push({ code: 'DUPLICATE_ID', severity: 'warning', session: id, message: `${list.length} sessions share id ${q(id)}: ${list.map((s) => s.file ?? '(memory)').join(', ')}` });
-
-  for (const s of sessions) {
-    for (const d of s.diagnostics) out.push(diagnosticFinding(d, s.id));
-    out.push(...withEvents(s, (ev) => auditEvents(s, ev)));
-    const pid = s.parentSession;
-    if (pid === undefined) continue;
-    const parents = byId.get(pid) ?? [];
-    if (pid === s.id) continue; // reported as a cycle below
-    if (parents.length === 0) {
-      out.push({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid)} is not in this root` });
-      continue;
-    }
-    if (s.seedLength !== undefined) out.push(...auditSeed(s, parents, withEvents));
-  }
-  out.push(...lineageCycles(sessions));
-  return out;
+  const byId = sessionsById(sessions);
+  const root = auditRoot(sessions, fileDiagnostics, byId);
+  const cycles = root.filter((f) => f.code === 'LINEAGE_CYCLE');
+  return [...root.filter((f) => f.code !== 'LINEAGE_CYCLE'), ...sessions.flatMap((s) => auditSession(s, byId)), ...cycles];
 }
 
 function auditSeed(s: Session, parents: Session[], withEvents: <T>(s: Session, fn: (ev: readonly SessionEvent[]) => T) => T): Finding[] {

@@ -13,6 +13,8 @@ export interface LogState {
   firstAnomaly: number;
   consumed: number;
   diagnostics: Diagnostic[];
+  /** drops the retained events (facts stay, later appends are folded only) */
+  release?(): void;
 }
 
 /** Loads the full log with events, up to the bytes the current state has consumed. */
@@ -90,8 +92,10 @@ export class Session {
     this.loaded = withEvents || !this.loader ? state : undefined;
   }
 
-  /** Drops loaded events (keeps facts) to free memory. */
+  /** Drops loaded events (keeps facts) to free memory; they are read again on the next use. */
   unload(): void {
-    if (this.loader && this.loaded) this.loaded = undefined;
+    if (!this.loader || !this.loaded) return;
+    this.log.release?.();
+    this.loaded = undefined;
   }
 }

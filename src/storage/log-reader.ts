@@ -40,6 +40,13 @@ export class LogReader {
     readonly opts: LogReaderOptions,
   ) {}
 
+  /** Stops retaining events and frees the ones held (an unloaded session keeps only its facts). */
+  release(): void {
+    this.opts.retain = false;
+    this.events = [];
+    this.eventEnds = [];
+  }
+
   /**
    * Consumes every complete line of `buf`, which holds the file's bytes from
    * offset `this.consumed` on. Returns the number of bytes consumed.

@@ -200,3 +200,20 @@ describe.skipIf(!fs.existsSync(REAL_DIR))('auditSessions on the real corpus', ()
     expect(only(f, 'ORPHAN_PARENT')[0].file).toMatch(/subagent-mixed__session\.2\.jsonl$/);
   });
 });
+
+describe('memory', () => {
+  it('unload frees the events (facts stay; they are read again on use), so an audit over a root keeps none', async () => {
+    const { loadRootSync } = await import('../../src/storage/load-root.js');
+    const idx = loadRootSync('sample-sessions');
+    const s = idx.store.get('fix-flaky-retry-test')!;
+    const n = s.length;
+    expect(s.events.length).toBe(n);
+    s.unload();
+    expect(s.isLoaded).toBe(false);
+    expect(s.log.events).toHaveLength(0);
+    expect(s.length).toBe(n);
+    auditSessions(idx.store.list());
+    for (const x of idx.store.list()) expect(x.log.events.length, x.id).toBe(0);
+    expect(s.events.length).toBe(n);
+  });
+});
