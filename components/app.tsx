@@ -18,6 +18,7 @@ import { Footer, TabBar, TitleBar, type Status } from './chrome.js';
 import { ForkDialog } from './fork-dialog.js';
 import { HelpOverlay } from './help-overlay.js';
 import { LineageView } from './lineage-view.js';
+import { ProblemsView } from './problems-view.js';
 import { SessionsView } from './sessions-view.js';
 import { colorFromEnv, ThemeProvider } from './theme.js';
 import { forkTargetOf, TurnsView } from './turns-view.js';
@@ -101,6 +102,10 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
     const layout = world.lineage();
     const ancestry = state.selection ? ancestryKeys(layout, state.selection) : new Set<string>();
     return <LineageView layout={layout} selected={indexOfKey(layout.rows, state.selection)} top={state.lineage.top} ancestry={ancestry} mark={state.mark} width={lay.width} height={lay.view} />;
+  }
+  if (state.view === 'problems') {
+    const rows = world.problems();
+    return <ProblemsView rows={rows} selected={rows.length ? Math.min(state.problems.hint, rows.length - 1) : -1} top={state.problems.top} root={world.root} width={lay.width} height={lay.view} />;
   }
   const session = selectedSession(state, world);
   if (!session) return <Text dimColor>  no session selected (Tab to Sessions)</Text>;

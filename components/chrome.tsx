@@ -14,7 +14,7 @@ export interface Status {
   tone: StatusTone;
 }
 
-const VIEW_TITLES: Record<ViewName, string> = { sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage' };
+const VIEW_TITLES: Record<ViewName, string> = { sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage', problems: 'Problems' };
 
 /** `…/tail` of a path in at most `width` columns. */
 function pathTail(p: string, width: number): string {

@@ -44,3 +44,5 @@ export const sessionsListHeight = (view: number): number => Math.max(1, view - 2
 /** The Lineage list's rows (a summary line above it). */
 /** Lineage rows shown: the view less its summary line and (from 3 rows up) the legend line. */
 export const lineageListHeight = (view: number): number => Math.max(1, view - (view >= 3 ? 2 : 1));
+/** The Problems list's rows (a summary line above it). */
+export const problemsListHeight = (view: number): number => Math.max(1, view - 1);

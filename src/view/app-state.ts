@@ -11,7 +11,7 @@ import { compareRows, type CompareRow } from './compare-model.js';
 import { compareEnter, compareReducer, initialCompareState, type CompareState } from './compare-state.js';
 import type { Session } from '../session/session.js';
 import { SessionStore } from '../session/store.js';
-import { appLayout, AUTO_DETAIL_HEIGHT, lineageListHeight, sessionsListHeight, turnsLayout, type AppLayout, type Size } from './app-layout.js';
+import { appLayout, AUTO_DETAIL_HEIGHT, lineageListHeight, problemsListHeight, sessionsListHeight, turnsLayout, type AppLayout, type Size } from './app-layout.js';
 import { afterForkFailure, openForkDialog, type Dialog, type Problem } from './fork-dialog-state.js';
 import { helpLines, helpPageSize } from './help.js';
 import type { KeyPress } from './keys.js';
@@ -27,7 +27,7 @@ import { cursorIndex, hasSomethingToClose, initialTurnsState, turnsReducer, type
 import { visibleWindow } from './window.js';
 import type { TurnsData, World } from './world.js';
 
-export const VIEWS: readonly ViewName[] = ['sessions', 'turns', 'lineage'];
+export const VIEWS: readonly ViewName[] = ['sessions', 'turns', 'lineage', 'problems'];
 
 export interface Status {
   text: string;
@@ -47,6 +47,7 @@ export interface AppState {
   /** highlighted row index and window top of each list (where a vanished selection's successor is) */
   sessions: { hint: number; top: number };
   lineage: { hint: number; top: number };
+  problems: { hint: number; top: number };
   filter: TextField;
   filterEditing: boolean;
   order: SortOrder;
@@ -111,6 +112,7 @@ export function initialAppState(size: Size, view: ViewName = 'sessions'): AppSta
     ghost: false,
     sessions: { hint: 0, top: 0 },
     lineage: { hint: 0, top: 0 },
+    problems: { hint: 0, top: 0 },
     filter: textField(''),
     filterEditing: false,
     order: 'recent',
@@ -245,6 +247,14 @@ export function normalize(s0: AppState, world: World): AppState {
     }
     const top = visibleWindow(rows, i, lineageListHeight(lay.view), s.lineage.top).top;
     if (i !== s.lineage.hint || top !== s.lineage.top) s = { ...s, lineage: { hint: i, top } };
+  } else if (s.view === 'problems') {
+    // the highlighted problem's session is the selection (rows of files that are no session leave it be)
+    const rows = world.problems();
+    const i = rows.length ? Math.min(Math.max(0, s.problems.hint), rows.length - 1) : 0;
+    const key = rows[i]?.sessionKey;
+    if (key !== undefined && key !== s.selection && world.session(key)) s = select(s, key, world);
+    const top = visibleWindow(rows, i, problemsListHeight(lay.view), s.problems.top).top;
+    if (i !== s.problems.hint || top !== s.problems.top) s = { ...s, problems: { hint: i, top } };
   } else if (s.view === 'turns' && s.selection !== undefined) {
     // tail -F: a cursor parked on the end by G follows a growing log
     const t = s.turns.get(s.selection);
@@ -347,7 +357,26 @@ export function command(s: AppState, cmd: Command, world: World): Step {
   }
   if (s.view === 'sessions') return sessionsCommand(s, cmd, world);
   if (s.view === 'lineage') return lineageCommand(s, cmd, world);
+  if (s.view === 'problems') return problemsCommand(s, cmd, world);
   return turnsCommand(s, cmd, world);
+}
+
+function problemsCommand(s: AppState, cmd: Command, world: World): Step {
+  const rows = world.problems();
+  if (isMove(cmd)) return step({ ...s, problems: { ...s.problems, hint: moveCursor(s.problems.hint, cmd, rows.length, problemsListHeight(layoutOf(s).view)) } });
+  const row = rows[Math.min(s.problems.hint, rows.length - 1)];
+  switch (cmd) {
+    case 'open':
+      if (!row) return step(s);
+      if (row.sessionKey === undefined || !world.session(row.sessionKey)) return withStatus(s, `${sanitizeInline(row.file ?? row.code)} is not a loaded session: nothing to open`, 'error');
+      return step(openTurns(s, row.sessionKey, world, row.seq));
+    case 'back':
+      return step({ ...s, view: 'sessions' });
+    case 'fork':
+      return requestFork(s, row?.sessionKey !== undefined ? selectedSession(s, world) : undefined, undefined, world);
+    default:
+      return step(s);
+  }
 }
 
 /** m: marks the selection, or unmarks it when it is the mark. */

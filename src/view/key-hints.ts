@@ -29,6 +29,7 @@ const PER_VIEW: Record<ViewName, Command[]> = {
   sessions: ['open', 'fork', 'menu', 'filter', 'cycleSort', 'nextView', 'help', 'quit'],
   turns: ['open', 'fork', 'menu', 'jumpBoundary', 'toggleHistory', 'back', 'nextView', 'help', 'quit'],
   lineage: ['open', 'fork', 'menu', 'back', 'nextView', 'help', 'quit'],
+  problems: ['open', 'fork', 'menu', 'back', 'nextView', 'help', 'quit'],
 };
 
 /** The first key of a binding as shown in help (`q / Ctrl-C` -> `q`). */

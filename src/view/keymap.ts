@@ -1,6 +1,6 @@
 // The one key table: input -> named command. The help overlay renders this
 // same table, so what it says is what the app does.
-export type ViewName = 'sessions' | 'turns' | 'lineage';
+export type ViewName = 'sessions' | 'turns' | 'lineage' | 'problems';
 
 export type Command =
   | 'up' | 'down' | 'top' | 'bottom' | 'pageUp' | 'pageDown'
@@ -34,7 +34,7 @@ export const BINDINGS: Binding[] = [
   { keys: 'G / End', command: 'bottom', views: all, help: 'go to bottom', match: (i, k) => Boolean(k.end) || ch('G')(i, k) },
   { keys: 'PgUp', command: 'pageUp', views: all, help: 'page up', match: (_i, k) => Boolean(k.pageUp) },
   { keys: 'PgDn', command: 'pageDown', views: all, help: 'page down', match: (_i, k) => Boolean(k.pageDown) },
-  { keys: 'Enter', command: 'open', views: all, help: 'open (session → turns, lineage node → its fork point; in turns: detail)', match: (_i, k) => Boolean(k.return) },
+  { keys: 'Enter', command: 'open', views: all, help: 'open (session → turns, lineage node → its fork point, problem → its session at that event; in turns: fold or detail)', match: (_i, k) => Boolean(k.return) },
   { keys: 'Esc', command: 'back', views: all, help: 'back / close / clear filter', match: (_i, k) => Boolean(k.escape) },
   { keys: 'Tab', command: 'nextView', views: all, help: 'next view', match: (_i, k) => Boolean(k.tab) && !k.shift },
   { keys: 'Shift-Tab', command: 'prevView', views: all, help: 'previous view', match: (_i, k) => Boolean(k.tab) && Boolean(k.shift) },

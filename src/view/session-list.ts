@@ -39,8 +39,8 @@ export interface SessionListItem {
   parentKey?: string;
   /** several sessions carry the parent id and none is provably the parent */
   parentAmbiguous?: boolean;
-  /** other sessions share this id (DUPLICATE_ID) */
-  duplicateId?: boolean;
+  /** the worst problem of the session (a diagnostic or an audit finding: SEED_MISMATCH, DUPLICATE_ID…) and how many it has */
+  problem?: { severity: 'error' | 'warning'; code: string; count: number };
   /** tokens in + out from assistant/message usage (undefined: the log records none) */
   tokens?: number;
   kind: 'root' | 'fork' | 'spawn';
@@ -189,8 +189,8 @@ export function rowOf(s: SessionListItem, depth: number, now: number): SessionRo
     kind: s.kind,
     mark: s.kind === 'fork' ? '◆' : s.kind === 'spawn' ? '◇' : '',
     id: sanitizeInline(s.id),
-    // ids repeat across files (ten real harness logs share one): say so where the id is read
-    title: (s.duplicateId ? 'DUPLICATE_ID · ' : '') + sanitizeInline(s.title ?? ''),
+    // the worst problem where the row is read (the badge column is too narrow for a code)
+    title: (s.problem ? `⚠ ${s.problem.code}${s.problem.count > 1 ? ` +${s.problem.count - 1}` : ''} · ` : '') + sanitizeInline(s.title ?? ''),
     cwd: sanitizeInline(s.cwd ?? ''),
     turns: String(s.turns),
     events: String(s.events),

@@ -2,7 +2,9 @@
 // list items, the lineage layout, each session's turn rows) at one version.
 // Derived data is computed lazily and memoised, so a key press costs only what
 // it reads; a new snapshot is taken after every store change.
+import { AuditIndex } from '../session/audit-index.js';
 import { resolveParents } from '../session/lineage.js';
+import { problemRows, worstBySession, type ProblemRow } from '../session/problems.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
 import type { Session } from '../session/session.js';
@@ -35,6 +37,8 @@ export interface World {
   rows(filter: string, order: SortOrder): readonly SessionRow[];
   lineage(): LineageLayout;
   turns(session: Session): TurnsData;
+  /** Every diagnostic and audit finding known so far, worst first (the audit runs in the background). */
+  problems(): readonly ProblemRow[];
   /** A fresh child id for the fork dialog. */
   newChildId(): string;
   /** Why forking `session` cut at `boundary` (inclusive; undefined = whole log) is refused, or null. */
@@ -81,7 +85,7 @@ function turnsOf(session: Session, now: number): TurnsData {
 }
 
 /** A snapshot of the index's store. */
-export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string): World {
+export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, audit: AuditIndex = new AuditIndex()): World {
   const store = index.store;
   let sessions: Session[] | undefined;
   const all = () => (sessions ??= store.list());
@@ -89,6 +93,14 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
   let lineage: LineageLayout | undefined;
   let rowsMemo: { filter: string; order: SortOrder; rows: SessionRow[] } | undefined;
   let diagnostics: number | undefined;
+  let problems: ProblemRow[] | undefined;
+  const problemRowsNow = (): ProblemRow[] => {
+    if (!problems) {
+      const refused = [...index.files.values()].flatMap((f) => f.refused ?? []);
+      problems = problemRows({ sessions: all(), refused, findings: audit.findings(all(), refused) });
+    }
+    return problems;
+  };
   return {
     version,
     root: index.root,
@@ -96,11 +108,11 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     get items() {
       if (!items) {
         const parents = resolveParents(all());
-        const perId = new Map<string, number>();
-        for (const s of all()) perId.set(s.id, (perId.get(s.id) ?? 0) + 1);
+        const worst = worstBySession(problemRowsNow());
         items = all().map((s) => {
           const item = listItemOf(s);
-          if (perId.get(s.id)! > 1) item.duplicateId = true;
+          const w = worst.get(item.key);
+          if (w) item.problem = w;
           const link = parents.get(item.key);
           if (link?.kind === 'resolved') item.parentKey = link.key;
           else if (link?.kind === 'ambiguous') item.parentAmbiguous = true;
@@ -119,6 +131,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order) rowsMemo = { filter, order, rows: sessionRows(this.items, { filter, order, now }) };
       return rowsMemo.rows;
     },
+    problems: problemRowsNow,
     lineage: () => (lineage ??= layoutLineage(lineageNodes(all()))),
     turns: (session) => turnsOf(session, now),
     newChildId,
