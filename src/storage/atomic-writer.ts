@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SessionForkError } from '../session/errors.js';
+import { errorText, openRegular } from './open-file.js';
 
 export interface ByteRange {
   file: string;
@@ -71,7 +72,7 @@ function writeAll(fd: number, buf: Buffer): void {
 }
 
 function copyRange(fd: number, range: ByteRange): void {
-  const src = fs.openSync(range.file, fs.constants.O_RDONLY);
+  const src = openRegular(range.file).fd; // never blocks on a FIFO swapped in
   try {
     const buf = Buffer.allocUnsafe(Math.min(COPY_CHUNK, Math.max(1, range.end - range.start)));
     let pos = range.start;
@@ -95,7 +96,7 @@ function fsyncDir(dir: string): void {
   }
 }
 
-const errText = (e: unknown): string => (e instanceof Error ? ((e as NodeJS.ErrnoException).code ? `${(e as NodeJS.ErrnoException).code}: ` : '') + e.message : String(e));
+const errText = errorText;
 
 /**
  * Creates `file` atomically with `body`. Throws SessionForkError
