@@ -3,7 +3,7 @@
 // complete line's offset, so a followed session equals a fresh load.
 import fs from 'node:fs';
 import type { Session } from '../session/session.js';
-import { indexFileSafe, type RootIndex } from './load-root.js';
+import { indexFileSafe, recordSkip, type RootIndex } from './load-root.js';
 import { LogReader } from './log-reader.js';
 import { feedFd, readLog } from './session-file.js';
 import { errorText, openRegular } from './open-file.js';
@@ -148,6 +148,21 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
     pollIntervalMs: opts.pollIntervalMs,
     onChanges: apply,
     onModeChange: (mode, reason) => status(mode === 'poll' ? `watching by polling${reason ? ` (${reason})` : ''}` : 'watching'),
+    onUnwatched: (dirs) => {
+      if (dirs.size === 0) return status('watching');
+      const [[dir, why]] = dirs;
+      status(`watching; polling ${dirs.size} folder(s) that cannot be watched: ${dir} (${why})${dirs.size > 1 ? ` and ${dirs.size - 1} more` : ''}`);
+    },
+    onSkip: (s) => {
+      const old = index.skipped.get(s.file);
+      if (old && old.code === s.code && old.message === s.message) return;
+      if (index.files.has(s.file) && s.code === 'NOT_A_FILE') return; // a file that became something else: the change says so
+      recordSkip(index, s);
+      index.store.emit();
+    },
+    onGone: (p) => {
+      if (index.skipped.delete(p)) index.store.emit();
+    },
   });
   return {
     close: () => {
