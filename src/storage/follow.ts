@@ -55,7 +55,7 @@ export function feedAppended(file: string, reader: LogReader, pause?: () => bool
       if (fs.readSync(fd, one, 0, 1, reader.consumed - 1) !== 1 || one[0] !== 10) return -1;
     }
     const before = reader.consumed;
-    feedFd(fd, reader, size, pause);
+    feedFd(fd, reader, size, pause, Infinity);
     return reader.consumed - before;
   } finally {
     fs.closeSync(fd);

@@ -31,9 +31,12 @@ let skipBuf: Buffer | undefined;
  * obey the same memory bound. Complete lines are fed; an unfinished last line
  * is left unconsumed (read again next time) while it is under MAX_LINE_BYTES;
  * past that it is skipped to its end without being held (reader.skipFrom,
- * reader.scanned), and past MAX_LINE_SCAN with no end the file is given up.
+ * reader.scanned), and past `scanCap` (MAX_LINE_SCAN for a load) with no end
+ * the file is given up. A live follow passes no cap: it only ever scans the
+ * bytes appended since its last look, in steps, so it goes on following
+ * whatever comes after a line of any length.
  */
-export function feedFd(fd: number, reader: LogReader, end: number, pause?: () => boolean): boolean {
+export function feedFd(fd: number, reader: LogReader, end: number, pause?: () => boolean, scanCap = MAX_LINE_SCAN): boolean {
   if (reader.gaveUp) return true;
   let pos = reader.skipFrom !== undefined ? Math.max(reader.scanned, reader.consumed) : reader.consumed;
   // The incomplete line so far, as a list of chunks: they are joined only
@@ -53,7 +56,7 @@ export function feedFd(fd: number, reader: LogReader, end: number, pause?: () =>
       if (nl < 0) {
         pos += n;
         reader.scanned = pos;
-        if (pos - reader.skipFrom > MAX_LINE_SCAN) {
+        if (pos - reader.skipFrom > scanCap) {
           reader.giveUp();
           return true;
         }
