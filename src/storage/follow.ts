@@ -102,11 +102,16 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
           indexFileSafe(index, c.file);
           return;
         }
+        const log = known.log;
+        const more = log.skipFrom !== undefined && !log.gaveUp && log.scanned < c.size;
+        if (more) {
+          index.files.set(c.file, { size: c.size, ino: c.ino, mtimeMs: c.mtimeMs, pending: c.size - log.consumed });
+          return true; // paused while skipping an over-long line: apply again
+        }
         if (fed === 0 && entry && entry.size === c.size) return;
       }
       index.files.set(c.file, { size: c.size, ino: c.ino, mtimeMs: c.mtimeMs, pending: c.size - known.log.consumed });
-      const log = known.log;
-      return log instanceof LogReader && log.skipFrom !== undefined && !log.gaveUp && log.scanned < c.size;
+      return;
     }
   }
 }
