@@ -7,6 +7,7 @@
 // and checks the type with fstat on the opened descriptor: anything that is
 // not a regular file is closed at once and reported (NOT_A_FILE). O_NONBLOCK
 // changes nothing for regular files.
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 
 const C = fs.constants;
@@ -46,8 +47,10 @@ const realNames = new Map<string, Buffer>();
  * The real bytes are remembered so fsPath() can reach the file again.
  */
 export function displayName(dirDisplay: string, name: Buffer, sep: string): string {
-  const text = name.toString('utf8');
-  if (Buffer.from(text, 'utf8').equals(name)) return dirDisplay.endsWith(sep) ? dirDisplay + text : dirDisplay + sep + text;
+  if (isUtf8(name)) {
+    const text = name.toString('utf8');
+    return dirDisplay.endsWith(sep) ? dirDisplay + text : dirDisplay + sep + text;
+  }
   let out = '';
   let i = 0;
   while (i < name.length) {

@@ -112,8 +112,12 @@ describe('a FIFO swapped in for a session file', () => {
     const root = tmpDir('dsh-fifo-race-');
     writeLog(path.join(root, 'a.jsonl'), hdr('a'), EVENTS);
     writeLog(path.join(root, '.good'), hdr('b'), EVENTS);
-    fs.copyFileSync(path.join(root, '.good'), path.join(root, 'b.jsonl'));
-    const swapper = spawn('sh', ['-c', 'cd "$1" && while :; do mkfifo .f && mv -f .f b.jsonl; cp .good .g && mv -f .g b.jsonl; done', 'sh', root], { stdio: 'ignore' });
+    const names = Array.from({ length: 8 }, (_, i) => `b${i}.jsonl`);
+    for (const n of names) fs.copyFileSync(path.join(root, '.good'), path.join(root, n));
+    // Eight names swap between a FIFO and a session file (more chances per
+    // `list` to open one just after it became a FIFO); niced, so the other
+    // test files running meanwhile keep their CPU.
+    const swapper = spawn('nice', ['-n', '19', 'sh', '-c', `cd "$1" && while :; do for n in ${names.join(' ')}; do mkfifo .f && mv -f .f $n; cp .good .g && mv -f .g $n; done; done`, 'sh', root], { stdio: 'ignore' });
     children.push(swapper);
     try {
       let fifoSeen = 0;
