@@ -41,7 +41,7 @@ const corpus = (p: Preset): CorpusInfo => {
 interface Row {
   figure: string;
   corpus: string;
-  unit: 'ms' | 'MB';
+  unit: 'ms' | 'MB' | '%';
   value?: Stats;
   floor?: Stats | number;
   floorLabel: string;
@@ -159,7 +159,7 @@ async function main(): Promise<void> {
   for (const [files, ms] of idleRuns) {
     await attempt('idle TUI: CPU and RSS', `idle-${files}`, '≤ 1% of a core', '—', async () => {
       const r = await measureIdle(corpusRoot, files, ms);
-      rows.push({ figure: `idle TUI CPU over ${(r.idleMs / 1000).toFixed(0)} s (${files.toLocaleString('en')} files)`, corpus: `idle-${files}`, unit: 'ms', value: summarize([r.cpuPct]), floorLabel: '—', goal: '≤ 1% of a core', pass: quick ? undefined : r.cpuPct <= 1, note: `value is % of one core, not ms; RSS min/max ${r.rssMinMB.toFixed(0)}/${r.rssMaxMB.toFixed(0)} MB; ${r.folders} folders; launch -> scan done ${(r.settleMs / 1000).toFixed(1)} s; follow mode: ${r.mode}` });
+      rows.push({ figure: `idle TUI CPU over ${(r.idleMs / 1000).toFixed(0)} s (${files.toLocaleString('en')} files)`, corpus: `idle-${files}`, unit: '%', value: summarize([r.cpuPct]), floorLabel: '—', goal: '≤ 1% of a core', pass: quick ? undefined : r.cpuPct <= 1, note: `% of one core (CPU time / wall time); RSS min/max ${r.rssMinMB.toFixed(0)}/${r.rssMaxMB.toFixed(0)} MB; ${r.folders} folders; launch -> scan done ${(r.settleMs / 1000).toFixed(1)} s; follow mode: ${r.mode}` });
     });
   }
 
@@ -168,7 +168,7 @@ async function main(): Promise<void> {
 
 function fmt(n: number | undefined, unit: string): string {
   if (n === undefined) return 'n/a';
-  return unit === 'MB' ? n.toFixed(1) : n < 10 ? n.toFixed(2) : n.toFixed(0);
+  return unit === 'MB' ? n.toFixed(1) : unit === '%' || n < 10 ? n.toFixed(2) : n.toFixed(0);
 }
 
 function report(main: CorpusInfo): void {
