@@ -31,6 +31,21 @@ afterAll(() => {
   cleanupTmp();
 });
 
+/**
+ * A temp folder in memory (/dev/shm) when there is one, for the big files:
+ * 160 MiB of real writes (and GBs of sparse reads) on disk would slow every
+ * other test's fsync while the suite runs in parallel.
+ */
+function memDir(prefix: string): string {
+  try {
+    const d = fs.mkdtempSync(path.join('/dev/shm', prefix));
+    longDirs.push(d);
+    return d;
+  } catch {
+    return tmpDir(prefix);
+  }
+}
+
 /** Deadline far above the expected time (well under a second): only a hang reaches it. */
 const HANG_DEADLINE_MS = 60_000;
 
@@ -148,7 +163,7 @@ describe('a FIFO swapped in for a session file', () => {
 
 describe('following a line that grows past the limit', () => {
   it('holds bounded memory (RSS of a following child), reports LINE_TOO_LONG and follows what comes after', async () => {
-    const root = tmpDir('dsh-growline-');
+    const root = memDir('dsh-growline-');
     const file = path.join(root, 'live.jsonl');
     fs.writeFileSync(file, logText(hdr('live'), evs(['turn/start', { turn: 1 }])));
     const script = `
@@ -198,7 +213,7 @@ describe('following a line that grows past the limit', () => {
   }, 240_000);
 
   it('a line past 4 GiB (sparse) does not freeze the session: the event after it is followed', async () => {
-    const root = tmpDir('dsh-4g-');
+    const root = memDir('dsh-4g-');
     const file = path.join(root, 'live.jsonl');
     fs.writeFileSync(file, logText(hdr('live'), evs(['turn/start', { turn: 1 }])));
     const index = loadRootSync(root);
@@ -225,7 +240,7 @@ describe('following a line that grows past the limit', () => {
 
 describe('a multi-GB sparse file with no newline', () => {
   it('`list` gives it up after a bounded scan with LINE_TOO_LONG (bytes read measured in /proc)', () => {
-    const root = tmpDir('dsh-sparse-');
+    const root = memDir('dsh-sparse-');
     writeLog(path.join(root, 'ok.jsonl'), hdr('ok'), EVENTS);
     const big = path.join(root, 'huge.jsonl');
     fs.writeFileSync(big, '');
@@ -253,7 +268,7 @@ describe('a multi-GB sparse file with no newline', () => {
   }, 120_000);
 
   it('the TUI scan yields to the event loop while it skips through it (keys stay live)', async () => {
-    const root = tmpDir('dsh-sparse-scan-');
+    const root = memDir('dsh-sparse-scan-');
     writeLog(path.join(root, 'a.jsonl'), hdr('a'), EVENTS);
     const big = path.join(root, 'b.jsonl');
     fs.writeFileSync(big, '');
