@@ -112,7 +112,8 @@ function copyRange(fd: number, range: ByteRange): void {
 }
 
 function fsyncDir(dir: string): void {
-  const fd = fs.openSync(dir, fs.constants.O_RDONLY);
+  // O_DIRECTORY | O_NONBLOCK: a FIFO swapped in for the folder fails, never blocks
+  const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NONBLOCK);
   try {
     fs.fsyncSync(fd);
   } finally {

@@ -56,7 +56,9 @@ export function indexFile(index: RootIndex, file: string): void {
  * undefined when the file is indexed, or a function that continues the work
  * (true when done) after pause() asked to stop (a multi-GB over-long line).
  */
-function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): (() => boolean) | undefined {
+export type IndexStep = (() => boolean) & { cancel?(): void };
+
+function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
   index.skipped.delete(file);
   if (file.endsWith('.zstd')) {
     const { fd, st } = openRegular(file);
@@ -81,11 +83,14 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
     finish();
     return undefined;
   }
-  return () => {
-    if (!r.step(pause)) return false;
-    finish();
-    return true;
-  };
+  return Object.assign(
+    () => {
+      if (!r.step(pause)) return false;
+      finish();
+      return true;
+    },
+    { cancel: r.close },
+  );
 }
 
 /** indexFile, with an unreadable file (permissions, vanished, not a regular file) recorded as a diagnostic. */
@@ -97,9 +102,9 @@ export function indexFileSafe(index: RootIndex, file: string): void {
  * indexFileSafe in steps (see startIndexFile): undefined when done, or a
  * function to call again until it returns true. Never throws.
  */
-export function indexFileStepped(index: RootIndex, file: string, pause?: () => boolean): (() => boolean) | undefined {
+export function indexFileStepped(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
   const fail = (e: unknown) => index.files.set(file, { size: 0, ino: 0, mtimeMs: 0, pending: 0, refused: [readFailure(file, e)] });
-  let step: (() => boolean) | undefined;
+  let step: IndexStep | undefined;
   try {
     step = startIndexFile(index, file, pause);
   } catch (e) {
@@ -108,7 +113,7 @@ export function indexFileStepped(index: RootIndex, file: string, pause?: () => b
   }
   if (!step) return undefined;
   const s = step;
-  return () => {
+  const run = () => {
     try {
       return s();
     } catch (e) {
@@ -116,6 +121,7 @@ export function indexFileStepped(index: RootIndex, file: string, pause?: () => b
       return true;
     }
   };
+  return Object.assign(run, { cancel: s.cancel });
 }
 
 /** The diagnostic for a file that could not be read: what it is and why. */

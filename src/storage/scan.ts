@@ -37,7 +37,10 @@ export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files: 
       const more = indexFileStepped(index, next.value, pause);
       if (more) {
         while (!more()) {
-          if (opts.signal?.aborted) break;
+          if (opts.signal?.aborted) {
+            more.cancel?.(); // closes the file
+            break;
+          }
           opts.onProgress?.({ ...progress });
           await yieldToLoop();
           until = performance.now() + budget;
