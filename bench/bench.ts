@@ -15,6 +15,7 @@ import * as F from './figures.js';
 import { formatProfile, profileInProcess, profileNode } from './profile.js';
 import { inkFrames, p95 } from './ink-frame.js';
 import { measureLive, measureLiveScreen } from './live.js';
+import { measureIdle } from './idle.js';
 
 type Preset = keyof typeof PRESETS;
 const argv = process.argv.slice(2);
@@ -40,7 +41,7 @@ const corpus = (p: Preset): CorpusInfo => {
 interface Row {
   figure: string;
   corpus: string;
-  unit: 'ms' | 'MB';
+  unit: 'ms' | 'MB' | '%';
   value?: Stats;
   floor?: Stats | number;
   floorLabel: string;
@@ -166,12 +167,22 @@ async function main(): Promise<void> {
     rows.push({ figure: `live: append -> screen p50 / p95 = ${screen.p50.toFixed(1)} / ${screen.p95.toFixed(1)}`, corpus: 'live', unit: 'ms', value: summarize([screen.p50]), floorLabel: '—', goal: 'p95 ≤ 250 ms', pass: screen.p95 <= 250, note: `append -> store (watch mode) p50 ${store.p50.toFixed(1)} ms, p95 ${store.p95.toFixed(1)} ms; followed ${store.eventsPerSec.toLocaleString('en')} events/s` });
   });
 
+  // Idle cost of the TUI after its scan (issue 13): CPU over the idle window and
+  // RSS min/max. Full run: 30 s at 10,000 and 50,000 files; --quick: 3 s at 2,000.
+  const idleRuns: Array<[number, number]> = quick ? [[2_000, 3_000]] : [[10_000, 30_000], [50_000, 30_000]];
+  for (const [files, ms] of idleRuns) {
+    await attempt('idle TUI: CPU and RSS', `idle-${files}`, '≤ 1% of a core', '—', async () => {
+      const r = await measureIdle(corpusRoot, files, ms);
+      rows.push({ figure: `idle TUI CPU over ${(r.idleMs / 1000).toFixed(0)} s (${files.toLocaleString('en')} files)`, corpus: `idle-${files}`, unit: '%', value: summarize([r.cpuPct]), floorLabel: '—', goal: '≤ 1% of a core', pass: quick ? undefined : r.cpuPct <= 1, note: `% of one core (CPU time / wall time); RSS min/max ${r.rssMinMB.toFixed(0)}/${r.rssMaxMB.toFixed(0)} MB; ${r.folders} folders; launch -> scan done ${(r.settleMs / 1000).toFixed(1)} s; follow mode: ${r.mode}` });
+    });
+  }
+
   report(main);
 }
 
 function fmt(n: number | undefined, unit: string): string {
   if (n === undefined) return 'n/a';
-  return unit === 'MB' ? n.toFixed(1) : n < 10 ? n.toFixed(2) : n.toFixed(0);
+  return unit === 'MB' ? n.toFixed(1) : unit === '%' || n < 10 ? n.toFixed(2) : n.toFixed(0);
 }
 
 function report(main: CorpusInfo): void {

@@ -27,6 +27,8 @@ export function benchEnv(): Record<string, string> {
 export interface BenchPty {
   /** performance.now() at spawn */
   readonly t0: number;
+  /** the program's process id */
+  readonly pid: number;
   screen(): string;
   write(s: string): void;
   /** Resolves with performance.now() of the first parsed output after which `pred(screen)` holds. */
@@ -97,6 +99,7 @@ export function spawnBenchPty(cmd: string, args: string[], cols = 120, rows = 40
     });
   return {
     t0,
+    pid: child.pid,
     screen,
     write: (s) => {
       if (!done) child.write(s);

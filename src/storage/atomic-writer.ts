@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SessionForkError } from '../session/errors.js';
+import { errorText, openRegular } from './open-file.js';
 
 export interface ByteRange {
   file: string;
@@ -32,15 +33,35 @@ export const tempPathFor = (file: string): string =>
 export const TEMP_OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
 
 /** Names made by tempPathFor: `.<name>.<pid>.<12 hex>.tmp`. */
-const TEMP_NAME = /^\..+\.\d+\.[0-9a-f]{12}\.tmp$/;
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 /** A temp file older than this is a leftover of a killed writer (a live write takes seconds). */
 export const STALE_TEMP_MS = 60 * 60 * 1000;
+/**
+ * A temp file whose writer (the pid in its name) is no longer running on this
+ * machine is removed once it is this old: a live writer keeps its temp's
+ * mtime fresh while it writes, so this also spares a writer on another
+ * machine sharing the folder (whose pid means nothing here).
+ */
+export const DEAD_WRITER_TEMP_MS = 30 * 1000;
+
+/** Is process `pid` running here? (EPERM: it exists, owned by someone else.) */
+function pidAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return true;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
 
 /**
  * Removes leftover temp files (a writer killed between creating its temp and
- * removing it) older than `maxAgeMs` from `dir`. Only regular files with our
- * temp name pattern are touched, never symlinks or anything else; errors are
- * ignored (cleanup must never fail a write). Returns the names removed.
+ * removing it) from `dir`: those older than `maxAgeMs`, and those whose writer
+ * pid is gone and that are older than DEAD_WRITER_TEMP_MS. Only regular files
+ * with our temp name pattern are touched, never symlinks or anything else;
+ * errors are ignored (cleanup must never fail a write). Returns the names removed.
  */
 export function cleanupStaleTemps(dir: string, maxAgeMs = STALE_TEMP_MS, now = Date.now()): string[] {
   const removed: string[] = [];
@@ -51,11 +72,15 @@ export function cleanupStaleTemps(dir: string, maxAgeMs = STALE_TEMP_MS, now = D
     return removed;
   }
   for (const name of names) {
-    if (!TEMP_NAME.test(name)) continue;
+    const m = TEMP_NAME.exec(name);
+    if (!m) continue;
     const p = path.join(dir, name);
     try {
       const st = fs.lstatSync(p);
-      if (!st.isFile() || now - st.mtimeMs <= maxAgeMs) continue;
+      if (!st.isFile()) continue;
+      const age = now - st.mtimeMs;
+      const stale = age > maxAgeMs || (age > Math.min(DEAD_WRITER_TEMP_MS, maxAgeMs) && !pidAlive(Number(m[1])));
+      if (!stale) continue;
       fs.unlinkSync(p);
       removed.push(name);
     } catch {
@@ -71,7 +96,7 @@ function writeAll(fd: number, buf: Buffer): void {
 }
 
 function copyRange(fd: number, range: ByteRange): void {
-  const src = fs.openSync(range.file, fs.constants.O_RDONLY);
+  const src = openRegular(range.file).fd; // never blocks on a FIFO swapped in
   try {
     const buf = Buffer.allocUnsafe(Math.min(COPY_CHUNK, Math.max(1, range.end - range.start)));
     let pos = range.start;
@@ -87,7 +112,8 @@ function copyRange(fd: number, range: ByteRange): void {
 }
 
 function fsyncDir(dir: string): void {
-  const fd = fs.openSync(dir, fs.constants.O_RDONLY);
+  // O_DIRECTORY | O_NONBLOCK: a FIFO swapped in for the folder fails, never blocks
+  const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NONBLOCK);
   try {
     fs.fsyncSync(fd);
   } finally {
@@ -95,7 +121,7 @@ function fsyncDir(dir: string): void {
   }
 }
 
-const errText = (e: unknown): string => (e instanceof Error ? ((e as NodeJS.ErrnoException).code ? `${(e as NodeJS.ErrnoException).code}: ` : '') + e.message : String(e));
+const errText = errorText;
 
 /**
  * Creates `file` atomically with `body`. Throws SessionForkError

@@ -3,9 +3,10 @@
 // complete line's offset, so a followed session equals a fresh load.
 import fs from 'node:fs';
 import type { Session } from '../session/session.js';
-import { indexFileSafe, type RootIndex } from './load-root.js';
+import { indexFileSafe, recordSkip, type RootIndex } from './load-root.js';
 import { LogReader } from './log-reader.js';
-import { readLog } from './session-file.js';
+import { feedFd, readLog } from './session-file.js';
+import { errorText, openRegular } from './open-file.js';
 import { watchRoot, type FileChange, type RootWatcher } from './watcher.js';
 
 export interface FollowOptions {
@@ -24,33 +25,48 @@ export interface Follower {
   apply(changes: FileChange[]): void;
 }
 
+/** Time one batch may spend skipping through over-long lines before the loop gets a turn. */
+const APPLY_BUDGET_MS = 25;
+
 const sessionByFile = (index: RootIndex, file: string): Session | undefined => {
   const s = index.store.get(file);
   return s && s.file === file ? s : undefined;
 };
 
 /**
- * Reads the bytes appended since `reader.consumed` and feeds the complete
- * lines. Returns -1 when the byte before that offset is no longer the newline
- * that ended the last line read: the file was rewritten (truncated and grown
- * again between two looks), so offsets mean nothing and it must be re-read.
+ * Reads the bytes appended since the reader stopped and feeds the complete
+ * lines, through the same bounded reader as a full load (an over-long line is
+ * skipped in bounded memory, LINE_TOO_LONG, and what follows it is read).
+ * Returns the bytes newly consumed, or -1 when the byte before the reader's
+ * offset is no longer the newline that ended the last line read: the file was
+ * rewritten (truncated and grown again between two looks), so offsets mean
+ * nothing and it must be re-read.
  */
-export function feedAppended(file: string, reader: LogReader): number {
-  const fd = fs.openSync(file, fs.constants.O_RDONLY);
+export function feedAppended(file: string, reader: LogReader, pause?: () => boolean): number {
+  const { fd, st } = openRegular(file);
   try {
-    const size = fs.fstatSync(fd).size;
-    if (size <= reader.consumed) return 0;
-    const from = reader.consumed - 1; // >= 0: a session has at least its header line
-    const buf = Buffer.allocUnsafe(size - from);
-    const n = fs.readSync(fd, buf, 0, buf.length, from);
-    if (from >= 0 && buf[0] !== 10) return -1;
-    return reader.feed(buf.subarray(1, n));
+    const size = st.size;
+    if (reader.gaveUp) return 0;
+    const from = reader.skipFrom !== undefined ? Math.max(reader.scanned, reader.consumed) : reader.consumed;
+    if (size <= from) return 0;
+    if (reader.consumed > 0) {
+      // >= 1 byte before: a session has at least its header line
+      const one = Buffer.alloc(1);
+      if (fs.readSync(fd, one, 0, 1, reader.consumed - 1) !== 1 || one[0] !== 10) return -1;
+    }
+    const before = reader.consumed;
+    feedFd(fd, reader, size, pause, Infinity);
+    return reader.consumed - before;
   } finally {
     fs.closeSync(fd);
   }
 }
 
-export function applyChange(index: RootIndex, c: FileChange, status: (m: string) => void): void {
+/**
+ * Applies one change. Returns true when the work was paused (pause() said so
+ * while skipping an over-long line) and the change must be applied again.
+ */
+export function applyChange(index: RootIndex, c: FileChange, status: (m: string) => void, pause?: () => boolean): boolean | void {
   const known = sessionByFile(index, c.file);
   const entry = index.files.get(c.file);
   switch (c.kind) {
@@ -79,12 +95,18 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
         // a session this process wrote: re-read it in place
         known.resetLog(readLog(c.file, known.isLoaded).reader, known.isLoaded);
       } else {
-        const fed = feedAppended(c.file, known.log);
+        const fed = feedAppended(c.file, known.log, pause);
         if (fed < 0) {
           status(`session file was rewritten: re-read ${c.file}`);
           index.store.remove(known); // the old object is now stale (SESSION_NOT_LIVE)
           indexFileSafe(index, c.file);
           return;
+        }
+        const log = known.log;
+        const more = log.skipFrom !== undefined && !log.gaveUp && log.scanned < c.size;
+        if (more) {
+          index.files.set(c.file, { size: c.size, ino: c.ino, mtimeMs: c.mtimeMs, pending: c.size - log.consumed });
+          return true; // paused while skipping an over-long line: apply again
         }
         if (fed === 0 && entry && entry.size === c.size) return;
       }
@@ -97,16 +119,32 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
 /** Follows the root until close(). */
 export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower {
   const status = opts.onStatus ?? (() => {});
+  let closed = false;
+  // Files whose append is being skipped through in steps (a huge over-long line).
+  const resume = new Map<string, FileChange>();
+  let resumeTimer: NodeJS.Immediate | undefined;
   const apply = (changes: FileChange[]) => {
+    const until = performance.now() + APPLY_BUDGET_MS;
+    const pause = () => performance.now() > until;
     for (const c of changes) {
       try {
-        applyChange(index, c, status);
+        if (applyChange(index, c, status, pause)) resume.set(c.file, c);
+        else resume.delete(c.file);
       } catch (e) {
-        status(`could not read ${c.file}: ${(e as Error).message}`);
+        resume.delete(c.file);
+        status(`could not read ${c.file}: ${errorText(e)}`);
       }
     }
     index.store.emit();
     opts.onApplied?.(changes);
+    if (resume.size > 0 && !resumeTimer && !closed)
+      resumeTimer = setImmediate(() => {
+        resumeTimer = undefined;
+        if (closed) return;
+        const again = [...resume.values()];
+        resume.clear();
+        apply(again);
+      });
   };
   const initial = new Map([...index.files].map(([f, e]) => [f, { size: e.size, ino: e.ino, mtimeMs: e.mtimeMs }]));
   const watcher: RootWatcher = watchRoot(index.root, {
@@ -115,9 +153,28 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
     pollIntervalMs: opts.pollIntervalMs,
     onChanges: apply,
     onModeChange: (mode, reason) => status(mode === 'poll' ? `watching by polling${reason ? ` (${reason})` : ''}` : 'watching'),
+    onUnwatched: (dirs) => {
+      if (dirs.size === 0) return status('watching');
+      const [[dir, why]] = dirs;
+      status(`watching; polling ${dirs.size} folder(s) that cannot be watched: ${dir} (${why})${dirs.size > 1 ? ` and ${dirs.size - 1} more` : ''}`);
+    },
+    onSkip: (s) => {
+      const old = index.skipped.get(s.file);
+      if (old && old.code === s.code && old.message === s.message) return;
+      if (index.files.has(s.file) && s.code === 'NOT_A_FILE') return; // a file that became something else: the change says so
+      recordSkip(index, s);
+      index.store.emit();
+    },
+    onGone: (p) => {
+      if (index.skipped.delete(p)) index.store.emit();
+    },
   });
   return {
-    close: () => watcher.close(),
+    close: () => {
+      closed = true;
+      if (resumeTimer) clearImmediate(resumeTimer);
+      watcher.close();
+    },
     get mode() {
       return watcher.mode;
     },

@@ -5,8 +5,9 @@ import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
 import { SessionStore } from '../session/store.js';
 import { DiskPersistence } from './disk-persistence.js';
-import { readLog, sessionFromRead, type FileStat } from './session-file.js';
-import { listSessionFiles } from './walk.js';
+import { sessionFromRead, startReadLog, type FileStat } from './session-file.js';
+import { listSessionFiles, type Skip } from './walk.js';
+import { NotAFileError, errorText, openRegular } from './open-file.js';
 
 export interface FileEntry extends FileStat {
   /** bytes after the last complete line */
@@ -19,6 +20,12 @@ export interface RootIndex {
   root: string;
   store: SessionStore;
   files: Map<string, FileEntry>;
+  /**
+   * Entries skipped while listing, one diagnostic each: FIFOs, sockets and
+   * devices named like session files, symlink loops, folders named *.jsonl,
+   * folders that cannot be listed, paths over the length limit.
+   */
+  skipped: Map<string, Diagnostic>;
   /** background work, for a status line: the initial scan, then live following */
   scan?: { done: number; total?: number; finished: boolean };
   live?: { mode: 'watch' | 'poll'; message?: string };
@@ -28,13 +35,34 @@ export { listSessionFiles };
 
 export function newRootIndex(root: string): RootIndex {
   const abs = path.resolve(root);
-  return { root: abs, store: new SessionStore(new DiskPersistence(abs)), files: new Map() };
+  return { root: abs, store: new SessionStore(new DiskPersistence(abs)), files: new Map(), skipped: new Map() };
+}
+
+/** Records a skipped entry in the index (one diagnostic per path). */
+export function recordSkip(index: RootIndex, s: Skip): void {
+  index.skipped.set(s.file, { file: s.file, severity: s.severity, code: s.code, message: s.message });
 }
 
 /** Reads one file into the index (new or re-read). Throws on I/O errors; see indexFileSafe. */
 export function indexFile(index: RootIndex, file: string): void {
+  const step = startIndexFile(index, file);
+  while (step && !step()) {
+    /* runs to the end */
+  }
+}
+
+/**
+ * indexFile in steps, for a scan that must keep the UI responsive: returns
+ * undefined when the file is indexed, or a function that continues the work
+ * (true when done) after pause() asked to stop (a multi-GB over-long line).
+ */
+export type IndexStep = (() => boolean) & { cancel?(): void };
+
+function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
+  index.skipped.delete(file);
   if (file.endsWith('.zstd')) {
-    const st = fs.statSync(file);
+    const { fd, st } = openRegular(file);
+    fs.closeSync(fd);
     index.files.set(file, {
       size: st.size,
       ino: st.ino,
@@ -42,26 +70,72 @@ export function indexFile(index: RootIndex, file: string): void {
       pending: 0,
       refused: [{ file, severity: 'error', code: 'COMPRESSED', message: 'zstd-compressed sessions are not readable on Node 20; decompress it (zstd -d) to browse it' }],
     });
-    return;
+    return undefined;
   }
-  const read = readLog(file, false);
-  const { session, diagnostics } = sessionFromRead(file, read);
-  index.files.set(file, { ...read.stat, pending: read.pending, refused: session ? undefined : diagnostics });
-  if (session) index.store.add(session);
+  const r = startReadLog(file, false);
+  const finish = () => {
+    const read = r.result();
+    const { session, diagnostics } = sessionFromRead(file, read);
+    index.files.set(file, { ...read.stat, pending: read.pending, refused: session ? undefined : diagnostics });
+    if (session) index.store.add(session);
+  };
+  if (r.step(pause)) {
+    finish();
+    return undefined;
+  }
+  return Object.assign(
+    () => {
+      if (!r.step(pause)) return false;
+      finish();
+      return true;
+    },
+    { cancel: r.close },
+  );
 }
 
-/** indexFile, with an unreadable file (permissions, vanished) recorded as a READ_FAILED diagnostic. */
+/** indexFile, with an unreadable file (permissions, vanished, not a regular file) recorded as a diagnostic. */
 export function indexFileSafe(index: RootIndex, file: string): void {
+  indexFileStepped(index, file)?.();
+}
+
+/**
+ * indexFileSafe in steps (see startIndexFile): undefined when done, or a
+ * function to call again until it returns true. Never throws.
+ */
+export function indexFileStepped(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
+  const fail = (e: unknown) => index.files.set(file, { size: 0, ino: 0, mtimeMs: 0, pending: 0, refused: [readFailure(file, e)] });
+  let step: IndexStep | undefined;
   try {
-    indexFile(index, file);
+    step = startIndexFile(index, file, pause);
   } catch (e) {
-    index.files.set(file, { size: 0, ino: 0, mtimeMs: 0, pending: 0, refused: [{ file, severity: 'error', code: 'READ_FAILED', message: String((e as Error).message ?? e) }] });
+    fail(e);
+    return undefined;
   }
+  if (!step) return undefined;
+  const s = step;
+  const run = () => {
+    try {
+      return s();
+    } catch (e) {
+      fail(e);
+      return true;
+    }
+  };
+  return Object.assign(run, { cancel: s.cancel });
+}
+
+/** The diagnostic for a file that could not be read: what it is and why. */
+export function readFailure(file: string, e: unknown): Diagnostic {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (e instanceof NotAFileError) return { file, severity: 'error', code: 'NOT_A_FILE', message: e.message };
+  if (code === 'ELOOP') return { file, severity: 'error', code: 'SYMLINK_LOOP', message: 'symbolic link loop: not read' };
+  if (code === 'ENAMETOOLONG') return { file, severity: 'error', code: 'PATH_TOO_LONG', message: 'path is over the system length limit: not read' };
+  return { file, severity: 'error', code: 'READ_FAILED', message: errorText(e) };
 }
 
 /** How many diagnostics there are (cheap: no sorting). */
 export function diagnosticCount(index: RootIndex): number {
-  let n = 0;
+  let n = index.skipped.size;
   for (const f of index.files.values()) n += f.refused?.length ?? 0;
   for (const s of index.store.list()) n += s.diagnostics.length;
   return n;
@@ -69,7 +143,7 @@ export function diagnosticCount(index: RootIndex): number {
 
 /** All diagnostics: refused files and every session's own. */
 export function allDiagnostics(index: RootIndex): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  const out: Diagnostic[] = [...index.skipped.values()];
   for (const f of index.files.values()) if (f.refused) out.push(...f.refused);
   for (const s of index.store.list()) out.push(...s.diagnostics);
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
@@ -78,6 +152,6 @@ export function allDiagnostics(index: RootIndex): Diagnostic[] {
 export function loadRootSync(root: string): RootIndex {
   const index = newRootIndex(root);
   if (!fs.statSync(index.root).isDirectory()) throw new Error(`${root} is not a directory`);
-  for (const f of listSessionFiles(index.root)) indexFileSafe(index, f);
+  for (const f of listSessionFiles(index.root, (s) => recordSkip(index, s))) indexFileSafe(index, f);
   return index;
 }

@@ -10,6 +10,12 @@ export type { Diagnostic };
 
 /** Lines longer than this are reported and skipped instead of parsed (bounded memory). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+/**
+ * How far the end of one over-long line is looked for. Past this (a multi-GB
+ * file with no newline, e.g. a sparse or corrupt file) the file is given up
+ * with a LINE_TOO_LONG diagnostic instead of being scanned to its end.
+ */
+export const MAX_LINE_SCAN = 1024 * 1024 * 1024;
 
 export interface LogReaderOptions {
   /** Keep parsed events (an opened session) or only fold them into facts (the index). */
@@ -33,6 +39,12 @@ export class LogReader {
   firstAnomaly = Infinity;
   /** Number of complete lines consumed (header included). */
   lines = 0;
+  /** Start of an over-long line whose end has not been found yet (it is being skipped unread). */
+  skipFrom?: number;
+  /** While skipping: bytes up to this offset are known to hold no newline. */
+  scanned = 0;
+  /** Set when a line ran past MAX_LINE_SCAN with no end: the rest of the file is not read. */
+  gaveUp = false;
   private nextSeq = 0;
 
   constructor(
@@ -65,11 +77,33 @@ export class LogReader {
 
   /** Records a line that was over MAX_LINE_BYTES and skipped unread: bytes [absStart, absEnd). */
   skipLine(absStart: number, absEnd: number): void {
+    this.skipFrom = undefined;
     const lineNo = ++this.lines;
     this.anomaly(absStart);
     this.diag('error', 'LINE_TOO_LONG', `line is ${absEnd - absStart - 1} bytes, over the ${MAX_LINE_BYTES}-byte limit: skipped`, lineNo);
     if (lineNo === 1) this.refused = 'header line too long';
     this.consumed = absEnd;
+  }
+
+  /** Starts skipping the over-long line that begins at `consumed`; `scanned` bytes hold no newline. */
+  startSkip(scanned: number): void {
+    this.skipFrom = this.consumed;
+    this.scanned = scanned;
+  }
+
+  /** The line being skipped has no end in its first MAX_LINE_SCAN bytes: stop reading this file. */
+  giveUp(): void {
+    const from = this.skipFrom ?? this.consumed;
+    const lineNo = this.lines + 1;
+    this.gaveUp = true;
+    this.anomaly(from);
+    this.diag(
+      'error',
+      'LINE_TOO_LONG',
+      `line runs over ${MAX_LINE_SCAN} bytes with no end (from byte ${from}): the rest of the file is not read`,
+      lineNo,
+    );
+    if (lineNo === 1) this.refused = 'header line too long';
   }
 
   private diag(severity: Diagnostic['severity'], code: string, message: string, line?: number): void {

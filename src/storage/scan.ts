@@ -2,7 +2,7 @@
 // small time-boxed batches, yielding between batches so a UI can paint and
 // take keys while a big root is still being scanned. Nothing waits for the
 // whole tree to be listed: the first frame costs the same for 10 files or 10,000.
-import { indexFileSafe, type RootIndex } from './load-root.js';
+import { indexFileStepped, recordSkip, type RootIndex } from './load-root.js';
 import { iterateSessionFiles } from './walk.js';
 
 export interface ScanProgress {
@@ -22,16 +22,30 @@ export interface ScanOptions {
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Scans `files` (default: every session file under the root, walked lazily) into the index. */
-export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files: Iterable<string> = iterateSessionFiles(index.root)): Promise<ScanProgress> {
+export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files: Iterable<string> = iterateSessionFiles(index.root, (s) => recordSkip(index, s))): Promise<ScanProgress> {
   const budget = opts.budgetMs ?? 12;
   const progress: ScanProgress = { done: 0, total: Array.isArray(files) ? files.length : undefined, finished: false };
   const it = files[Symbol.iterator]();
   let next = it.next();
   while (!next.done) {
     if (opts.signal?.aborted) break;
-    const until = performance.now() + budget;
+    let until = performance.now() + budget;
+    const pause = () => performance.now() > until;
     do {
-      indexFileSafe(index, next.value);
+      // A multi-GB file with no newline is skipped through in steps, with
+      // the loop free for keys in between (never a long block on the key path).
+      const more = indexFileStepped(index, next.value, pause);
+      if (more) {
+        while (!more()) {
+          if (opts.signal?.aborted) {
+            more.cancel?.(); // closes the file
+            break;
+          }
+          opts.onProgress?.({ ...progress });
+          await yieldToLoop();
+          until = performance.now() + budget;
+        }
+      }
       progress.done++;
       next = it.next();
     } while (!next.done && performance.now() < until);

@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import type { Diagnostic } from '../session/diagnostics.js';
 import { Session, type LogState } from '../session/session.js';
-import { LogReader, MAX_LINE_BYTES } from './log-reader.js';
+import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN } from './log-reader.js';
+import { openRegular } from './open-file.js';
 import type { FileState } from './walk.js';
 
 /** size, inode and mtime: what tells a grown file from a replaced one */
@@ -18,82 +19,139 @@ export interface ReadResult {
 // 1 MiB (was 8): a line over MAX_LINE_BYTES is held only up to the limit plus one
 // chunk before it is dropped, so the chunk size adds directly to the peak.
 const READ_CHUNK = 1024 * 1024;
+// While skipping an over-long line nothing is kept, so larger reads into one
+// reused buffer cost no memory growth and far fewer system calls.
+const SKIP_CHUNK = 2 * 1024 * 1024;
+let skipBuf: Buffer | undefined;
+
+/**
+ * Feeds `reader` the file's bytes from where it stopped (its last complete
+ * line, or how far it has scanned an over-long line) up to `end`. The one
+ * place that reads a log: a full load and a live follow go through it, so both
+ * obey the same memory bound. Complete lines are fed; an unfinished last line
+ * is left unconsumed (read again next time) while it is under MAX_LINE_BYTES;
+ * past that it is skipped to its end without being held (reader.skipFrom,
+ * reader.scanned), and past `scanCap` (MAX_LINE_SCAN for a load) with no end
+ * the file is given up. A live follow passes no cap: it only ever scans the
+ * bytes appended since its last look, in steps, so it goes on following
+ * whatever comes after a line of any length.
+ */
+export function feedFd(fd: number, reader: LogReader, end: number, pause?: () => boolean, scanCap = MAX_LINE_SCAN): boolean {
+  if (reader.gaveUp) return true;
+  let pos = reader.skipFrom !== undefined ? Math.max(reader.scanned, reader.consumed) : reader.consumed;
+  // The incomplete line so far, as a list of chunks: they are joined only
+  // once its "\n" arrives (growing one carry buffer with Buffer.concat held
+  // the old carry, the new chunk and the joined copy at once).
+  let parts: Buffer[] = [];
+  let partLen = 0;
+  // The read buffer is reused unless part of it is held in `parts`.
+  let buf: Buffer | undefined;
+  let held = false;
+  while (pos < end) {
+    if (reader.skipFrom !== undefined) {
+      skipBuf ??= Buffer.allocUnsafe(SKIP_CHUNK);
+      const n = fs.readSync(fd, skipBuf, 0, Math.min(SKIP_CHUNK, end - pos), pos);
+      if (n === 0) break;
+      const nl = skipBuf.subarray(0, n).indexOf(10);
+      if (nl < 0) {
+        pos += n;
+        reader.scanned = pos;
+        if (pos - reader.skipFrom > scanCap) {
+          reader.giveUp();
+          return true;
+        }
+        // Skipping a long line is the only unbounded work here: it can stop
+        // between chunks (all its state is in the reader) and resume later.
+        if (pause?.()) return false;
+        continue;
+      }
+      reader.skipLine(reader.skipFrom, pos + nl + 1);
+      pos += nl + 1;
+      continue;
+    }
+    const want = Math.min(READ_CHUNK, end - pos);
+    if (!buf || held || buf.length < want) buf = Buffer.allocUnsafe(want);
+    held = false;
+    const n = fs.readSync(fd, buf, 0, want, pos);
+    if (n === 0) break;
+    pos += n;
+    let data: Buffer = buf.subarray(0, n);
+    if (partLen > 0) {
+      const nl = data.indexOf(10);
+      if (nl >= 0) {
+        // The pending line is complete: feed exactly that line.
+        const line = Buffer.concat([...parts, data.subarray(0, nl + 1)]);
+        parts = [];
+        partLen = 0;
+        reader.feed(line);
+        data = data.subarray(nl + 1);
+      } else {
+        parts.push(data);
+        held = true;
+        partLen += data.length;
+        data = data.subarray(data.length);
+      }
+    }
+    if (data.length > 0) {
+      const used = reader.feed(data);
+      if (used < data.length) {
+        parts = [data.subarray(used)];
+        held = true;
+        partLen = data.length - used;
+      }
+    }
+    if (partLen > MAX_LINE_BYTES) {
+      // A line over the limit: skip to its end without holding it in memory.
+      reader.startSkip(pos);
+      parts = [];
+      partLen = 0;
+      held = false;
+    }
+  }
+  return true;
+}
 
 /**
  * Reads `file` from offset 0 (or up to `limit` bytes) through a fresh reader,
- * chunk by chunk so memory stays bounded by the chunk and the longest line.
+ * chunk by chunk so memory stays bounded by the chunk and the line limit.
+ * Opens without blocking and refuses anything but a regular file (NOT_A_FILE).
  */
 export function readLog(file: string, retain: boolean, limit?: number): ReadResult {
-  const reader = new LogReader(file, { retain });
-  const fd = fs.openSync(file, fs.constants.O_RDONLY);
-  try {
-    const st = fs.fstatSync(fd);
-    const end = limit ?? st.size;
-    // The incomplete line so far, as a list of chunks: they are joined only
-    // once its "\n" arrives. (Growing one carry buffer with Buffer.concat on
-    // every read held the old carry, the new chunk and the joined copy at once:
-    // ~48 MiB transient for a line over the limit. Now a line over
-    // MAX_LINE_BYTES costs at most the limit plus a read chunk or two before
-    // it is dropped and skipped to its end.)
-    let parts: Buffer[] = [];
-    let partLen = 0;
-    let pos = 0;
-    let skipping = false;
-    let skipFrom = 0;
-    // The read buffer is reused unless part of it is held in `parts`.
-    let buf: Buffer | undefined;
-    let held = false;
-    while (pos < end) {
-      if (!buf || held || buf.length < Math.min(READ_CHUNK, end - pos)) buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - pos));
-      held = false;
-      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
-      if (n === 0) break;
-      pos += n;
-      let data: Buffer = buf.subarray(0, n);
-      if (skipping) {
-        const nl = data.indexOf(10);
-        if (nl < 0) continue;
-        reader.skipLine(skipFrom, pos - n + nl + 1);
-        skipping = false;
-        data = data.subarray(nl + 1);
-      }
-      if (partLen > 0) {
-        const nl = data.indexOf(10);
-        if (nl >= 0) {
-          // The pending line is complete: feed exactly that line.
-          const line = Buffer.concat([...parts, data.subarray(0, nl + 1)]);
-          parts = [];
-          partLen = 0;
-          reader.feed(line);
-          data = data.subarray(nl + 1);
-        } else {
-          parts.push(data);
-          held = true;
-          partLen += data.length;
-          data = data.subarray(data.length);
-        }
-      }
-      if (data.length > 0) {
-        const used = reader.feed(data);
-        if (used < data.length) {
-          parts = [data.subarray(used)];
-          held = true;
-          partLen = data.length - used;
-        }
-      }
-      if (partLen > MAX_LINE_BYTES) {
-        // A line over the limit: skip to its end without holding it in memory.
-        skipping = true;
-        skipFrom = reader.consumed;
-        parts = [];
-        partLen = 0;
-        held = false;
-      }
-    }
-    return { reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }, pending: end - reader.consumed };
-  } finally {
-    fs.closeSync(fd);
+  const r = startReadLog(file, retain, limit);
+  while (!r.step()) {
+    /* no pause: runs to the end */
   }
+  return r.result();
+}
+
+/**
+ * readLog in steps: step(pause) reads until done (true) or until pause()
+ * says so while skipping an over-long line (false: call step again later).
+ * The file stays open until done (or close()).
+ */
+export function startReadLog(file: string, retain: boolean, limit?: number): { step(pause?: () => boolean): boolean; result(): ReadResult; close(): void } {
+  const reader = new LogReader(file, { retain });
+  const { fd, st } = openRegular(file);
+  const end = limit ?? st.size;
+  let open = true;
+  const close = () => {
+    if (open) fs.closeSync(fd);
+    open = false;
+  };
+  return {
+    step(pause) {
+      try {
+        const done = feedFd(fd, reader, end, pause);
+        if (done) close();
+        return done;
+      } catch (e) {
+        close();
+        throw e;
+      }
+    },
+    result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }, pending: end - reader.consumed }),
+    close,
+  };
 }
 
 /** Turns a read into a live Session; undefined (with diagnostics) when the file is not a session. */

@@ -3,6 +3,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isSessionFileName } from './layout.js';
+import { displayName, errorText, fsPath, kindOf } from './open-file.js';
+
+/** Why an entry that looks like a session file (or a folder) was not read. */
+export interface Skip {
+  file: string;
+  code: 'NOT_A_FILE' | 'SYMLINK_LOOP' | 'PATH_TOO_LONG' | 'UNREADABLE_DIR';
+  severity: 'error' | 'warning';
+  message: string;
+}
+export type OnSkip = (s: Skip) => void;
 
 export interface FileState {
   size: number;
@@ -25,8 +35,9 @@ export type Entry = { kind: 'dir' } | { kind: 'file'; st: FileState } | { kind: 
  */
 export function probe(p: string): Entry {
   let st: fs.Stats | undefined;
+  const real = fsPath(p);
   try {
-    st = fs.lstatSync(p, { throwIfNoEntry: false });
+    st = fs.lstatSync(real, { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -34,7 +45,7 @@ export function probe(p: string): Entry {
   if (st.isDirectory()) return { kind: 'dir' };
   if (st.isSymbolicLink()) {
     try {
-      const t = fs.statSync(p, { throwIfNoEntry: false });
+      const t = fs.statSync(real, { throwIfNoEntry: false });
       if (t && t.isFile()) return { kind: 'file', st: { size: t.size, ino: t.ino, mtimeMs: t.mtimeMs } };
     } catch {
       /* loop or permission: not followed */
@@ -48,41 +59,85 @@ export function probe(p: string): Entry {
 /**
  * Walks `dir` (no symlinked directories, no .git or node_modules),
  * calling onDir for every directory before listing it and onFile for every
- * accepted file. Unreadable folders are skipped.
+ * accepted file. Unreadable folders are skipped (reported through onSkip).
  */
-export function walk(dir: string, accept: (p: string) => boolean, onFile: (p: string, symlink: boolean) => void, onDir?: (d: string) => void): void {
+export function walk(dir: string, accept: (p: string) => boolean, onFile: (p: string, symlink: boolean) => void, onDir?: (d: string) => void, onSkip?: OnSkip): void {
   const stack = [dir];
   while (stack.length) {
     const d = stack.pop()!;
     onDir?.(d);
-    const { files, dirs } = readFolder(d, accept);
+    const { files, dirs } = readFolder(d, accept, onSkip);
     for (const f of files) onFile(f.path, f.symlink);
     stack.push(...dirs);
   }
 }
 
+/** The skip for a folder that cannot be listed (undefined when it just vanished). */
+export function folderSkip(dir: string, e: unknown): Skip | undefined {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+  if (code === 'ENAMETOOLONG') return { file: dir, code: 'PATH_TOO_LONG', severity: 'error', message: 'folder path is over the system length limit: its files are not read' };
+  if (code === 'ELOOP') return { file: dir, code: 'SYMLINK_LOOP', severity: 'error', message: 'symbolic link loop: folder not read' };
+  return { file: dir, code: 'UNREADABLE_DIR', severity: 'error', message: `folder cannot be listed (${errorText(e)}): its files are not read` };
+}
+
+/** Why the session-named entry at `p` (not a regular file, or a link to none) is skipped. */
+export function entrySkip(p: string): Skip | undefined {
+  const real = fsPath(p);
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.lstatSync(real, { throwIfNoEntry: false });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENAMETOOLONG') return { file: p, code: 'PATH_TOO_LONG', severity: 'error', message: 'path is over the system length limit: not read' };
+    return { file: p, code: 'NOT_A_FILE', severity: 'error', message: `cannot be examined (${errorText(e)}): not read` };
+  }
+  if (!st || st.isFile()) return undefined;
+  if (st.isDirectory()) return { file: p, code: 'NOT_A_FILE', severity: 'warning', message: 'a folder named like a session file: not read as a session (the files inside it are)' };
+  if (!st.isSymbolicLink()) return { file: p, code: 'NOT_A_FILE', severity: 'error', message: `${kindOf(st)}, not a regular file: not read` };
+  try {
+    const t = fs.statSync(real);
+    if (t.isFile()) return undefined;
+    if (t.isDirectory()) return { file: p, code: 'NOT_A_FILE', severity: 'warning', message: 'symbolic link to a folder named like a session file: not followed' };
+    return { file: p, code: 'NOT_A_FILE', severity: 'error', message: `symbolic link to ${kindOf(t)}, not a regular file: not read` };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return { file: p, code: 'SYMLINK_LOOP', severity: 'error', message: 'symbolic link loop: not read' };
+    if (code === 'ENOENT') return { file: p, code: 'NOT_A_FILE', severity: 'error', message: 'dangling symbolic link (its target does not exist): not read' };
+    if (code === 'ENAMETOOLONG') return { file: p, code: 'PATH_TOO_LONG', severity: 'error', message: 'symbolic link target path is over the system length limit: not read' };
+    return { file: p, code: 'NOT_A_FILE', severity: 'error', message: `symbolic link that cannot be followed (${errorText(e)}): not read` };
+  }
+}
+
 /** One folder: its accepted files and the sub-folders to visit (none when unreadable). */
-function readFolder(dir: string, accept: (p: string) => boolean): { files: Array<{ path: string; symlink: boolean }>; dirs: string[] } {
+export function readFolder(dir: string, accept: (p: string) => boolean, onSkip?: OnSkip): { files: Array<{ path: string; symlink: boolean }>; dirs: string[] } {
   const files: Array<{ path: string; symlink: boolean }> = [];
   const dirs: string[] = [];
-  let ents: fs.Dirent[];
+  let ents: fs.Dirent<Buffer>[];
   try {
-    ents = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
+    // names as bytes: a name that is not valid UTF-8 keeps its real bytes (fsPath)
+    ents = fs.readdirSync(fsPath(dir), { withFileTypes: true, encoding: 'buffer' });
+  } catch (e) {
+    const skip = onSkip && folderSkip(dir, e);
+    if (skip) onSkip(skip);
     return { files, dirs };
   }
   for (const ent of ents) {
-    const p = path.join(dir, ent.name);
+    const p = displayName(dir, ent.name, path.sep);
     const kind = entryKind(ent, p);
     if (kind === 'dir') {
-      if (!skipDirName(ent.name)) dirs.push(p);
+      if (!skipDirName(p.slice(p.lastIndexOf(path.sep) + 1))) dirs.push(p);
+      if (onSkip && accept(p)) onSkip(entrySkip(p)!);
     } else if (kind === 'file' && accept(p)) files.push({ path: p, symlink: ent.isSymbolicLink() });
+    else if (kind === 'other' && onSkip && accept(p)) {
+      const skip = entrySkip(p);
+      if (skip) onSkip(skip);
+    }
   }
   return { files, dirs };
 }
 
 /** A dirent's kind, asking the file system only when the dirent does not say (DT_UNKNOWN). */
-function entryKind(ent: fs.Dirent, p: string): 'dir' | 'file' | 'other' {
+function entryKind(ent: fs.Dirent<Buffer>, p: string): 'dir' | 'file' | 'other' {
   if (ent.isDirectory()) return 'dir';
   if (ent.isFile() || ent.isSymbolicLink()) return 'file';
   if (ent.isFIFO() || ent.isSocket() || ent.isBlockDevice() || ent.isCharacterDevice()) return 'other';
@@ -98,7 +153,7 @@ function entryKind(ent: fs.Dirent, p: string): 'dir' | 'file' | 'other' {
  * nothing outside the root). A symlink to a file counts when it points to a
  * regular file.
  */
-export function listSessionFiles(root: string): string[] {
+export function listSessionFiles(root: string, onSkip?: OnSkip): string[] {
   const out: string[] = [];
   walk(
     path.resolve(root),
@@ -106,7 +161,13 @@ export function listSessionFiles(root: string): string[] {
     // only a symlink needs a stat (to a regular file?); the dirent already says the rest
     (p, symlink) => {
       if (!symlink || probe(p)?.kind === 'file') out.push(p);
+      else if (onSkip) {
+        const skip = entrySkip(p);
+        if (skip) onSkip(skip);
+      }
     },
+    undefined,
+    onSkip,
   );
   return out.sort();
 }
@@ -115,13 +176,19 @@ export function listSessionFiles(root: string): string[] {
  * The same files as listSessionFiles, yielded folder by folder as the walk
  * goes, so a scan can start on the first folder before the tree is listed.
  */
-export function* iterateSessionFiles(root: string): Generator<string> {
+export function* iterateSessionFiles(root: string, onSkip?: OnSkip): Generator<string> {
   const dirs = [path.resolve(root)];
   while (dirs.length) {
     const dir = dirs.pop()!;
-    const { files, dirs: sub } = readFolder(dir, defaultIsSessionFile);
+    const { files, dirs: sub } = readFolder(dir, defaultIsSessionFile, onSkip);
     // a symlink counts only when it points to a regular file
-    yield* files.filter((f) => !f.symlink || probe(f.path)?.kind === 'file').map((f) => f.path).sort();
+    const ok = files.filter((f) => {
+      if (!f.symlink || probe(f.path)?.kind === 'file') return true;
+      const skip = onSkip && entrySkip(f.path);
+      if (skip) onSkip!(skip);
+      return false;
+    });
+    yield* ok.map((f) => f.path).sort();
     dirs.push(...sub.sort().reverse());
   }
 }

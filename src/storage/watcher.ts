@@ -22,7 +22,8 @@
 // timer.
 import fs from 'node:fs';
 import path from 'node:path';
-import { defaultIsSessionFile, listSessionFiles, probe, skipDirName, walk, type FileState } from './walk.js';
+import { displayName, fsPath } from './open-file.js';
+import { defaultIsSessionFile, entrySkip, listSessionFiles, probe, readFolder, skipDirName, walk, type FileState, type Skip } from './walk.js';
 
 export { listSessionFiles };
 
@@ -49,6 +50,8 @@ export interface RootWatcher {
   readonly fallbackReason?: string;
   /** walk the whole tree soon and report whatever differs from what was last reported */
   rescan(): void;
+  /** folders that cannot be watched (and are polled instead), with the reason */
+  readonly unwatched: ReadonlyMap<string, string>;
 }
 
 export interface WatchRootOptions {
@@ -71,11 +74,31 @@ export interface WatchRootOptions {
   safetyPollMs?: number;
   /** which files to report, by absolute path; default: isSessionFileName of the base name */
   isSessionFile?(path: string): boolean;
+  /** the folders that cannot be watched changed (each is polled on its own; the rest stays watched) */
+  onUnwatched?(dirs: ReadonlyMap<string, string>): void;
+  /** an entry named like a session file was skipped (FIFO, socket, loop, unreadable folder...) */
+  onSkip?(skip: Skip): void;
+  /** an entry is gone (so any skip reported for it no longer holds) */
+  onGone?(path: string): void;
 }
 
 const DEFAULT_POLL_MS = 250;
 const DEFAULT_COALESCE_MS = 16;
 const DEFAULT_SAFETY_MS = 2000;
+/**
+ * The safety poll in watch mode goes round the tree in slices: per tick it
+ * spends at most SAFETY_BUDGET_MS (and SAFETY_BATCH entries) looking at the
+ * next folders (listed again only when their mtime changed) and files
+ * (stat'ed). So an idle follower costs a few ms per 2 s whatever the tree
+ * size (it was: re-stat every file every 2 s, 17% of a core at 50,000 files),
+ * and a round over 50,000 files takes minutes instead of 2 s. That is the
+ * trade: the safety poll is only the backstop for events inotify dropped;
+ * symlinked files (whose targets inotify cannot see) are checked every tick.
+ */
+const SAFETY_BATCH = 2000;
+const SAFETY_BUDGET_MS = 4;
+/** fs.watch errors that mean "out of watches/descriptors": no folder can be watched any more. */
+const EXHAUSTED = new Set(['ENOSPC', 'EMFILE', 'ENFILE']);
 
 const errCode = (e: unknown): string | undefined =>
   e && typeof e === 'object' && 'code' in e ? String((e as NodeJS.ErrnoException).code) : undefined;
@@ -117,6 +140,17 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   let closed = false;
   let flushTimer: NodeJS.Timeout | undefined;
   let periodic: NodeJS.Timeout | undefined;
+  let unwatchedTimer: NodeJS.Timeout | undefined;
+  /** folders that cannot be watched: folder -> reason; polled one by one */
+  const unwatched = new Map<string, string>();
+  /** files last listed in each unwatched folder */
+  const polledFiles = new Map<string, Set<string>>();
+  /** mtime of each watched folder when it was last listed */
+  const dirStamp = new Map<string, number>();
+  /** known files that are symlinks (inotify does not see their targets change) */
+  const links = new Set<string>();
+  let sweep: string[] = [];
+  let sweepAt = 0;
   let rescanTimer: NodeJS.Timeout | undefined;
   let delivering = false;
 
@@ -158,20 +192,101 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
   }
 
+  function skip(s: Skip): void {
+    try {
+      opts.onSkip?.(s);
+    } catch {
+      /* ignore */
+    }
+  }
+
+  function dirMtime(d: string): number | null {
+    try {
+      const st = fs.statSync(fsPath(d));
+      return st.isDirectory() ? st.mtimeMs : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** Watch `dir` and everything below it (watch mode), then mark every file in it. */
   function addTree(dir: string): void {
     walk(
       dir,
       safeFileName,
-      (f) => observe(f, undefined),
-      (d) => {
-        if (mode === 'watch') addWatcher(d);
+      (f, symlink) => {
+        observe(f, undefined);
+        if (symlink) links.add(f);
       },
+      (d) => {
+        if (mode === 'watch') {
+          const m = dirMtime(d); // before the listing: a change after it shows next time
+          if (m !== null) dirStamp.set(d, m);
+          addWatcher(d);
+        }
+      },
+      skip,
     );
+  }
+
+  /** Lists one folder again (its mtime changed): new files, new sub-folders, vanished entries. */
+  function relist(dir: string, m: number): void {
+    dirStamp.set(dir, m);
+    const { files, dirs } = readFolder(dir, safeFileName, skip);
+    const seen = new Set<string>();
+    for (const f of files) {
+      seen.add(f.path);
+      observe(f.path, undefined);
+      if (f.symlink) links.add(f.path);
+    }
+    for (const sub of dirs) if (!watchers.has(sub) && !unwatched.has(sub)) addTree(sub);
+    for (const f of known.keys()) if (!seen.has(f) && path.dirname(f) === dir) observe(f, undefined);
+    for (const d of [...watchers.keys(), ...unwatched.keys()]) if (d !== dir && path.dirname(d) === dir && dirMtime(d) === null) removeTree(d);
+  }
+
+  function setUnwatched(dir: string, reason: string | undefined): void {
+    if (reason === undefined ? !unwatched.delete(dir) : unwatched.get(dir) === reason) return;
+    if (reason !== undefined) unwatched.set(dir, reason);
+    else polledFiles.delete(dir);
+    if (unwatched.size > 0 && !unwatchedTimer && !closed) unwatchedTimer = setInterval(pollUnwatched, pollMs);
+    if (unwatched.size === 0 && unwatchedTimer) {
+      clearInterval(unwatchedTimer);
+      unwatchedTimer = undefined;
+    }
+    try {
+      opts.onUnwatched?.(new Map(unwatched));
+    } catch {
+      /* ignore */
+    }
+  }
+
+  /** Polls the folders that cannot be watched: each is listed and its files stat'ed. */
+  function pollUnwatched(): void {
+    if (closed || mode !== 'watch') return;
+    try {
+      for (const dir of [...unwatched.keys()]) {
+        if (dirMtime(dir) === null && probe(dir)?.kind !== 'dir') {
+          for (const f of polledFiles.get(dir) ?? []) observe(f, undefined);
+          removeTree(dir);
+          continue;
+        }
+        const { files, dirs } = readFolder(dir, safeFileName);
+        const now = new Set(files.map((f) => f.path));
+        for (const f of polledFiles.get(dir) ?? []) if (!now.has(f)) observe(f, undefined);
+        for (const f of now) observe(f, undefined);
+        polledFiles.set(dir, now);
+        for (const sub of dirs) if (!watchers.has(sub) && !unwatched.has(sub)) addTree(sub);
+      }
+      flush();
+    } catch {
+      /* never throw out of a timer */
+    }
   }
 
   /** `dir` is gone: drop its watchers and mark every known file below it. */
   function removeTree(dir: string): void {
+    for (const d of [...unwatched.keys()]) if (isUnder(d, dir)) setUnwatched(d, undefined);
+    for (const d of [...dirStamp.keys()]) if (isUnder(d, dir)) dirStamp.delete(d);
     for (const [d, w] of watchers) {
       if (isUnder(d, dir)) {
         watchers.delete(d);
@@ -190,13 +305,19 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     if (closed || mode !== 'watch' || watchers.has(dir)) return;
     let w: fs.FSWatcher;
     try {
-      w = fs.watch(dir, { persistent: true }, (_event, filename) => onRaw(dir, filename));
+      // names as bytes: a name that is not valid UTF-8 is reached by its real bytes
+      w = fs.watch(fsPath(dir), { persistent: true, encoding: 'buffer' }, (_event, filename) => onRaw(dir, filename));
     } catch (e) {
       const code = errCode(e);
       if (code === 'ENOENT' || code === 'ENOTDIR') return; // vanished meanwhile; the parent's event covers it
-      fallbackToPolling(`fs.watch(${dir}) failed: ${errText(e)}`);
+      // Out of inotify watches or descriptors: nothing more can be watched.
+      if (code && EXHAUSTED.has(code)) fallbackToPolling(`fs.watch(${dir}) failed: ${errText(e)}`);
+      // This folder alone cannot be watched (permissions, path length, a file
+      // system without inotify): poll it, keep watching the rest.
+      else setUnwatched(dir, errText(e));
       return;
     }
+    if (unwatched.has(dir)) setUnwatched(dir, undefined);
     w.on('error', (e: unknown) => {
       try {
         if (closed) return;
@@ -213,7 +334,9 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
           schedule();
           return;
         }
-        fallbackToPolling(`fs.watch error on ${dir}: ${errText(e)}`);
+        const code = errCode(e);
+        if (code && EXHAUSTED.has(code)) fallbackToPolling(`fs.watch error on ${dir}: ${errText(e)}`);
+        else setUnwatched(dir, errText(e));
       } catch {
         /* never throw out of a callback */
       }
@@ -223,7 +346,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
 
   // ---- raw events -------------------------------------------------------------
 
-  function onRaw(dir: string, filename: string | Buffer | null): void {
+  function onRaw(dir: string, filename: Buffer | string | null): void {
     try {
       if (closed || mode !== 'watch') return;
       if (filename === null || filename === undefined || filename === '') {
@@ -232,14 +355,20 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
         schedule();
         return;
       }
-      const name = typeof filename === 'string' ? filename : filename.toString('utf8');
-      const p = path.join(dir, name);
+      const p = typeof filename === 'string' ? path.join(dir, filename) : displayName(dir, filename, path.sep);
+      const name = path.basename(p);
       const e = probe(p);
       if (e?.kind === 'dir') {
-        if (!skipDirName(name) && !watchers.has(p)) addTree(p);
+        if (!skipDirName(name) && !watchers.has(p) && !unwatched.has(p)) addTree(p);
+        if (safeFileName(p)) skip(entrySkip(p)!);
       } else if (e?.kind === 'file') {
         if (safeFileName(p)) observe(p, e.st);
       } else {
+        if (e === null) opts.onGone?.(p);
+        else if (safeFileName(p)) {
+          const s = entrySkip(p);
+          if (s) skip(s);
+        }
         // gone (or not a file any more)
         if (watchers.has(p) || [...watchers.keys()].some((d) => isUnder(d, p))) removeTree(p);
         if (known.has(p) || pending.has(p)) observe(p, null);
@@ -282,7 +411,10 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
         const prev = known.get(file);
         const kind = netKind(prev, cur, rec);
         if (cur) known.set(file, cur);
-        else known.delete(file);
+        else {
+          known.delete(file);
+          links.delete(file);
+        }
         if (kind) {
           changes.push(
             cur ? { file, kind, size: cur.size, ino: cur.ino, mtimeMs: cur.mtimeMs } : { file, kind, size: 0, ino: 0, mtimeMs: 0 },
@@ -329,11 +461,52 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
 
   // ---- modes ------------------------------------------------------------------------
 
+  /**
+   * One slice of the safety poll in watch mode (see SAFETY_BATCH): symlinked
+   * files every time; then the next folders (listed again only when their
+   * mtime changed) and files (stat'ed) of a round over the whole tree.
+   */
+  function safetyTick(): void {
+    if (closed || mode !== 'watch') return;
+    try {
+      for (const f of links) observe(f, undefined);
+      if (sweepAt >= sweep.length) {
+        sweep = [...watchers.keys(), ...known.keys()];
+        sweepAt = 0;
+      }
+      const stop = Math.min(sweep.length, sweepAt + SAFETY_BATCH);
+      const until = performance.now() + SAFETY_BUDGET_MS;
+      for (; sweepAt < stop && ((sweepAt & 15) !== 0 || performance.now() < until); sweepAt++) {
+        const p = sweep[sweepAt];
+        if (watchers.has(p)) {
+          const m = dirMtime(p);
+          if (m === null) {
+            if (p !== root) removeTree(p);
+          } else if (dirStamp.get(p) !== m) relist(p, m);
+        } else if (known.has(p)) observe(p, undefined);
+      }
+      flush();
+    } catch {
+      /* never throw out of a timer */
+    }
+  }
+
   function startPeriodic(): void {
-    if (periodic) clearInterval(periodic);
+    if (periodic) clearTimeout(periodic);
     periodic = undefined;
-    const ms = mode === 'poll' ? pollMs : safetyMs;
-    if (ms > 0) periodic = setInterval(reconcile, ms);
+    if (mode === 'watch') {
+      if (safetyMs > 0) periodic = setInterval(safetyTick, safetyMs);
+      return;
+    }
+    // Poll mode walks everything; on a big tree the period stretches so the
+    // walk takes at most ~10% of a core.
+    const tick = () => {
+      const t0 = performance.now();
+      reconcile();
+      const spent = performance.now() - t0;
+      if (!closed && mode === 'poll') periodic = setTimeout(tick, Math.max(pollMs, 10 * spent));
+    };
+    periodic = setTimeout(tick, pollMs);
   }
 
   function fallbackToPolling(reason: string): void {
@@ -349,6 +522,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     }
     watchers.clear();
     dirtyDirs.clear();
+    dirStamp.clear();
+    for (const d of [...unwatched.keys()]) setUnwatched(d, undefined);
     startPeriodic();
     try {
       opts.onModeChange?.('poll', reason);
@@ -377,7 +552,16 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     fallbackReason = `root ${root} is not a directory (yet)`;
   } else {
     // watchers first (this walk only installs them; files are compared below)
-    walk(root, () => false, () => {}, (d) => addWatcher(d));
+    walk(
+      root,
+      () => false,
+      () => {},
+      (d) => {
+        const m = dirMtime(d);
+        if (m !== null) dirStamp.set(d, m);
+        addWatcher(d);
+      },
+    );
   }
   startPeriodic();
   if (mode === 'poll' && fallbackReason) {
@@ -403,6 +587,9 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     get fallbackReason() {
       return fallbackReason;
     },
+    get unwatched() {
+      return unwatched;
+    },
     rescan() {
       scheduleRescan(0);
     },
@@ -410,7 +597,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       if (closed) return;
       closed = true;
       if (flushTimer) clearTimeout(flushTimer);
-      if (periodic) clearInterval(periodic);
+      if (periodic) clearTimeout(periodic);
+      if (unwatchedTimer) clearInterval(unwatchedTimer);
       if (rescanTimer) clearTimeout(rescanTimer);
       flushTimer = periodic = rescanTimer = undefined;
       for (const w of watchers.values()) {
