@@ -33,17 +33,6 @@ export function newRootIndex(root: string): RootIndex {
 
 /** Reads one file into the index (new or re-read). Throws on I/O errors; see indexFileSafe. */
 export function indexFile(index: RootIndex, file: string): void {
-  if (file.endsWith('.zstd')) {
-    const st = fs.statSync(file);
-    index.files.set(file, {
-      size: st.size,
-      ino: st.ino,
-      mtimeMs: st.mtimeMs,
-      pending: 0,
-      refused: [{ file, severity: 'error', code: 'COMPRESSED', message: 'zstd-compressed sessions are not readable on Node 20; decompress it (zstd -d) to browse it' }],
-    });
-    return;
-  }
   const read = readLog(file, false);
   const { session, diagnostics } = sessionFromRead(file, read);
   index.files.set(file, { ...read.stat, pending: read.pending, refused: session ? undefined : diagnostics });

@@ -4,6 +4,7 @@
 import { isUtf8 } from 'node:buffer';
 import { checkHeader, expandRow, type SessionEvent, type SessionHeader } from '../session/events.js';
 import { emptyFacts, foldEvent, type LogFacts } from '../session/log-facts.js';
+import { usesRc8Rule } from '../session/era.js';
 
 import type { Diagnostic } from "../session/diagnostics.js";
 export type { Diagnostic };
@@ -109,6 +110,7 @@ export class LogReader {
       if (typeof h === 'string') return this.refuse(h, lineNo);
       this.header = h;
       if (h.seedLength !== undefined) this.facts.seedFrom = h.seedLength;
+      if (usesRc8Rule(h, this.file)) this.facts.rc8Rule = true;
       this.headerEnd = absEnd;
       return;
     }

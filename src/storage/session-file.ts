@@ -4,6 +4,7 @@ import type { Diagnostic } from '../session/diagnostics.js';
 import { Session, type LogState } from '../session/session.js';
 import { LogReader, MAX_LINE_BYTES } from './log-reader.js';
 import type { FileState } from './walk.js';
+import { isCompressedLog, readZstdLog } from './zstd-log.js';
 
 /** size, inode and mtime: what tells a grown file from a replaced one */
 export type FileStat = FileState;
@@ -24,6 +25,7 @@ const READ_CHUNK = 1024 * 1024;
  * chunk by chunk so memory stays bounded by the chunk and the longest line.
  */
 export function readLog(file: string, retain: boolean, limit?: number): ReadResult {
+  if (isCompressedLog(file)) return readZstdLog(file, retain, limit);
   const reader = new LogReader(file, { retain });
   const fd = fs.openSync(file, fs.constants.O_RDONLY);
   try {
