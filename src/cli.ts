@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageError, type Out } from './cli/commands.js';
+import { defaultRoot, tuiStartOptions } from './cli/default-root.js';
 import { useColor } from './cli/format.js';
 import { loadRootSync } from './storage/load-root.js';
 import { sanitizeInline } from './view/sanitize.js';
@@ -11,7 +12,9 @@ import { sanitizeInline } from './view/sanitize.js';
 export const USAGE = `dsh-browse — browse and fork dsh session logs
 
 usage:
-  dsh-browse [DIR]                                   open the browser on DIR (default .)
+  dsh-browse [DIR] [--all]                           open the browser on DIR (default: the harness root
+                                                     \${DSH_HOME:-~/.dsh}/sessions when it exists, else .);
+                                                     starts scoped to the current project; --all: every project
   dsh-browse list     --dir DIR [--json]             every session and every diagnostic
   dsh-browse tree     --dir DIR --session ID [--json]   a session's turn tree and fork boundaries
   dsh-browse fork     --dir DIR --session ID [--at SEQ] [--id CHILD] [--json]
@@ -82,6 +85,7 @@ export async function main(argv: string[]): Promise<number> {
       turns: { type: 'string' },
       speed: { type: 'string' },
       'no-torn': { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', default: false },
     },
@@ -93,13 +97,16 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!cmd) {
     if (positionals.length > 1) throw new UsageError(`unknown command ${JSON.stringify(positionals[0])} (try --help)`);
-    const dir = values.dir ?? positionals[0] ?? '.';
+    const given = values.dir ?? positionals[0];
+    const chosen = given === undefined ? defaultRoot() : undefined;
+    const dir = requireDir(given ?? chosen!.dir);
+    const start = tuiStartOptions(dir, { label: chosen?.label, all: values.all, defaultRoot: chosen !== undefined });
     // React's development build doubles the cost of every frame. The bundled bin
     // has NODE_ENV compiled in; this covers running dist/src/cli.js directly.
     const env = process.env;
     if (!env.NODE_ENV) env.NODE_ENV = 'production';
     const { runTui } = await import('./tui.js');
-    return runTui(requireDir(dir));
+    return runTui(dir, { follow: true, ...start });
   }
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
   const out = outFor(process.stdout, values.json);

@@ -1,6 +1,8 @@
 // The headless commands: list, tree, fork, lineage, audit.
 import { auditSessions, type Finding } from '../session/audit.js';
+import { eraOf } from '../session/era.js';
 import { isSessionForkError } from '../session/errors.js';
+import { resumeCommand, resumeVerdict, shellWord } from '../storage/resume.js';
 import { safeStringify } from '../session/json-safe.js';
 import { stateOf } from '../session/log-facts.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
@@ -19,8 +21,13 @@ export interface Out {
 
 export class UsageError extends Error {}
 
-export function sessionSummary(s: Session) {
+/** fork/spawn, and whether the child is a subagent's (rc.8 origin: "subagent") */
+export const kindLabel = (s: Session): string => (s.kind === 'root' ? '' : (s.header.origin === 'subagent' ? `subagent-${s.kind}` : s.kind));
+
+export function sessionSummary(s: Session, sameId: readonly Session[] = []) {
   const f = s.facts;
+  const h = s.header;
+  const verdict = resumeVerdict(s, sameId);
   return {
     id: s.id,
     file: s.file,
@@ -28,6 +35,12 @@ export function sessionSummary(s: Session) {
     ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}),
     ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
     kind: s.kind,
+    era: eraOf(s),
+    ...(h.origin !== undefined ? { origin: h.origin } : {}),
+    ...(h.delegationDepth !== undefined ? { delegationDepth: h.delegationDepth } : {}),
+    ...(h.agentPreset !== undefined ? { agentPreset: h.agentPreset } : {}),
+    resumable: verdict.resumable,
+    ...(verdict.reason !== undefined ? { resumeReason: verdict.reason } : {}),
     createdAt: s.header.createdAt,
     events: f.events,
     turns: f.turns,
@@ -45,7 +58,7 @@ export function cmdList(index: RootIndex, out: Out): number {
   const sessions = index.store.list().sort((a, b) => (b.facts.lastEventTime ?? b.header.createdAt) - (a.facts.lastEventTime ?? a.header.createdAt));
   const diagnostics = allDiagnostics(index);
   if (out.json) {
-    out.write(JSON.stringify({ sessions: sessions.map(sessionSummary), diagnostics }, null, 2) + '\n');
+    out.write(JSON.stringify({ sessions: sessions.map((s) => sessionSummary(s, index.store.getAll(s.id))), diagnostics }, null, 2) + '\n');
     return 0;
   }
   const p = painter(out.color);
@@ -56,7 +69,7 @@ export function cmdList(index: RootIndex, out: Out): number {
     rows.push([
       p(STATE_COLOR[st], badge + (s.diagnostics.length ? ` !${s.diagnostics.length}` : '')),
       cell(s.id, 40),
-      s.kind === 'root' ? '' : `${s.kind}${s.seedLength !== undefined ? `@${s.seedLength}` : ''}`,
+      s.kind === 'root' ? '' : `${kindLabel(s)}${s.seedLength !== undefined ? `@${s.seedLength}` : ''}`,
       String(s.facts.turns),
       String(s.facts.events),
       age(s.facts.lastEventTime ?? s.header.createdAt),
@@ -136,9 +149,14 @@ export function cmdTree(s: Session, out: Out): number {
 export function cmdFork(index: RootIndex, source: Session, at: number | undefined, id: string | undefined, out: Out, err: Out): number {
   try {
     const child = index.store.fork({ source, boundary: at, sessionId: id });
-    const c = { id: child.id, file: child.file, parentSession: child.parentSession!, seedLength: child.seedLength!, ...(child.cwd !== undefined ? { cwd: child.cwd } : {}) };
-    if (out.json) out.write(JSON.stringify({ child: c }, null, 2) + '\n');
-    else out.write(`forked ${cell(source.id)} at seedLength ${c.seedLength} -> ${cell(c.id)}\n  ${cell(c.file, 200)}\n`);
+    const c = { id: child.id, file: child.file, parentSession: child.parentSession!, seedLength: child.seedLength!, ...(child.cwd !== undefined ? { cwd: child.cwd } : {}), era: eraOf(child) };
+    const resume = resumeCommand(child);
+    if (out.json) out.write(JSON.stringify({ child: c, resume: resume.command }, null, 2) + '\n');
+    else
+      out.write(
+        `forked ${cell(source.id)} at seedLength ${c.seedLength} -> ${cell(c.id)}\n  ${cell(c.file, 200)}\n` +
+          `continue it in the harness: ${resume.cwd !== undefined ? `cd ${cell(shellWord(resume.cwd), 200)} && ` : ''}${cell(resume.command, 200)}\n`,
+      );
     return 0;
   } catch (e) {
     if (!isSessionForkError(e)) throw e;
@@ -151,7 +169,7 @@ export function cmdFork(index: RootIndex, source: Session, at: number | undefine
 export function cmdLineage(index: RootIndex, out: Out): number {
   const layout = layoutLineage(lineageNodes(index.store.list()));
   if (out.json) {
-    const nodes = index.store.list().map(sessionSummary);
+    const nodes = index.store.list().map((s) => sessionSummary(s, index.store.getAll(s.id)));
     out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, cycles: layout.cycles }, null, 2) + '\n');
     return 0;
   }

@@ -38,6 +38,12 @@ export interface LogFacts {
   rc8Vocabulary?: boolean;
   /** the latest session/title (a rename sticks) */
   sessionTitle?: string;
+  /**
+   * Line of the first turn/end read after a damaged line or a seq gap: the
+   * harness calls such a log corrupt (damage in its committed region) and will
+   * not resume it. Set by the reader.
+   */
+  damagedBeforeTurnEnd?: number;
 }
 
 const RC8_VOCABULARY = new Set(['session/end-seed', 'session/title', 'request/header', 'request/context']);

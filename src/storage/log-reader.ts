@@ -175,6 +175,9 @@ export class LogReader {
       if (this.facts.validLength === undefined) this.facts.validLength = this.facts.events;
       this.diag('error', 'SEQ_GAP', `seq gap: expected seq ${this.nextSeq}, got ${first}; events from here on are shown but cannot be forked`, lineNo);
     }
+    // The harness refuses (corrupt committed region) a log whose damage precedes a turn/end.
+    if (this.facts.damagedBeforeTurnEnd === undefined && this.firstAnomaly <= absStart && (first !== this.nextSeq || this.firstAnomaly < absStart) && rows.some((e) => e.type === 'turn/end'))
+      this.facts.damagedBeforeTurnEnd = lineNo;
     for (const ev of rows) {
       foldEvent(this.facts, ev);
       if (this.opts.retain) {
