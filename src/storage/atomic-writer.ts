@@ -34,8 +34,9 @@ export const DIR_MODE = 0o700;
 export const TEMP_SUFFIX = '.tmp';
 const COPY_CHUNK = 4 * 1024 * 1024;
 
+// The final name is cut to 150 characters here: a name near the 255-byte limit stays writable.
 export const tempPathFor = (file: string): string =>
-  path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  path.join(path.dirname(file), `.${path.basename(file).slice(0, 150)}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
 
 /** How the temp file is opened: a new file only (O_EXCL), never through a symlink (O_NOFOLLOW). */
 export const TEMP_OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
