@@ -7,6 +7,7 @@ import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageE
 import { defaultRoot, tuiStartOptions } from './cli/default-root.js';
 import { useColor } from './cli/format.js';
 import { loadRootSync } from './storage/load-root.js';
+import { initDecoder } from './storage/zstd-frames.js';
 import { sanitizeInline } from './view/sanitize.js';
 
 export const USAGE = `dsh-browse — browse and fork dsh session logs
@@ -105,6 +106,7 @@ export async function main(argv: string[]): Promise<number> {
     // has NODE_ENV compiled in; this covers running dist/src/cli.js directly.
     const env = process.env;
     if (!env.NODE_ENV) env.NODE_ENV = 'production';
+    void initDecoder(); // compressed logs read before it is ready go through fzstd
     const { runTui } = await import('./tui.js');
     return runTui(dir, { follow: true, ...start });
   }
@@ -116,6 +118,7 @@ export async function main(argv: string[]): Promise<number> {
     const { runSimulate } = await import('./cli/simulate-command.js');
     return runSimulate(dir, { id: values.id, turns: parseIntArg('turns', values.turns), speed: values.speed === undefined ? undefined : Number(values.speed), torn: !values['no-torn'] });
   }
+  await initDecoder(); // the WebAssembly zstd decoder for session.jsonl.zstd (~20 ms)
   const index = loadRootSync(dir);
   const abs = (p: string) => path.resolve(p);
   switch (cmd) {

@@ -11,7 +11,7 @@ import { usesRc8Rule } from '../session/era.js';
 import { encodeId } from './id-encoding.js';
 import { childPath, invalidIdReason, layoutOf, rc8RootOf, type ChildTarget } from './layout.js';
 import { readLog } from './session-file.js';
-import { isCompressedLog, readZstdText } from './zstd-log.js';
+import { isCompressedLog, readZstdText, zstdTextLength } from './zstd-log.js';
 
 /** The first session files of each encoding in an rc.8 root, when it holds both (rc.8 refuses such a root). */
 export function mixedEncoding(root: string): { odd: string; oddSuffix: string; other: string; otherSuffix: string } | undefined {
@@ -139,7 +139,7 @@ export class DiskPersistence implements SessionPersistence {
       }
     }
     if (usesRc8Rule(header, file)) facts.rc8Rule = true;
-    const size = zstd ? readZstdText(file).text.length : fs.statSync(file).size;
+    const size = zstd ? zstdTextLength(file) : fs.statSync(file).size;
     const log: LogState = { facts, events: [], eventEnds: [], headerEnd: 0, firstAnomaly: Infinity, consumed: size, diagnostics: [] };
     return new Session(header, file, log, (current) => readLog(file, true, current.consumed).reader);
   }

@@ -1,12 +1,62 @@
 // Zstandard container of rc.8's compressed session logs (session.jsonl.zstd):
 // one frame holding the header line, then one frame per durable append batch.
-// Frames are found structurally (RFC 8878 frame and block headers), decoded by
-// fzstd (pure JavaScript: Node 20 has no zstd, and a native addon would need a
-// build step offline installs cannot run). A torn final frame keeps the
-// records of its complete blocks. We write frames of raw (stored) blocks with
-// the XXH64 content checksum: valid zstd that any decoder, the harness's
-// included, reads; not smaller than the text (fzstd does not compress).
+// Frames are found structurally (RFC 8878 frame and block headers). Node 20
+// has no zstd, and a native addon needs a build step an offline install
+// cannot run, so: zstddec (the reference C decoder compiled to WebAssembly,
+// ~650 MB/s here) once initDecoder() has run (it is async), and fzstd (pure
+// JavaScript, ~250 MB/s, synchronous) before that and for what zstddec
+// refuses; fzstd's streaming decoder also yields the complete blocks of a
+// torn final frame. We write frames of raw (stored) blocks with the XXH64
+// content checksum: valid zstd that any decoder, the harness's included,
+// reads; not smaller than the text (neither library compresses).
 import { decompress, Decompress } from 'fzstd';
+import { ZSTDDecoder } from 'zstddec/stream';
+
+let wasm: ZSTDDecoder | undefined;
+let wasmInit: Promise<void> | undefined;
+
+/** Loads the WebAssembly decoder (~20 ms); until it is ready, and if it fails, fzstd decodes. */
+export function initDecoder(): Promise<void> {
+  wasmInit ??= (async () => {
+    try {
+      const d = new ZSTDDecoder();
+      await d.init();
+      wasm = d;
+    } catch {
+      /* fzstd stays */
+    }
+  })();
+  return wasmInit;
+}
+
+export const wasmDecoderReady = (): boolean => wasm !== undefined;
+
+/**
+ * The text of complete frames, as chunks, through zstddec's streaming decoder
+ * (one context for all frames). Undefined when it is not ready or the data is
+ * bad: its streaming loop does not stop on an error, so a run of empty outputs
+ * ends it here and the caller falls back to fzstd.
+ */
+function wasmChunks(bytes: Uint8Array): Uint8Array[] | undefined {
+  if (!wasm) return undefined;
+  const out: Uint8Array[] = [];
+  let empty = 0;
+  let total = 0;
+  try {
+    for (const c of wasm.decodeStreaming([bytes])) {
+      if (c.length === 0) {
+        if (++empty > 3) return undefined;
+        continue;
+      }
+      empty = 0;
+      total += c.length;
+      out.push(c);
+    }
+  } catch {
+    return undefined;
+  }
+  return total >= 0 ? out : undefined;
+}
 
 const MAGIC = 0xfd2fb528;
 const MAX_BLOCK = 128 * 1024;
@@ -64,8 +114,10 @@ export function scanFrames(buf: Uint8Array): FrameScan {
 }
 
 export interface DecodedZstd {
-  /** the text of every complete frame, then what a torn final frame yields */
-  text: Buffer;
+  /** the text of every complete frame, then what a torn final frame yields, in chunks (lines may cross chunks) */
+  chunks: Uint8Array[];
+  /** total bytes of text */
+  length: number;
   frames: number;
   /** bytes of the compressed file from the torn frame on (an append in progress, or a crash) */
   tornBytes: number;
@@ -77,10 +129,16 @@ export interface DecodedZstd {
 
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
-function decodeRange(buf: Uint8Array, frames: FrameScan['frames'], parts: Buffer[]): string | undefined {
+function decodeRange(buf: Uint8Array, frames: FrameScan['frames'], parts: Uint8Array[]): string | undefined {
   if (frames.length === 0) return undefined;
+  const region = buf.subarray(frames[0].start, frames[frames.length - 1].end);
+  const fast = wasmChunks(region);
+  if (fast) {
+    parts.push(...fast);
+    return undefined;
+  }
   try {
-    parts.push(asBuffer(decompress(buf.subarray(frames[0].start, frames[frames.length - 1].end))));
+    parts.push(decompress(region));
     return undefined;
   } catch {
     // Find the bad frame: keep every frame before it.
@@ -110,7 +168,7 @@ function decodeTorn(bytes: Uint8Array): Buffer {
 /** Decodes a compressed session log. Never throws on bad bytes: `error` says where reading stopped. */
 export function decodeZstdLog(buf: Uint8Array): DecodedZstd {
   const scan = scanFrames(buf);
-  const parts: Buffer[] = [];
+  const parts: Uint8Array[] = [];
   let error = scan.error;
   let headerFrameIsOneLine: boolean | undefined;
   if (scan.frames.length > 0) {
@@ -129,8 +187,12 @@ export function decodeZstdLog(buf: Uint8Array): DecodedZstd {
     tornBytes = buf.length - scan.tornStart;
     parts.push(decodeTorn(buf.subarray(scan.tornStart)));
   }
-  return { text: Buffer.concat(parts), frames: scan.frames.length, tornBytes, headerFrameIsOneLine, ...(error !== undefined ? { error } : {}) };
+  const length = parts.reduce((n, p) => n + p.length, 0);
+  return { chunks: parts, length, frames: scan.frames.length, tornBytes, headerFrameIsOneLine, ...(error !== undefined ? { error } : {}) };
 }
+
+/** The whole text at once (small files, tests). */
+export const decodedText = (d: DecodedZstd): Buffer => Buffer.concat(d.chunks.map(asBuffer));
 
 // ---- writing: raw-block frames with the XXH64 content checksum -------------
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { followRoot, type Follower } from '../../src/storage/follow.js';
 import { allDiagnostics, loadRootSync } from '../../src/storage/load-root.js';
-import { decodeZstdLog, encodeStoredFrame, scanFrames, xxh64 } from '../../src/storage/zstd-frames.js';
+import { decodedText, decodeZstdLog, encodeStoredFrame, initDecoder, scanFrames, wasmDecoderReady, xxh64 } from '../../src/storage/zstd-frames.js';
 import { cleanupTmp, evs, forkError, hdr, listTree, logText, REAL_DIR, tmpDir, turnRows } from '../support/fixtures.js';
 import { hasZstd, realRoot, zstdFrames } from '../support/real-roots.js';
 
@@ -46,13 +46,13 @@ describe('frames (pure)', () => {
       fs.writeFileSync(f, encodeStoredFrame(text));
       expect(() => zstdTool(['-q', '-t', f])).not.toThrow();
       expect(zstdTool(['-q', '-dc', f]).equals(text)).toBe(true);
-      expect(decodeZstdLog(fs.readFileSync(f)).text.equals(text)).toBe(true);
+      expect(decodedText(decodeZstdLog(fs.readFileSync(f))).equals(text)).toBe(true);
     }
   });
   it('not zstd at all: an error with the byte offset, nothing decoded', () => {
     const d = decodeZstdLog(Buffer.from('{"type":"session"}\n'));
     expect(d.error).toMatch(/bad magic number\) at byte 0/);
-    expect(d.text.length).toBe(0);
+    expect(d.length).toBe(0);
     expect(scanFrames(Buffer.alloc(0))).toEqual({ frames: [] });
   });
 });
@@ -163,5 +163,36 @@ describe.skipIf(!hasZstd)('forking into a compressed root', () => {
       expect(e.message).toContain('the harness refuses a root with mixed encodings');
     }
     expect(listTree(root)).toEqual(before);
+  });
+});
+
+// Last in this file: from here on the WebAssembly decoder is loaded (module state).
+describe.skipIf(!hasZstd)('the WebAssembly decoder (zstddec) reads what fzstd reads', () => {
+  it('same sessions from the real logs, a torn last frame and damaged bytes (no hang on bad input)', async () => {
+    const build = () => {
+      const root = tmpDir();
+      const real = fs.existsSync(REAL_DIR) ? realRoot(root, 'rc8', { compressed: true, linesPerFrame: 7 }) : undefined;
+      const torn = compressedSession(path.join(root, 'x'), [lines(T1), lines(T2)]);
+      fs.truncateSync(torn, fs.statSync(torn).size - 5);
+      const bad = path.join(root, 'y', '--a--', 'z', 'session.jsonl.zstd');
+      fs.mkdirSync(path.dirname(bad), { recursive: true });
+      const good = Buffer.concat([frame(JSON.stringify(H) + '\n'), frame(lines(T1))]);
+      const flipped = Buffer.from(good);
+      flipped[flipped.length - 2] ^= 0xff; // the checksum of the last frame
+      fs.writeFileSync(bad, Buffer.concat([flipped, frame(lines(T2))]));
+      return { root, real };
+    };
+    const { root } = build();
+    const view = () =>
+      loadRootSync(root)
+        .store.list()
+        .map((s) => [path.relative(root, s.file!), s.events, s.diagnostics.map((d) => d.code)] as const)
+        .sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    expect(wasmDecoderReady()).toBe(false);
+    const slow = view();
+    await initDecoder();
+    expect(wasmDecoderReady()).toBe(true);
+    expect(view()).toEqual(slow);
+    expect(slow.length).toBeGreaterThan(2);
   });
 });
