@@ -41,7 +41,10 @@ const COMMAND_HELP: Record<string, string> = {
   Forks the session at the inclusive seq SEQ (default: its whole log) into a new
   file next to it; only at a turn boundary. Refusals print the typed
   SessionForkError (code and message) and exit 1; nothing is written.
-  --json: {child: {id, file, parentSession, seedLength, cwd?}} or {error: {name, code, message}}.`,
+  The child is written as the parent's harness era would (rc.8: delegationDepth,
+  session/end-seed, its own folder; compressed in a compressed root).
+  --json: {child: {id, file, parentSession, seedLength, cwd?, era}, resume: "dsh --resume=<id>"}
+  or {error: {name, code, message}}.`,
   lineage: `dsh-browse lineage --dir DIR [--json]
   The parent/child forest: fork edges with the turn and seedLength, spawn edges,
   orphans under "missing parent", cycles. --json: {nodes, edges, orphans, cycles}.`,
