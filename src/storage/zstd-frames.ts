@@ -62,8 +62,8 @@ const MAGIC = 0xfd2fb528;
 const MAX_BLOCK = 128 * 1024;
 
 export interface FrameScan {
-  /** [start, end) of each structurally complete frame */
-  frames: Array<{ start: number; end: number }>;
+  /** [start, end) of each structurally complete frame, and its content size when the header says it */
+  frames: Array<{ start: number; end: number; size?: number }>;
   /** start of an incomplete final frame (EOF inside it) */
   tornStart?: number;
   /** set when the bytes at `badAt` are not a zstd frame: everything from there is unreadable */
@@ -90,9 +90,13 @@ export function scanFrames(buf: Uint8Array): FrameScan {
     const single = (fhd & 0x20) !== 0;
     const checksum = (fhd & 0x04) !== 0;
     const didFlag = fhd & 0x03;
-    const headerRest = (single ? 0 : 1) + [0, 1, 2, 4][didFlag] + (fcsFlag === 0 ? (single ? 1 : 0) : 1 << fcsFlag);
+    const fcsBytes = fcsFlag === 0 ? (single ? 1 : 0) : 1 << fcsFlag;
+    const headerRest = (single ? 0 : 1) + [0, 1, 2, 4][didFlag] + fcsBytes;
     if (buf.length - off < headerRest) return torn(start);
     off += headerRest;
+    const fcsAt = off - fcsBytes;
+    const size =
+      fcsBytes === 1 ? buf[fcsAt] : fcsBytes === 2 ? dv.getUint16(fcsAt, true) + 256 : fcsBytes === 4 ? dv.getUint32(fcsAt, true) : fcsBytes === 8 ? Number(dv.getBigUint64(fcsAt, true)) : undefined;
     for (;;) {
       if (buf.length - off < 3) return torn(start);
       const bh = buf[off] | (buf[off + 1] << 8) | (buf[off + 2] << 16);
@@ -108,7 +112,7 @@ export function scanFrames(buf: Uint8Array): FrameScan {
       if (buf.length - off < 4) return torn(start);
       off += 4;
     }
-    frames.push({ start, end: off });
+    frames.push(size === undefined ? { start, end: off } : { start, end: off, size });
   }
   return { frames };
 }
@@ -132,6 +136,21 @@ const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, 
 function decodeRange(buf: Uint8Array, frames: FrameScan['frames'], parts: Uint8Array[]): string | undefined {
   if (frames.length === 0) return undefined;
   const region = buf.subarray(frames[0].start, frames[frames.length - 1].end);
+  // Every frame says its size (the usual case for one-shot compression): one call decodes them all.
+  if (wasm && frames.every((f) => f.size !== undefined)) {
+    const total = frames.reduce((n, f) => n + f.size!, 0);
+    if (total <= 1 << 30) {
+      try {
+        const out = total === 0 ? new Uint8Array(0) : wasm.decode(region, total);
+        if (out.length === total) {
+          parts.push(out);
+          return undefined;
+        }
+      } catch {
+        /* the streaming path, then fzstd, say where it breaks */
+      }
+    }
+  }
   const fast = wasmChunks(region);
   if (fast) {
     parts.push(...fast);
