@@ -2,6 +2,8 @@
 import { auditSessions, type Finding } from '../session/audit.js';
 import { eraOf } from '../session/era.js';
 import { isSessionForkError } from '../session/errors.js';
+import { rc8RootRefusal } from '../storage/disk-persistence.js';
+import { layoutOf, rc8RootOf } from '../storage/layout.js';
 import { resumeCommand, resumeVerdict, shellWord } from '../storage/resume.js';
 import { safeStringify } from '../session/json-safe.js';
 import { stateOf } from '../session/log-facts.js';
@@ -24,10 +26,21 @@ export class UsageError extends Error {}
 /** fork/spawn, and whether the child is a subagent's (rc.8 origin: "subagent") */
 export const kindLabel = (s: Session): string => (s.kind === 'root' ? '' : (s.header.origin === 'subagent' ? `subagent-${s.kind}` : s.kind));
 
-export function sessionSummary(s: Session, sameId: readonly Session[] = []) {
+/** rc.8 refusals of whole roots, looked up once per root (list, lineage). */
+function rootRefusals(): (s: Session) => string | undefined {
+  const cache = new Map<string, string | undefined>();
+  return (s) => {
+    if (!s.file || layoutOf(s.file) !== 'rc8-harness') return undefined;
+    const root = rc8RootOf(s.file);
+    if (!cache.has(root)) cache.set(root, rc8RootRefusal(root));
+    return cache.get(root);
+  };
+}
+
+export function sessionSummary(s: Session, sameId: readonly Session[] = [], rootRefusal?: string) {
   const f = s.facts;
   const h = s.header;
-  const verdict = resumeVerdict(s, sameId);
+  const verdict = resumeVerdict(s, sameId, rootRefusal);
   return {
     id: s.id,
     file: s.file,
@@ -58,7 +71,8 @@ export function cmdList(index: RootIndex, out: Out): number {
   const sessions = index.store.list().sort((a, b) => (b.facts.lastEventTime ?? b.header.createdAt) - (a.facts.lastEventTime ?? a.header.createdAt));
   const diagnostics = allDiagnostics(index);
   if (out.json) {
-    out.write(JSON.stringify({ sessions: sessions.map((s) => sessionSummary(s, index.store.getAll(s.id))), diagnostics }, null, 2) + '\n');
+    const refusal = rootRefusals();
+    out.write(JSON.stringify({ sessions: sessions.map((s) => sessionSummary(s, index.store.getAll(s.id), refusal(s))), diagnostics }, null, 2) + '\n');
     return 0;
   }
   const p = painter(out.color);
@@ -169,7 +183,8 @@ export function cmdFork(index: RootIndex, source: Session, at: number | undefine
 export function cmdLineage(index: RootIndex, out: Out): number {
   const layout = layoutLineage(lineageNodes(index.store.list()));
   if (out.json) {
-    const nodes = index.store.list().map((s) => sessionSummary(s, index.store.getAll(s.id)));
+    const refusal = rootRefusals();
+    const nodes = index.store.list().map((s) => sessionSummary(s, index.store.getAll(s.id), refusal(s)));
     out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, cycles: layout.cycles }, null, 2) + '\n');
     return 0;
   }

@@ -20,7 +20,12 @@ const safeInt = (v: unknown): boolean => typeof v === 'number' && Number.isSafeI
  * (rc.8: 611615650f; RFC era: 0bf8749128). `sameId` lists every session with
  * the same id in the root (rc.8 refuses a root holding one id twice).
  */
-export function resumeVerdict(s: Pick<Session, 'header' | 'file' | 'facts' | 'id' | 'cwd'>, sameId: readonly { file?: string }[] = []): ResumeVerdict {
+export function resumeVerdict(
+  s: Pick<Session, 'header' | 'file' | 'facts' | 'id' | 'cwd'>,
+  sameId: readonly { file?: string }[] = [],
+  /** why rc.8 refuses this session's whole root (see rc8RootRefusal), when it does */
+  rootRefusal?: string,
+): ResumeVerdict {
   const no = (reason: string): ResumeVerdict => ({ resumable: false, reason });
   const h = s.header;
   const era = eraOf(s);
@@ -40,6 +45,7 @@ export function resumeVerdict(s: Pick<Session, 'header' | 'file' | 'facts' | 'id
   if (era === 'rc8') {
     const expected = path.join(rc8RootOf(file), rc8ProjectFolder(h.cwd), encodeSegment(s.id), path.basename(file));
     if (expected !== file) return no(`header id and cwd identify ${expected}, not this file: rc.8 calls it corrupt`);
+    if (rootRefusal !== undefined) return no(rootRefusal);
     const others = sameId.filter((o) => o.file !== file);
     if (others.length > 0) return no(`id also used by ${others[0].file}: rc.8 refuses a root holding one id twice`);
   } else {

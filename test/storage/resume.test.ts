@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { cwdFolder } from '../../src/storage/layout.js';
+import { rc8RootRefusal } from '../../src/storage/disk-persistence.js';
 import { resumeCommand, resumeVerdict, shellWord } from '../../src/storage/resume.js';
 import { cleanupTmp, evs, hdr, REAL_DIR, REPO, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 import { realRoot } from '../support/real-roots.js';
@@ -71,6 +72,30 @@ describe('resumeVerdict', () => {
     writeLog(path.join(root, '--a--', 's', 'session.jsonl'), RC8('s'), T);
     const f = writeLog(path.join(root, '--b--', 's', 'session.jsonl'), RC8('s', { cwd: '/b' }), T);
     expect(verdictOf(f).reason).toMatch(/id also used by/);
+  });
+
+  it('a root rc.8 refuses whole (mixed encodings, a flat file in a project folder): no session in it resumes', () => {
+    const root = path.join(tmpDir(), 'root');
+    const f = writeLog(path.join(root, '--a--', 's', 'session.jsonl'), RC8('s'), T);
+    expect(rc8RootRefusal(root)).toBeUndefined();
+    fs.writeFileSync(path.join(root, '--a--', 'old.jsonl'), '');
+    const flat = rc8RootRefusal(root)!;
+    expect(flat).toMatch(/old flat layout inside a project folder/);
+    const idx = loadRootSync(root);
+    expect(resumeVerdict(idx.store.get(f)!, [], flat)).toEqual({ resumable: false, reason: flat });
+    fs.rmSync(path.join(root, '--a--', 'old.jsonl'));
+    fs.mkdirSync(path.join(root, '--a--', 'z'));
+    fs.writeFileSync(path.join(root, '--a--', 'z', 'session.jsonl.zstd'), '');
+    expect(rc8RootRefusal(root)).toMatch(/mixed encodings/);
+  });
+
+  it.skipIf(!fs.existsSync(CLI))('list --json reports a whole-root refusal on each session of that root', () => {
+    const root = path.join(tmpDir(), 'root');
+    writeLog(path.join(root, '--a--', 's', 'session.jsonl'), RC8('s'), T);
+    fs.mkdirSync(path.join(root, '--a--', 'z'));
+    fs.writeFileSync(path.join(root, '--a--', 'z', 'session.jsonl.zstd'), '');
+    const body = JSON.parse(spawnSync(process.execPath, [CLI, 'list', '--dir', root, '--json'], { encoding: 'utf8' }).stdout);
+    expect(body.sessions[0]).toMatchObject({ id: 's', resumable: false, resumeReason: expect.stringMatching(/mixed encodings/) });
   });
 
   it.skipIf(!fs.existsSync(REAL_DIR))('the real logs in their roots are resumable, placeholders made concrete', () => {
