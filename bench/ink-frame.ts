@@ -1,6 +1,6 @@
 /**
- * Ink's time per frame, in-process: the real TurnsView (components/turns-view.tsx) on
- * the big session, rendered by Ink into a fake 120x40 terminal; each ↓ is written to a
+ * Ink's time per frame, in-process: the real app (components/app.tsx) in its Turns
+ * view on the big session, rendered by Ink into a fake 120x40 terminal; each ↓ is written to a
  * fake stdin and timed until Ink has written the new frame (input + React + layout +
  * output). Ink's own `onRender` renderTime (output generation only) is reported too.
  * `debug: true` makes Ink render every update at once (no 30 fps throttle), so the time
@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { render } from 'ink';
 import React from 'react';
-import { TurnsView } from '../components/turns-view.js';
+import { App } from '../components/app.js';
 import { indexFile, newRootIndex } from '../src/storage/load-root.js';
 import { summarize, type Stats } from './floors.js';
 
@@ -72,7 +72,7 @@ export async function inkFrames(root: string, file: string, n: number, cols = 12
   const nextFrame = () => new Promise<void>((resolve) => (stdout.onWrite = () => ((stdout.onWrite = undefined), resolve())));
   const t0 = performance.now();
   const mounted = nextFrame();
-  const el = React.createElement(TurnsView, { session, store: index.store, width: cols, height: rows - 2, focused: true, version: 0, onForkRequest: () => {} });
+  const el = React.createElement(App, { index, initialView: 'turns', size: { columns: cols, rows }, color: true, now: Date.now() });
   const app = render(el, {
     stdout: stdout as unknown as NodeJS.WriteStream,
     stdin: stdin as unknown as NodeJS.ReadStream,

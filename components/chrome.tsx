@@ -2,6 +2,7 @@
 // key-hint footer (disabled hints greyed with their reason, lazygit style).
 import { Text } from 'ink';
 import React from 'react';
+import { VIEWS } from '../src/view/app-state.js';
 import type { KeyHint } from '../src/view/key-hints.js';
 import type { ViewName } from '../src/view/keymap.js';
 import { displayWidth, truncate } from '../src/view/sanitize.js';
@@ -13,15 +14,34 @@ export interface Status {
   tone: StatusTone;
 }
 
-export const VIEWS: ViewName[] = ['sessions', 'turns', 'lineage'];
 const VIEW_TITLES: Record<ViewName, string> = { sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage' };
 
+/** `…/tail` of a path in at most `width` columns. */
+function pathTail(p: string, width: number): string {
+  if (displayWidth(p) <= width) return p;
+  const chars = [...p];
+  let out = '';
+  while (chars.length && displayWidth('…' + chars[chars.length - 1] + out) <= width) out = chars.pop()! + out;
+  return '…' + out;
+}
+
+/**
+ * `dsh-browse · root · 12 sessions · ⚠ 2 diagnostics · live · <status>`: the
+ * counts, the warning and the live mode always stay; the root path gives way
+ * to a status message first (kept by its end), then the message is cut.
+ */
 export function TitleBar(props: { root: string; sessions: number; diagnostics: number; status?: Status; background?: string; width: number }): React.JSX.Element {
   const tone = useTone();
-  const left =
-    `dsh-browse · ${props.root} · ${props.sessions} session${props.sessions === 1 ? '' : 's'}` +
-    (props.diagnostics ? ` · ⚠ ${props.diagnostics} diagnostic${props.diagnostics === 1 ? '' : 's'}` : '') +
+  // with a status message to show, the warning keeps its count and drops its word
+  const warn = props.status ? ` · ⚠ ${props.diagnostics}` : ` · ⚠ ${props.diagnostics} diagnostic${props.diagnostics === 1 ? '' : 's'}`;
+  const facts =
+    `${props.sessions} session${props.sessions === 1 ? '' : 's'}` +
+    (props.diagnostics ? warn : '') +
     (props.background ? ` · ${props.background}` : '');
+  const statusWidth = props.status ? displayWidth(props.status.text) + 3 : 0;
+  const rootRoom = Math.max(0, props.width - displayWidth(`dsh-browse ·  · ${facts}`) - statusWidth);
+  const root = rootRoom >= 6 ? ` · ${pathTail(props.root, rootRoom)}` : '';
+  const left = `dsh-browse${root} · ${facts}`;
   if (!props.status) {
     return (
       <Text bold wrap="truncate-end">
@@ -29,15 +49,12 @@ export function TitleBar(props: { root: string; sessions: number; diagnostics: n
       </Text>
     );
   }
-  // the status message wins the space; the title keeps what is left
-  const status = truncate(props.status.text, Math.max(10, props.width - 20));
-  const room = Math.max(0, props.width - displayWidth(status) - 3);
-  const leftText = displayWidth(left) <= room ? left : room >= 10 ? 'dsh-browse' : ''; // the status needs the line more
+  const status = truncate(props.status.text, Math.max(1, props.width - displayWidth(left) - 3));
   const color = props.status.tone === 'error' ? 'red' : props.status.tone === 'ok' ? 'green' : undefined;
   return (
     <Text wrap="truncate-end">
-      <Text bold>{leftText}</Text>
-      {leftText ? ' · ' : ''}
+      <Text bold>{left}</Text>
+      {' · '}
       <Text color={tone(color)} bold={props.status.tone === 'error'}>
         {status}
       </Text>
@@ -70,7 +87,17 @@ export function TabBar(props: { view: ViewName; turnsLabel?: string; width: numb
   );
 }
 
-export function Footer(props: { hints: KeyHint[]; width: number }): React.JSX.Element {
+/** The bottom line: a status message while it lasts (a fork done, a cancel), else the key hints. */
+export function Footer(props: { hints: KeyHint[]; width: number; status?: Status }): React.JSX.Element {
+  const tone = useTone();
+  if (props.status) {
+    const color = props.status.tone === 'error' ? 'red' : props.status.tone === 'ok' ? 'green' : undefined;
+    return (
+      <Text wrap="truncate-end" color={tone(color)} bold>
+        {truncate(props.status.text, props.width)}
+      </Text>
+    );
+  }
   // Drop hints before the last two (help, quit) until the line fits: never wrap.
   const render = (h: KeyHint): string => `${h.keys} ${h.label}${h.disabled ? ` (${h.disabled})` : ''}`;
   const total = (hs: KeyHint[]): number => hs.reduce((n, h, i) => n + displayWidth(render(h)) + (i ? 2 : 0), 0);

@@ -1,58 +1,57 @@
 // The fork dialog: a typed refusal (code + the store's message, with `b` to
-// jump to the nearest boundary), or the confirmation with an editable child id.
+// jump to the nearest boundary), or the confirmation of the pinned cut with an
+// editable child id (a caret, readline keys).
 import { Box, Text } from 'ink';
 import React from 'react';
-import { fit, sanitizeInline, truncate } from '../src/view/sanitize.js';
+import { confirmNotes, refusedLines, type Dialog } from '../src/view/fork-dialog-state.js';
+import { displayWidth, fit, sanitizeInline, truncate } from '../src/view/sanitize.js';
+import { caretParts, type TextField } from '../src/view/text-field.js';
 import { wrapText } from '../src/view/text-wrap.js';
 import { useTone } from './theme.js';
-import type { ForkFlowState, ForkProblem } from './use-fork-flow.js';
 
 export interface ForkDialogProps {
-  state: Exclude<ForkFlowState, { kind: 'closed' }>;
+  dialog: Dialog;
   width: number;
   height: number;
 }
 
-/** `SessionForkError OPEN_TURN: cannot fork …` — exactly the store's code and message. */
-export function problemText(p: ForkProblem): string {
-  const name = p.code === 'ERROR' ? 'Error' : `SessionForkError ${p.code}`;
-  return `${name}: ${sanitizeInline(p.message)}`;
-}
+const LABEL = 12;
 
-const refusedLines = (state: Extract<ForkFlowState, { kind: 'refused' }>, inner: number, height: number): string[] =>
-  wrapText(problemText(state.error), inner, Math.max(1, height - 4));
-
-/** Rows the dialog takes (borders included) at this width, within `maxHeight`. */
-export function forkDialogHeight(state: Exclude<ForkFlowState, { kind: 'closed' }>, width: number, maxHeight: number): number {
-  const inner = Math.max(10, width - 4);
-  if (state.kind === 'refused') return 4 + refusedLines(state, inner, maxHeight).length;
-  return 8 + (state.error ? wrapText(problemText(state.error), inner, 3).length : 0);
-}
-
-function Field(props: { label: string; value: string; width: number; cursor?: boolean }): React.JSX.Element {
-  const labelWidth = 12;
-  const room = Math.max(1, props.width - labelWidth - (props.cursor ? 1 : 0));
-  // an editable value keeps its end (where the cursor is) in view
-  const v = props.cursor && props.value.length > room ? '…' + props.value.slice(-(room - 1)) : truncate(props.value, room);
+function Field(props: { label: string; value: string; width: number }): React.JSX.Element {
   return (
     <Text wrap="truncate-end">
-      <Text dimColor>{fit(props.label, labelWidth)}</Text>
-      <Text bold>{v}</Text>
-      {props.cursor ? <Text inverse> </Text> : null}
+      <Text dimColor>{fit(props.label, LABEL)}</Text>
+      <Text bold>{truncate(props.value, Math.max(1, props.width - LABEL))}</Text>
     </Text>
   );
 }
 
-export function ForkDialog({ state, width, height }: ForkDialogProps): React.JSX.Element {
+/** The child id with its caret; a long id keeps the caret in view. */
+function IdField(props: { field: TextField; width: number }): React.JSX.Element {
+  const { before, at, after } = caretParts(props.field);
+  const room = Math.max(2, props.width - LABEL - 1);
+  let b = sanitizeInline(before);
+  while (b.length > 0 && displayWidth(b) > room - 1) b = b.slice(1);
+  return (
+    <Text wrap="truncate-end">
+      <Text dimColor>{fit('child id', LABEL)}</Text>
+      <Text bold>{b}</Text>
+      <Text inverse>{sanitizeInline(at)}</Text>
+      <Text bold>{truncate(sanitizeInline(after), Math.max(0, room - displayWidth(b) - 1))}</Text>
+    </Text>
+  );
+}
+
+export function ForkDialog({ dialog: d, width, height }: ForkDialogProps): React.JSX.Element {
   const tone = useTone();
   const inner = Math.max(10, width - 4);
-  if (state.kind === 'refused') {
-    const lines = refusedLines(state, inner, height);
-    const jump = state.jumpSeq !== undefined ? `b nearest boundary (seq ${state.jumpSeq}) in Turns · ` : '';
+  if (d.kind === 'refused') {
+    const lines = refusedLines(d, inner, height);
+    const jump = d.jumpSeq !== undefined ? `b nearest boundary (seq ${d.jumpSeq}) in Turns · ` : '';
     return (
       <Box flexDirection="column" borderStyle="round" borderColor={tone('red')} width={width} paddingX={1}>
         <Text bold color={tone('red')} wrap="truncate-end">
-          {truncate(`Fork refused: ${sanitizeInline(state.source.id)}`, inner)}
+          {truncate(`Fork refused: ${sanitizeInline(d.sourceId)}`, inner)}
         </Text>
         {lines.map((l, i) => (
           <Text key={i} color={tone('red')} wrap="truncate-end">
@@ -65,24 +64,24 @@ export function ForkDialog({ state, width, height }: ForkDialogProps): React.JSX
       </Box>
     );
   }
-  const boundary = state.cutSeq === undefined ? 'none (empty log)' : `seq ${state.cutSeq}${state.boundary === undefined ? ' (whole log)' : ''}`;
-  const err = state.error ? wrapText(problemText(state.error), inner, 3) : [];
+  const boundary = d.cut === undefined ? 'none (empty log)' : `seq ${d.cut}${d.wholeLog ? ' (whole log)' : ''}`;
+  const notes = confirmNotes(d).flatMap((t, i) => wrapText(t, inner, 3).map((l) => ({ l, error: i === 0 && d.error !== undefined })));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={tone('cyan')} width={width} paddingX={1}>
       <Text bold wrap="truncate-end">
         Fork session
       </Text>
-      <Field label="source" value={sanitizeInline(state.source.id)} width={inner} />
+      <Field label="source" value={sanitizeInline(d.source.id)} width={inner} />
       <Field label="boundary" value={boundary} width={inner} />
-      <Field label="seedLength" value={String(state.seedLength)} width={inner} />
-      <Field label="child id" value={sanitizeInline(state.childId)} width={inner} cursor />
-      {err.map((l, i) => (
-        <Text key={i} color={tone('red')} wrap="truncate-end">
-          {l}
+      <Field label="seedLength" value={String(d.seedLength)} width={inner} />
+      <IdField field={d.childId} width={inner} />
+      {notes.map((n, i) => (
+        <Text key={i} color={n.error ? tone('red') : tone('yellow')} wrap="truncate-end">
+          {n.l}
         </Text>
       ))}
       <Text dimColor wrap="truncate-end">
-        {truncate(`Enter fork · Esc cancel · type to edit the id · Backspace deletes`, inner)}
+        {truncate(`Enter fork · Esc cancel · type to edit the id (←→ Home End, Ctrl-U clears)`, inner)}
       </Text>
     </Box>
   );

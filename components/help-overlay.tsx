@@ -2,28 +2,12 @@
 // table the app dispatches with), plus a legend. Windowed: ↑/↓ scroll it.
 import { Box, Text } from 'ink';
 import React from 'react';
-import { bindingsFor, type ViewName } from '../src/view/keymap.js';
+import { helpLines, helpPageSize } from '../src/view/help.js';
+import type { ViewName } from '../src/view/keymap.js';
 import { fit, truncate } from '../src/view/sanitize.js';
 import { useTone } from './theme.js';
 
-export interface HelpLine {
-  keys: string;
-  text: string;
-  heading?: boolean;
-}
-
-export function helpLines(view: ViewName): HelpLine[] {
-  const lines: HelpLine[] = bindingsFor(view).map((b) => ({ keys: b.keys, text: b.help }));
-  lines.push({ keys: '', text: 'Legend', heading: true });
-  lines.push({ keys: 'boundary', text: 'the log ends between turns: forkable' });
-  lines.push({ keys: 'open 5m', text: 'inside an open turn; age of its last event (live writer or crash)' });
-  lines.push({ keys: 'empty ⚠2', text: 'no events; ⚠ n = diagnostics (damaged lines)' });
-  lines.push({ keys: '◆ / ◇', text: 'fork child / spawned subagent' });
-  return lines;
-}
-
-/** Lines that fit: the box uses two border rows and a title row. */
-export const helpPageSize = (height: number): number => Math.max(1, height - 3);
+export { helpLines, helpPageSize };
 
 export function HelpOverlay(props: { view: ViewName; width: number; height: number; scroll: number }): React.JSX.Element {
   const tone = useTone();

@@ -3,7 +3,7 @@
 // under "missing parent", cycles reported), windowed, with the selected
 // session's ancestry highlighted. Presentational: the app owns the selection.
 import { Box, Text } from 'ink';
-import React, { useRef } from 'react';
+import React from 'react';
 import { lineageMarker, type LineageLayout, type LineageRow } from '../src/view/lineage-layout.js';
 import { displayWidth, truncate } from '../src/view/sanitize.js';
 import { visibleWindow } from '../src/view/window.js';
@@ -11,7 +11,10 @@ import { useTone, type Tone } from './theme.js';
 
 export interface LineageViewProps {
   layout: LineageLayout;
+  /** index of the selection in layout.rows (-1: none) */
   selected: number;
+  /** first visible row (kept in the app state) */
+  top: number;
   /** keys of the selected session and its ancestors */
   ancestry: ReadonlySet<string>;
   width: number;
@@ -56,15 +59,14 @@ function Line(props: { row: LineageRow; selected: boolean; onPath: boolean; widt
 }
 
 export function LineageView(props: LineageViewProps): React.JSX.Element {
-  const topRef = useRef(0);
   const { layout } = props;
   const listHeight = Math.max(1, props.height - 1);
-  const win = visibleWindow(layout.rows, props.selected, listHeight, topRef.current);
-  topRef.current = win.top;
+  const win = visibleWindow(layout.rows, Math.max(0, props.selected), listHeight, props.top);
   const sessions = layout.rows.filter((r) => r.key !== null).length;
   const summary =
     `${sessions} session${sessions === 1 ? '' : 's'} · ${layout.edges.length} edge${layout.edges.length === 1 ? '' : 's'}` +
     (layout.orphans.length ? ` · ${layout.orphans.length} orphan${layout.orphans.length === 1 ? '' : 's'}` : '') +
+    (layout.ambiguous.length ? ` · ${layout.ambiguous.length} ambiguous parent${layout.ambiguous.length === 1 ? '' : 's'}` : '') +
     (layout.cycles.length ? ` · ${layout.cycles.length} cycle${layout.cycles.length === 1 ? '' : 's'}!` : '') +
     ' · ● root ◆ fork ◇ spawn · ┃ ancestry';
   return (

@@ -1,19 +1,23 @@
 // Sessions: every session as one row (badge, id, title, cwd, turns, events,
 // age), sorted and filtered by the pure model in src/view/session-list.ts.
-// Presentational: the app owns selection, order and filter, and sends intents.
+// Presentational: the app state owns selection, window, order and filter.
 import { Box, Text } from 'ink';
-import React, { useRef } from 'react';
+import React from 'react';
 import type { SessionRow, SortOrder } from '../src/view/session-list.js';
-import { displayWidth, fit, padEnd, truncate } from '../src/view/sanitize.js';
+import { caretParts, type TextField } from '../src/view/text-field.js';
+import { displayWidth, fit, padEnd, sanitizeInline, truncate } from '../src/view/sanitize.js';
 import { visibleWindow } from '../src/view/window.js';
 import { useTone } from './theme.js';
 
 export interface SessionsViewProps {
-  rows: SessionRow[];
+  rows: readonly SessionRow[];
   total: number;
+  /** index of the selection in rows (-1: none) */
   selected: number;
+  /** first visible row (kept in the app state) */
+  top: number;
   order: SortOrder;
-  filter: string;
+  filter: TextField;
   editing: boolean;
   width: number;
   height: number;
@@ -69,15 +73,31 @@ function Row(props: { row: SessionRow; selected: boolean; cols: Columns }): Reac
   );
 }
 
-export function SessionsView(props: SessionsViewProps): React.JSX.Element {
+/** The filter prompt with a visible caret while editing. */
+function FilterText(props: { field: TextField; editing: boolean; width: number }): React.JSX.Element | null {
   const tone = useTone();
-  const topRef = useRef(0);
+  const text = sanitizeInline(props.field.text);
+  if (!props.editing) return text ? <Text color={tone('yellow')}>{truncate(` · filter "${text}" (Esc clears)`, props.width)}</Text> : null;
+  const { before, at, after } = caretParts(props.field);
+  // keep the caret in view: cut the start of a long filter
+  const room = Math.max(4, props.width - 4);
+  let b = sanitizeInline(before);
+  while (b.length > 0 && displayWidth(b) + 1 > room) b = b.slice(1);
+  return (
+    <Text color={tone('yellow')}>
+      {' · /'}
+      {b}
+      <Text inverse>{sanitizeInline(at)}</Text>
+      {truncate(sanitizeInline(after), Math.max(0, room - displayWidth(b) - 1))}
+    </Text>
+  );
+}
+
+export function SessionsView(props: SessionsViewProps): React.JSX.Element {
   const cols = sessionColumns(props.width);
   const listHeight = Math.max(1, props.height - 2);
-  const win = visibleWindow(props.rows, props.selected, listHeight, topRef.current);
-  topRef.current = win.top;
-  const count = props.filter ? `${props.rows.length} of ${props.total}` : `${props.total}`;
-  const filter = props.editing ? `/${props.filter}` : props.filter ? `filter "${props.filter}" (Esc clears)` : '';
+  const win = visibleWindow(props.rows, Math.max(0, props.selected), listHeight, props.top);
+  const count = props.filter.text ? `${props.rows.length} of ${props.total}` : `${props.total}`;
   const head =
     `  ${fit('STATE', cols.badge)} ${fit('ID', cols.id)} ${fit('TITLE', cols.title)} ${fit('CWD', cols.cwd)} ` +
     `${right('T', cols.turns)} ${right('EV', cols.events)} ${right('AGE', cols.age)}`;
@@ -86,14 +106,13 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
       <Text wrap="truncate-end">
         <Text bold>{`${count} session${props.total === 1 ? '' : 's'}`}</Text>
         <Text dimColor>{` · order: ${props.order} (s)`}</Text>
-        {filter ? <Text color={tone('yellow')}>{truncate(` · ${filter}`, Math.max(1, props.width - 40))}</Text> : null}
-        {props.editing ? <Text inverse> </Text> : null}
+        <FilterText field={props.filter} editing={props.editing} width={Math.max(1, props.width - 40)} />
       </Text>
       <Text dimColor wrap="truncate-end">
         {truncate(head, props.width)}
       </Text>
       {win.rows.length === 0 ? (
-        <Text dimColor>{props.filter ? `  no session matches "${truncate(props.filter, 40)}"` : props.scanning ? '  scanning…' : '  no sessions in this directory'}</Text>
+        <Text dimColor>{props.filter.text ? `  no session matches "${truncate(sanitizeInline(props.filter.text), 40)}"` : props.scanning ? '  scanning…' : '  no sessions in this directory'}</Text>
       ) : (
         win.rows.map((row, i) => <Row key={row.key} row={row} selected={win.top + i === props.selected} cols={cols} />)
       )}

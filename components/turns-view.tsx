@@ -1,53 +1,30 @@
 // The Turns view: the selected session's turn tree with fork boundaries, a
 // detail pane and the model-history toggle. Renders only the visible window.
-import React, { useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { Box, Text, useInput } from 'ink';
-import type { SessionForkError } from '../src/session/errors.js';
-import { buildTurnTree } from '../src/session/replay.js';
-import { nearestBoundaries } from '../src/session/log-facts.js';
+// Presentational: its cursor, expansion and toggles live in the app state.
+import React from 'react';
+import { Box, Text } from 'ink';
 import type { Session } from '../src/session/session.js';
-import type { SessionStore } from '../src/session/store.js';
-import { commandFor } from '../src/view/keymap.js';
-import { displayWidth, truncate } from '../src/view/sanitize.js';
+import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../src/view/app-layout.js';
+import { cutOfRow, turnsStateOf, turnsView, type AppState } from '../src/view/app-state.js';
+import { displayWidth, sanitizeInline, truncate } from '../src/view/sanitize.js';
 import { detailLines, fitDetail } from '../src/view/turn-detail.js';
 import { clip, fitSegments, type Segment } from '../src/view/turn-row-text.js';
-import {
-  buildTurnRows,
-  forkTargetAt,
-  historyRows,
-  nearestBoundary,
-  rowIndexForSeq,
-  rowsContext,
-  type ForkTarget,
-  type TurnRow,
-} from '../src/view/turn-rows.js';
-import { cursorWindow, hasSomethingToClose, initialTurnsState, turnsReducer, type RowsView, type TurnsState } from '../src/view/turns-state.js';
+import type { ForkTarget, TurnRow } from '../src/view/turn-rows.js';
+import { cursorIndex, cursorWindow, type TurnsState } from '../src/view/turns-state.js';
 import { visibleWindow } from '../src/view/window.js';
+import type { World } from '../src/view/world.js';
 import { useTone } from './theme.js';
 
 export interface TurnsViewProps {
+  state: AppState;
+  world: World;
   session: Session;
-  store: SessionStore;
+  turns: TurnsState;
   width: number;
   height: number;
-  focused: boolean;
-  version: number;
-  jumpTo?: { seq: number; nonce: number };
-  onForkRequest(req: { boundary: number } | { error: SessionForkError }): void;
-  onBack?(): void;
 }
 
-/** Height from which the detail pane shows without being asked for. */
-export const AUTO_DETAIL_HEIGHT = 20;
 const INSIDE_HINT = ' fork: inside turn';
-
-/** Rows for the list and the detail pane inside `height` (a header and a status line around them). */
-export function turnsLayout(height: number, detail: boolean): { list: number; pane: number } {
-  const body = Math.max(0, height - 2);
-  if (!detail || body < 6) return { list: body, pane: 0 };
-  const pane = Math.min(Math.max(3, Math.floor(body * 0.4)), body - 4);
-  return { list: body - pane - 1, pane };
-}
 
 type LineProps = { segments: Segment[]; width: number; inverse?: boolean };
 
@@ -94,15 +71,18 @@ function rowSegments(row: TurnRow, gutter: number, selected: boolean): Segment[]
   ];
 }
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 const STATE_BADGES = { empty: { text: 'empty', color: 'gray' }, 'at-boundary': { text: 'at boundary', color: 'green' }, 'open-turn': { text: 'open turn', color: 'yellow' } } as const;
 
-function headerSegments(session: Session, history: { upTo: number; entries: number } | undefined): Segment[] {
+function headerSegments(session: Session, history: { upTo: number; entries: number } | undefined, duplicates = 0): Segment[] {
   const badge = session.gone ? ({ text: 'file deleted', color: 'red' } as const) : STATE_BADGES[session.state];
   const out: Segment[] = [{ text: clip(session.id, 80), bold: true }, { text: '  ' }, { text: `[${badge.text}]`, color: badge.color, bold: true }];
+  if (duplicates > 1) out.push({ text: `  [DUPLICATE_ID: ${duplicates} sessions share this id]`, color: 'yellow', bold: true });
   if (session.kind === 'fork') out.push({ text: `  inherited from ${clip(session.parentSession, 80)}, seedLength ${session.seedLength}`, color: 'cyan' });
   else if (session.kind === 'spawn') out.push({ text: `  spawned by ${clip(session.parentSession, 80)}`, color: 'cyan' });
   if (history) out.push({ text: `  · model history up to seq ${history.upTo}: ${history.entries} entries (t: tree)`, color: 'magenta', bold: true });
-  else out.push({ text: `  · ${session.facts.turns} turns · ${session.length} events`, dim: true });
+  else out.push({ text: `  · ${plural(session.facts.turns, 'turn')} · ${plural(session.length, 'event')}`, dim: true });
   return out;
 }
 
@@ -113,138 +93,50 @@ function statusSegments(target: ForkTarget | undefined): Segment[] {
   return [{ text: `f fork (disabled: ${target.error.code} ${clip(target.error.message, 160)})`, color: 'gray', dim: true }, keys];
 }
 
-/** Re-renders every 30 s while the session has an open turn (its age grows). */
-function useTick(live: boolean): number {
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    if (!live) return;
-    const t = setInterval(() => setTick((n) => n + 1), 30_000);
-    return () => clearInterval(t);
-  }, [live]);
-  return tick;
-}
-
-/** A one-entry cache: the last result for the same arguments (by identity). */
-function useLast<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
-  const last = useRef<{ args: A; value: R } | undefined>(undefined);
-  return (...args: A) => {
-    const l = last.current;
-    if (l && l.args.length === args.length && l.args.every((a, i) => a === args[i])) return l.value;
-    const value = fn(...args);
-    last.current = { args, value };
-    return value;
-  };
+/** What `f` means on the selected tree row: a boundary to cut at, or the store's refusal. */
+export function forkTargetOf(state: AppState, world: World, session: Session): ForkTarget | undefined {
+  const data = world.turns(session);
+  if (!data.ok) return undefined;
+  const t = turnsStateOf(state, state.selection);
+  const v = turnsView(state, data)({ ...t, showHistory: false });
+  const row = v.rows[cursorIndex(t.tree, v)];
+  if (!row) return undefined;
+  const cut = cutOfRow(row);
+  const error = world.forkError(session, cut);
+  return error ? { error } : { boundary: cut };
 }
 
 export function TurnsView(props: TurnsViewProps): React.JSX.Element {
-  const { session, store, width, height, focused, version, jumpTo } = props;
-  const [state, dispatch] = useReducer(turnsReducer, undefined, initialTurnsState);
-  const tick = useTick(session.state === 'open-turn');
-  const tree = useMemo(() => buildTurnTree(session.events), [session, version]);
-  const ctx = useMemo(() => rowsContext(session, Date.now()), [session, version, tick]);
-  const rowsFor = useLast((t: typeof tree, c: typeof ctx, e: TurnsState['expansion']) => buildTurnRows(t, e, c));
-  const historyFor = useLast((_v: number, s: Session, upTo: number) => historyRows(s.events, upTo));
-
-  const autoDetail = height >= AUTO_DETAIL_HEIGHT;
-  // The active rows of any state: the reducer resolves keys against the rows
-  // that state shows, even when keys come faster than renders.
-  const viewOf = (st: TurnsState): RowsView => {
-    const list = turnsLayout(height, st.showDetail ?? autoDetail).list;
-    if (st.showHistory) return { rows: historyFor(version, session, st.historyUpTo), height: list };
-    const m = rowsFor(tree, ctx, st.expansion);
-    return { rows: m.rows, index: m.index, height: list };
-  };
-  const detailShown = state.showDetail ?? autoDetail;
-  const lay = turnsLayout(height, detailShown);
-  const model = rowsFor(tree, ctx, state.expansion);
-  const treeView: RowsView = { rows: model.rows, index: model.index, height: lay.list };
-  const active = viewOf(state);
-  const history = state.showHistory ? active.rows : [];
-  const treeSel = cursorWindow(state.tree, treeView);
-  const sel = state.showHistory ? cursorWindow(state.history, active) : treeSel;
-  const treeRow: TurnRow | undefined = model.rows[treeSel.index];
-  const selectedRow: TurnRow | undefined = active.rows[sel.index];
-  const target = useMemo(() => (treeRow ? forkTargetAt(treeRow, session, store) : undefined), [treeRow, session, store, version]);
-
-  // Shell requests and live growth are applied during render (a render-phase
-  // update of this component), not in effects: Ink may run passive effects
-  // late, and the frame must not show a stale selection meanwhile.
-  const seen = useRef({ session, jump: undefined as number | undefined, version, atEnd: false });
-  if (seen.current.session !== session) {
-    seen.current = { ...seen.current, session, atEnd: false };
-    dispatch({ type: 'reset' });
-  }
-  if (jumpTo && seen.current.jump !== jumpTo.nonce) {
-    seen.current.jump = jumpTo.nonce;
-    dispatch({ type: 'pick', view: viewOf, pick: (rows) => rowIndexForSeq(rows, jumpTo.seq) });
-  }
-  if (seen.current.version !== version) {
-    seen.current.version = version;
-    // tail -f: the selection was on the last row, so it follows the new end
-    if (seen.current.atEnd) dispatch({ type: 'bottom', view: viewOf });
-  }
-  seen.current.atEnd = !state.showHistory && model.rows.length > 0 && treeSel.index === model.rows.length - 1;
-
-  // b: the nearest boundary; on a boundary already, the next one.
-  const pickBoundary = (rows: readonly TurnRow[], index: number): number | undefined => {
-    const row = rows[index];
-    if (!row) return undefined;
-    let b = nearestBoundary(session, row.lastSeq);
-    if (b !== undefined && rowIndexForSeq(rows, b) === index) b = nearestBoundaries(session.facts, row.lastSeq).after;
-    return b === undefined ? undefined : rowIndexForSeq(rows, b);
-  };
-
-  // Ink re-subscribes a new handler only when it runs effects: the handler
-  // reads this render's values through a ref, never a stale closure.
-  const latest = useRef({ props, state, viewOf, target, autoDetail, pickBoundary });
-  latest.current = { props, state, viewOf, target, autoDetail, pickBoundary };
-  useInput(
-    (input, key) => {
-      const cur = latest.current;
-      const cmd = commandFor('turns', input, key);
-      switch (cmd) {
-        case 'up':
-        case 'down':
-        case 'top':
-        case 'bottom':
-        case 'pageUp':
-        case 'pageDown':
-        case 'expand':
-        case 'collapse':
-        case 'collapseAll':
-        case 'toggleHistory':
-          return dispatch({ type: cmd, view: cur.viewOf });
-        case 'expandAll':
-          return dispatch({ type: cmd });
-        case 'open':
-          return dispatch({ type: 'toggle', view: cur.viewOf, autoDetail: cur.autoDetail });
-        case 'toggleDetail':
-          return dispatch({ type: cmd, autoDetail: cur.autoDetail });
-        case 'jumpBoundary':
-          return dispatch({ type: 'pick', view: cur.viewOf, pick: cur.pickBoundary });
-        case 'fork':
-          if (cur.target) cur.props.onForkRequest(cur.target);
-          return;
-        case 'back':
-          if (hasSomethingToClose(cur.state, cur.autoDetail)) return dispatch({ type: 'back', autoDetail: cur.autoDetail });
-          cur.props.onBack?.();
-          return;
-      }
-    },
-    { isActive: focused },
-  );
-
+  const { state, world, session, turns: t, width, height } = props;
   const w = Math.max(1, width);
+  const data = world.turns(session);
+  const lines: React.JSX.Element[] = [];
+  if (!data.ok) {
+    lines.push(<Line key="header" width={w} segments={headerSegments(session, undefined)} />);
+    lines.push(<Line key="err" width={w} segments={[{ text: `cannot read this session: ${sanitizeInline(data.error)}`, color: 'red' }]} />);
+    return (
+      <Box flexDirection="column" width={w} height={Math.max(0, height)} overflow="hidden">
+        {lines.slice(0, Math.max(0, height))}
+      </Box>
+    );
+  }
+  const auto = height >= AUTO_DETAIL_HEIGHT;
+  const detailShown = t.showDetail ?? auto;
+  const lay = turnsLayout(height, detailShown);
+  const active = turnsView(state, data)(t);
+  const sel = cursorWindow(t.showHistory ? t.history : t.tree, active);
+  const selectedRow: TurnRow | undefined = active.rows[sel.index];
+  const target = forkTargetOf(state, world, session);
   const gutter = Math.max(2, String(Math.max(0, session.length - 1)).length);
   const visible = visibleWindow(active.rows, sel.index, lay.list, sel.top);
-  const detail = useMemo(() => (detailShown ? detailLines(selectedRow, session.events) : []), [detailShown, selectedRow, session, version]);
+  const detail = detailShown ? detailLines(selectedRow, session.events) : [];
 
-  const lines: React.JSX.Element[] = [];
-  lines.push(<Line key="header" width={w} segments={headerSegments(session, state.showHistory ? { upTo: state.historyUpTo, entries: history.length } : undefined)} />);
+  const duplicates = world.items.filter((i) => i.id === session.id).length;
+  lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length } : undefined, duplicates)} />);
   visible.rows.forEach((row, i) => {
     const isSel = visible.top + i === sel.index;
     let segs = rowSegments(row, gutter, isSel);
-    if (isSel && !state.showHistory && target && 'error' in target && target.error.code === 'OPEN_TURN' && w > INSIDE_HINT.length + 8) {
+    if (isSel && !t.showHistory && target && 'error' in target && target.error.code === 'OPEN_TURN' && w > INSIDE_HINT.length + 8) {
       const room = w - INSIDE_HINT.length;
       const body = fitSegments(segs, room);
       const used = body.reduce((n, s) => n + displayWidth(s.text), 0);
@@ -253,7 +145,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
     lines.push(<Line key={row.key} width={w} segments={segs} inverse={isSel} />);
   });
   if (active.rows.length === 0 && lay.list > 0) {
-    const empty = state.showHistory ? '(the model sees nothing up to this point)' : '(no events: an empty session)';
+    const empty = t.showHistory ? '(the model sees nothing up to this point)' : '(no events: an empty session)';
     lines.push(<Line key="empty" width={w} segments={[{ text: empty, dim: true }]} />);
   }
   while (lines.length < 1 + lay.list) lines.push(<Text key={`pad${lines.length}`}> </Text>);

@@ -3,6 +3,7 @@
 // ~200 small modules resolved one by one (about 100 ms instead of 550 ms on
 // the reference machine), which is most of the browser's first frame.
 import { build } from 'esbuild';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,7 +17,8 @@ await build({
   target: 'node20',
   format: 'esm',
   // React's production build: the development one doubles the cost of a frame.
-  define: { 'process.env.NODE_ENV': '"production"' },
+  // and `dsh-browse --version` from package.json, fixed at build time.
+  define: { 'process.env.NODE_ENV': '"production"', __VERSION__: JSON.stringify(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version) },
   // Ink loads its devtools only when DEV=true; keep that optional package out.
   alias: { 'react-devtools-core': path.join(root, 'scripts/devtools-stub.mjs') },
   // CommonJS dependencies (react) call require(); give the ESM bundle one.

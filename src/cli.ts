@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { isSessionForkError } from './session/errors.js';
 import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageError, type Out } from './cli/commands.js';
 import { defaultRoot, tuiStartOptions } from './cli/default-root.js';
 import { useColor } from './cli/format.js';
@@ -16,6 +17,7 @@ usage:
   dsh-browse [DIR] [--all]                           open the browser on DIR (default: the harness root
                                                      \${DSH_HOME:-~/.dsh}/sessions when it exists, else .);
                                                      starts scoped to the current project; --all: every project
+  dsh-browse --version                               print the version
   dsh-browse list     --dir DIR [--json]             every session and every diagnostic
   dsh-browse tree     --dir DIR --session ID [--json]   a session's turn tree and fork boundaries
   dsh-browse fork     --dir DIR --session ID [--at SEQ] [--id CHILD] [--json]
@@ -69,6 +71,14 @@ function parseIntArg(name: string, v: string | undefined): number | undefined {
   return Number(v);
 }
 
+const isDirectory = (p: string): boolean => {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
 function requireDir(dir: string | undefined): string {
   if (!dir) throw new UsageError('missing --dir DIR');
   const abs = path.resolve(dir);
@@ -76,9 +86,54 @@ function requireDir(dir: string | undefined): string {
   return abs;
 }
 
+/** Outside a fork, an unknown session is a usage error (exit 2), with the store's message. */
+function usageOnNotFound<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (isSessionForkError(e) && e.code === 'SESSION_NOT_FOUND') throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** `--at -1`: a negative number is the option's value, not an option (parseArgs would refuse it). */
+function joinNegativeValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if ((a === '--at' || a === '--turns' || a === '--speed') && i + 1 < argv.length && /^-\d/.test(argv[i + 1])) {
+      out.push(`${a}=${argv[++i]}`);
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** Edit distance, for "did you mean". */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  return d[a.length][b.length];
+}
+
+/** A positional that is neither a command nor a folder: say so, and suggest the nearest command. */
+function unknownCommand(word: string): UsageError {
+  const near = [...COMMANDS].map((c) => ({ c, d: distance(word.toLowerCase(), c) })).sort((x, y) => x.d - y.d)[0];
+  const hint = near && near.d <= 2 ? ` — did you mean "${near.c}"?` : '';
+  return new UsageError(`unknown command ${JSON.stringify(word)}${hint} (it is not a folder either; see --help)`);
+}
+
+function version(): string {
+  // the bundle inlines package.json's version; unbundled, read it from disk
+  if (typeof __VERSION__ === 'string') return __VERSION__;
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
-    args: argv,
+    args: joinNegativeValues(argv),
     allowPositionals: true,
     options: {
       dir: { type: 'string' },
@@ -99,9 +154,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write((cmd ? COMMAND_HELP[cmd] : USAGE) + '\n');
     return 0;
   }
+  if (values.version) {
+    process.stdout.write(`dsh-browse ${version()}\n`);
+    return 0;
+  }
   if (!cmd) {
-    if (positionals.length > 1) throw new UsageError(`unknown command ${JSON.stringify(positionals[0])} (try --help)`);
-    const given = values.dir ?? positionals[0];
+    const first = positionals[0];
+    // a word that is no command and no folder is a mistyped command: never open the browser on it
+    if (first !== undefined && !isDirectory(first)) throw unknownCommand(first);
+    if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])} (see --help)`);
+    const given = values.dir ?? first;
     const chosen = given === undefined ? defaultRoot() : undefined;
     const dir = requireDir(given ?? chosen!.dir);
     const start = tuiStartOptions(dir, { label: chosen?.label, all: values.all, defaultRoot: chosen !== undefined });
@@ -128,9 +190,9 @@ export async function main(argv: string[]): Promise<number> {
     case 'list':
       return cmdList(index, out);
     case 'tree':
-      return cmdTree(resolveSession(index, values.session, abs), out);
+      return cmdTree(usageOnNotFound(() => resolveSession(index, values.session, abs)), out);
     case 'fork':
-      return cmdFork(index, resolveSession(index, values.session, abs), parseIntArg('at', values.at), values.id, out, err);
+      return cmdFork(index, () => resolveSession(index, values.session, abs), parseIntArg('at', values.at), values.id, out, err);
     case 'lineage':
       return cmdLineage(index, out);
     case 'audit':
@@ -141,6 +203,16 @@ export async function main(argv: string[]): Promise<number> {
 
 function isUsage(e: unknown): boolean {
   return e instanceof UsageError || (e instanceof Error && 'code' in e && String((e as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS'));
+}
+
+declare const __VERSION__: string | undefined;
+
+// `dsh-browse tree … | head -1`: a closed pipe ends the command quietly, as `git log | head` does.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
 }
 
 const isEntry = process.argv[1] !== undefined && fs.realpathSync(process.argv[1]) === fs.realpathSync(new URL(import.meta.url).pathname);

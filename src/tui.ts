@@ -2,12 +2,22 @@
 // prints a one-line hint pointing at the headless commands and returns 2,
 // instead of letting Ink fail in raw mode.
 //
+// Full screen, as less, htop and lazygit are: the alternate screen buffer and
+// bracketed paste are switched on for the app's life and always switched off
+// again: on q, Ctrl-C, SIGTERM/SIGHUP/SIGINT and an unexpected error.
+//
 // The first frame does not wait for the root: the app mounts at once, and the
 // folders are walked and their files indexed in small time-boxed batches
 // (scanRoot) while the app paints and takes keys. Then the root is followed live.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { render } from 'ink';
 import React from 'react';
+import { AppController } from '../components/app-controller.js';
 import { App } from '../components/app.js';
+import type { ResumeCommand } from './session/resume-command.js';
+import { sanitizeInline } from './view/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
 import { newRootIndex } from './storage/load-root.js';
 import { scanRoot } from './storage/scan.js';
@@ -17,6 +27,10 @@ export interface TuiOptions {
   follow?: boolean;
 }
 
+const ENTER_SCREEN = '\x1b[?1049h\x1b[?2004h';
+const LEAVE_SCREEN = '\x1b[?2004l\x1b[?25h\x1b[?1049l';
+const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
+
 export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     process.stderr.write(`dsh-browse: the browser needs an interactive terminal; for scripts use the headless commands: dsh-browse list --dir ${dir} (see --help)\n`);
@@ -24,9 +38,44 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   }
   const index = newRootIndex(dir);
   index.scan = { done: 0, finished: false };
+  let restored = false;
+  const restore = (): void => {
+    if (restored) return;
+    restored = true;
+    try {
+      if (process.stdin.isTTY) process.stdin.setRawMode(false);
+    } catch {
+      // the terminal may be gone (SIGHUP)
+    }
+    process.stdout.write(LEAVE_SCREEN);
+  };
+  process.stdout.write(ENTER_SCREEN);
+
   // Not Ink's incrementalRendering: with frames that change height while the
   // scan fills the list it left stale lines on screen (seen in the pty e2e test).
-  const app = render(React.createElement(App, { index }), { exitOnCtrlC: true });
+  // Ctrl-C is a key like any other (the reducer quits on it, even inside a burst).
+  const controller = new AppController(index, { size: { columns: process.stdout.columns || 80, rows: process.stdout.rows || 24 } });
+  const app = render(React.createElement(App, { index, controller }), { exitOnCtrlC: false });
+  const onSignal = (sig: keyof typeof SIGNALS): void => {
+    app.unmount();
+    restore();
+    process.exit(128 + SIGNALS[sig]);
+  };
+  const onCrash = (e: unknown): void => {
+    try {
+      app.unmount();
+    } catch {
+      // already broken
+    }
+    restore();
+    process.stderr.write(`dsh-browse: unexpected failure: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (process.env.DSH_BROWSE_DEBUG) process.stderr.write(String((e as Error)?.stack) + '\n');
+    process.exit(3);
+  };
+  for (const sig of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.on(sig, onSignal);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+
   const abort = new AbortController();
   let follower: Follower | undefined;
   const scanned = scanRoot(index, { signal: abort.signal, onProgress: (p) => (index.scan = p) }).then(() => {
@@ -47,6 +96,42 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     abort.abort();
     await scanned.catch(() => undefined);
     follower?.close();
+    restore();
+    for (const sig of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.off(sig, onSignal);
+    process.off('uncaughtException', onCrash);
+    process.off('unhandledRejection', onCrash);
+    controller.close();
   }
-  return 0;
+  return controller.pendingRun ? runResume(controller.pendingRun) : 0;
+}
+
+/** The first executable `name` on the PATH, if any. */
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      if (fs.statSync(file).isFile()) return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** R: with the terminal restored, run `dsh --resume=ID` in the session's cwd; without dsh, print the command. */
+function runResume(rc: ResumeCommand): number {
+  const dsh = onPath('dsh');
+  const shown = sanitizeInline(rc.shell);
+  if (!dsh) {
+    process.stdout.write(`dsh is not on the PATH; to continue the session run:\n  ${shown}\n`);
+    return 0;
+  }
+  if (rc.cwd !== undefined && !fs.existsSync(rc.cwd)) {
+    process.stderr.write(`dsh-browse: the session's cwd ${sanitizeInline(rc.cwd)} does not exist here; the command was:\n  ${shown}\n`);
+    return 1;
+  }
+  const r = spawnSync(dsh, rc.argv, { cwd: rc.cwd, stdio: 'inherit' });
+  return r.status ?? 1;
 }

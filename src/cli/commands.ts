@@ -1,11 +1,13 @@
 // The headless commands: list, tree, fork, lineage, audit.
 import { auditSessions, type Finding } from '../session/audit.js';
 import { eraOf } from '../session/era.js';
-import { isSessionForkError } from '../session/errors.js';
+import { isSessionForkError, SessionForkError } from '../session/errors.js';
 import { rc8RootRefusal } from '../storage/disk-persistence.js';
 import { layoutOf, rc8RootOf } from '../storage/layout.js';
-import { resumeCommand, resumeVerdict, shellWord } from '../storage/resume.js';
+import { resumeCommand } from '../session/resume-command.js';
+import { resumeVerdict } from '../storage/resume.js';
 import { safeStringify } from '../session/json-safe.js';
+import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { stateOf } from '../session/log-facts.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
 import type { Session } from '../session/session.js';
@@ -24,7 +26,7 @@ export interface Out {
 export class UsageError extends Error {}
 
 /** fork/spawn, and whether the child is a subagent's (rc.8 origin: "subagent") */
-export const kindLabel = (s: Session): string => (s.kind === 'root' ? '' : (s.header.origin === 'subagent' ? `subagent-${s.kind}` : s.kind));
+export const kindLabel = (s: Session): string => (s.kind === 'root' ? '' : s.header.origin === 'subagent' ? `subagent-${s.kind}` : s.kind);
 
 /** rc.8 refusals of whole roots, looked up once per root (list, lineage). */
 function rootRefusals(): (s: Session) => string | undefined {
@@ -37,14 +39,23 @@ function rootRefusals(): (s: Session) => string | undefined {
   };
 }
 
-export function sessionSummary(s: Session, sameId: readonly Session[] = [], rootRefusal?: string) {
+/** What the harness's verdict needs beyond the session: its id's other sessions, a refusal of its whole root. */
+export interface ResumeContext {
+  sameId?: readonly Session[];
+  rootRefusal?: string;
+}
+
+export function sessionSummary(s: Session, parent?: ParentLink, ctx: ResumeContext = {}) {
   const f = s.facts;
   const h = s.header;
-  const verdict = resumeVerdict(s, sameId, rootRefusal);
+  const verdict = resumeVerdict(s, ctx.sameId ?? [], ctx.rootRefusal);
   return {
     id: s.id,
     file: s.file,
     ...(s.parentSession !== undefined ? { parentSession: s.parentSession } : {}),
+    // ids repeat: the parent's file when it can be told (see src/session/lineage.ts)
+    ...(parent?.kind === 'resolved' && !parent.key.startsWith('mem:') ? { parentFile: parent.key } : {}),
+    ...(parent?.kind === 'ambiguous' ? { parentAmbiguous: true } : {}),
     ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}),
     ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
     kind: s.kind,
@@ -71,8 +82,10 @@ export function cmdList(index: RootIndex, out: Out): number {
   const sessions = index.store.list().sort((a, b) => (b.facts.lastEventTime ?? b.header.createdAt) - (a.facts.lastEventTime ?? a.header.createdAt));
   const diagnostics = allDiagnostics(index);
   if (out.json) {
+    const parents = resolveParents(sessions);
     const refusal = rootRefusals();
-    out.write(JSON.stringify({ sessions: sessions.map((s) => sessionSummary(s, index.store.getAll(s.id), refusal(s))), diagnostics }, null, 2) + '\n');
+    const summary = (s: Session) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s) });
+    out.write(JSON.stringify({ sessions: sessions.map(summary), diagnostics }, null, 2) + '\n');
     return 0;
   }
   const p = painter(out.color);
@@ -96,22 +109,38 @@ export function cmdList(index: RootIndex, out: Out): number {
   return 0;
 }
 
-/** `--session` accepts an id or a file path. Duplicate ids must be addressed by file. */
+/** Why `arg` names no session: a file of the root that was refused says so, with its diagnostics. */
+function notFoundReason(index: RootIndex, arg: string, abs: (p: string) => string): string {
+  const refused = index.files.get(abs(arg))?.refused;
+  if (refused?.length) return ` (the file is not a loadable session: ${refused.map((d) => `${d.code}: ${d.message}`).join('; ')})`;
+  return ` in ${index.root}`;
+}
+
+/**
+ * `--session` accepts an id or a file path. Duplicate ids must be addressed by
+ * file. An unknown session is the store's SESSION_NOT_FOUND (a fork reports it
+ * as a typed refusal; other commands as a usage error).
+ */
 export function resolveSession(index: RootIndex, arg: string | undefined, abs: (p: string) => string): Session {
   if (!arg) throw new UsageError('missing --session ID (an id or a file path)');
-  const byFile = index.store.get(abs(arg));
-  if (byFile && byFile.file === abs(arg)) return byFile;
+  const byFile = index.store.byFile(abs(arg));
+  if (byFile) return byFile;
   const all = index.store.getAll(arg);
   if (all.length === 1) return all[0];
   if (all.length > 1) throw new UsageError(`id ${JSON.stringify(arg)} names ${all.length} sessions; pass a file path instead: ${all.map((s) => s.file).join(', ')}`);
-  throw new UsageError(`no session ${JSON.stringify(arg)} in ${index.root}`);
+  throw new SessionForkError('SESSION_NOT_FOUND', `session ${JSON.stringify(arg)} not found${notFoundReason(index, arg, abs)}`);
 }
 
 function treeLines(nodes: TreeNode[], boundaries: Set<number>, p: ReturnType<typeof painter>, seedLength?: number): string[] {
   const out: string[] = [];
-  const stack: Array<{ n: TreeNode; depth: number }> = nodes.map((n) => ({ n, depth: 0 })).reverse();
+  const stack: Array<{ n: TreeNode; depth: number } | { boundary: number }> = nodes.map((n) => ({ n, depth: 0 })).reverse();
   while (stack.length) {
-    const { n, depth } = stack.pop()!;
+    const top = stack.pop()!;
+    if ('boundary' in top) {
+      out.push(p('green', `       ── fork here (seq ${top.boundary}) ──`));
+      continue;
+    }
+    const { n, depth } = top;
     const pad = '  '.repeat(depth);
     const seq = p('gray', `#${n.seq}`.padStart(6));
     let line = '';
@@ -137,8 +166,9 @@ function treeLines(nodes: TreeNode[], boundaries: Set<number>, p: ReturnType<typ
     }
     if (seedLength !== undefined && n.seq === seedLength && depth === 0) out.push(p('gray', `—— own events (after seedLength ${seedLength}) ——`));
     out.push(`${seq} ${pad}${line}`);
+    // the boundary line goes after the whole turn (its children are printed first), as in the TUI
+    if (depth === 0 && boundaries.has(n.lastSeq)) stack.push({ boundary: n.lastSeq });
     if ('children' in n) for (let i = n.children.length - 1; i >= 0; i--) stack.push({ n: n.children[i], depth: depth + 1 });
-    if (depth === 0 && boundaries.has(n.lastSeq)) out.push(p('green', `       ── fork here (seq ${n.lastSeq}) ──`));
   }
   return out;
 }
@@ -160,16 +190,17 @@ export function cmdTree(s: Session, out: Out): number {
   return 0;
 }
 
-export function cmdFork(index: RootIndex, source: Session, at: number | undefined, id: string | undefined, out: Out, err: Out): number {
+export function cmdFork(index: RootIndex, source: () => Session, at: number | undefined, id: string | undefined, out: Out, err: Out): number {
   try {
-    const child = index.store.fork({ source, boundary: at, sessionId: id });
+    const src = source();
+    const child = index.store.fork({ source: src, boundary: at, sessionId: id });
     const c = { id: child.id, file: child.file, parentSession: child.parentSession!, seedLength: child.seedLength!, ...(child.cwd !== undefined ? { cwd: child.cwd } : {}), era: eraOf(child) };
     const resume = resumeCommand(child);
     if (out.json) out.write(JSON.stringify({ child: c, resume: resume.command }, null, 2) + '\n');
     else
       out.write(
-        `forked ${cell(source.id)} at seedLength ${c.seedLength} -> ${cell(c.id)}\n  ${cell(c.file, 200)}\n` +
-          `continue it in the harness: ${resume.cwd !== undefined ? `cd ${cell(shellWord(resume.cwd), 200)} && ` : ''}${cell(resume.command, 200)}\n`,
+        `forked ${cell(src.id)} at seedLength ${c.seedLength} -> ${cell(c.id)}\n  ${cell(c.file, 200)}\n` +
+          `continue it in the harness: ${cell(resume.shell, 400)}\n`,
       );
     return 0;
   } catch (e) {
@@ -183,9 +214,11 @@ export function cmdFork(index: RootIndex, source: Session, at: number | undefine
 export function cmdLineage(index: RootIndex, out: Out): number {
   const layout = layoutLineage(lineageNodes(index.store.list()));
   if (out.json) {
+    const sessions = index.store.list();
+    const parents = resolveParents(sessions);
     const refusal = rootRefusals();
-    const nodes = index.store.list().map((s) => sessionSummary(s, index.store.getAll(s.id), refusal(s)));
-    out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, cycles: layout.cycles }, null, 2) + '\n');
+    const nodes = sessions.map((s) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s) }));
+    out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, ambiguous: layout.ambiguous, cycles: layout.cycles }, null, 2) + '\n');
     return 0;
   }
   out.write(renderLineageText(layout, { color: out.color }) + '\n');

@@ -81,6 +81,9 @@ export class Session {
   /** Set when the file was deleted: the object stays readable but is no longer live. */
   gone = false;
 
+  /** Key of the session this one was forked from in this process (ids can repeat; the file cannot). */
+  forkedFrom?: string;
+
   /** Replaces the log state in place (a live re-read of the same file); `withEvents` when it holds events. */
   resetLog(state: LogState, withEvents: boolean): void {
     this.log = state;

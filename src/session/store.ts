@@ -76,7 +76,11 @@ export class SessionStore {
   add(s: Session): void {
     const key = SessionStore.keyOf(s);
     const old = this.byKey.get(key);
-    if (old) this.detachId(old);
+    if (old) {
+      this.detachId(old);
+      // a re-read of our own fork child still knows which file it came from
+      if (old.forkedFrom !== undefined && s.forkedFrom === undefined && old.id === s.id && old.parentSession === s.parentSession) s.forkedFrom = old.forkedFrom;
+    }
     this.byKey.set(key, s);
     const list = this.byId.get(s.id);
     if (list) list.push(s);
@@ -103,6 +107,11 @@ export class SessionStore {
   /** By file path first, then by id (the first of several with that id). */
   get(idOrFile: string): Session | undefined {
     return this.byKey.get(idOrFile) ?? this.byId.get(idOrFile)?.[0];
+  }
+
+  /** The live session of exactly this key (file path, or `mem:<id>`). */
+  byFile(key: string): Session | undefined {
+    return this.byKey.get(key);
   }
 
   /** Every live session with this id (ids can repeat across files). */
@@ -157,6 +166,7 @@ export class SessionStore {
     }
     // In memory the child owns a deep clone; on disk it reloads from its own file.
     const child = this.persistence ? this.persistence.write(header, seed, parent) : memorySession(header, structuredClone(seed) as SessionEvent[]);
+    if (parent) child.forkedFrom = SessionStore.keyOf(parent);
     this.add(child);
     return child;
   }

@@ -1,6 +1,5 @@
-// What `dsh --resume` would say about a session (item 6), and the command that
-// continues it in the harness (item 7). Pure: no I/O, only the session's
-// header, facts and file path.
+// What `dsh --resume` would say about a session: the harness's verdict on
+// resuming it. Pure: no I/O, only the session's header, facts and file path.
 import path from 'node:path';
 import { eraOf } from '../session/era.js';
 import type { Session } from '../session/session.js';
@@ -57,22 +56,4 @@ export function resumeVerdict(
   return { resumable: true };
 }
 
-const SHELL_SAFE = /^[A-Za-z0-9._:@%+=,/-]+$/;
-/** Quotes a word for a POSIX shell (single quotes, ' as '\''). */
-export const shellWord = (w: string): string => (w !== '' && SHELL_SAFE.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
-
-export interface ResumeCommand {
-  /** the line to show or copy: dsh --resume=<id> (quoted for a shell) */
-  command: string;
-  /** the program and its arguments, to run without a shell */
-  file: 'dsh';
-  args: string[];
-  /** where to run it: the session's cwd (undefined when it has none) */
-  cwd?: string;
-}
-
-/** The command that continues `s` in the harness: `dsh --resume=<id>`, in the session's cwd. */
-export function resumeCommand(s: Pick<Session, 'id' | 'cwd'>): ResumeCommand {
-  const arg = `--resume=${s.id}`;
-  return { command: `dsh ${shellWord(arg)}`, file: 'dsh', args: [arg], ...(s.cwd !== undefined ? { cwd: s.cwd } : {}) };
-}
+// The command that continues a session (dsh --resume=<id>, in its cwd): src/session/resume-command.ts.

@@ -6,13 +6,14 @@ export type Command =
   | 'up' | 'down' | 'top' | 'bottom' | 'pageUp' | 'pageDown'
   | 'open' | 'back' | 'nextView' | 'prevView' | 'help' | 'quit'
   | 'fork' | 'filter' | 'cycleSort'
-  | 'expand' | 'collapse' | 'expandAll' | 'collapseAll' | 'toggleHistory' | 'toggleDetail' | 'jumpBoundary';
+  | 'expand' | 'collapse' | 'expandAll' | 'collapseAll' | 'toggleHistory' | 'toggleDetail' | 'jumpBoundary'
+  | 'copyResume' | 'resume';
 
 /** Ink's key flags (a subset of ink's Key). */
 export interface KeyFlags {
   upArrow?: boolean; downArrow?: boolean; leftArrow?: boolean; rightArrow?: boolean;
   pageUp?: boolean; pageDown?: boolean; return?: boolean; escape?: boolean; tab?: boolean; shift?: boolean; ctrl?: boolean;
-  home?: boolean; end?: boolean;
+  home?: boolean; end?: boolean; backspace?: boolean; delete?: boolean; meta?: boolean;
 }
 
 export interface Binding {
@@ -47,6 +48,8 @@ export const BINDINGS: Binding[] = [
   { keys: 'E', command: 'collapseAll', views: ['turns'], help: 'collapse all', match: ch('E') },
   { keys: 't', command: 'toggleHistory', views: ['turns'], help: 'toggle model history (what the model sees up to the selection)', match: ch('t') },
   { keys: 'd', command: 'toggleDetail', views: ['turns'], help: 'toggle the detail pane', match: ch('d') },
+  { keys: 'y', command: 'copyResume', views: all, help: 'copy the command that continues the session in the harness (dsh --resume=ID, in its cwd)', match: ch('y') },
+  { keys: 'R', command: 'resume', views: all, help: 'leave the browser and run dsh --resume=ID in the session\'s cwd (printed if dsh is not on the PATH)', match: ch('R') },
   { keys: '?', command: 'help', views: all, help: 'this help', match: ch('?') },
   { keys: 'q / Ctrl-C', command: 'quit', views: all, help: 'quit', match: (i, k) => ch('q')(i, k) || (Boolean(k.ctrl) && i === 'c') },
 ];

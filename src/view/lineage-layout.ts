@@ -37,6 +37,10 @@ export interface LineageNodeInput {
   /** Session id; may repeat across nodes. */
   id: string;
   parentId?: string;
+  /** the resolved parent node (ids repeat: see src/session/lineage.ts); default: the first node with parentId */
+  parentKey?: string;
+  /** several nodes have parentId and none can be told to be the parent */
+  parentAmbiguous?: boolean;
   kind: 'root' | 'fork' | 'spawn';
   seedLength?: number;
   /** Turn number the fork was cut after, if known. */
@@ -78,6 +82,8 @@ export interface LineageLayout {
   edges: LineageEdge[];
   /** Keys whose parentId is not any node's id. */
   orphans: string[];
+  /** Keys whose parentId names several nodes, none of them provably the parent. */
+  ambiguous: string[];
   /** Keys of each cycle's members, in child order. */
   cycles: string[][];
 }
@@ -134,12 +140,17 @@ function hasParent(n: LineageNodeInput): n is LineageNodeInput & { parentId: str
 function resolve(nodes: readonly LineageNodeInput[]): Resolved {
   const sorted = [...nodes].sort(compareNodes);
   const firstById = new Map<string, number>();
+  const byKey = new Map<string, number>();
   sorted.forEach((n, i) => {
     if (!firstById.has(n.id)) firstById.set(n.id, i);
+    byKey.set(n.key, i);
   });
   const parent = new Int32Array(sorted.length);
   sorted.forEach((n, i) => {
-    parent[i] = hasParent(n) ? (firstById.get(n.parentId) ?? MISSING) : NO_PARENT;
+    if (!hasParent(n)) parent[i] = NO_PARENT;
+    else if (n.parentAmbiguous) parent[i] = MISSING;
+    else if (n.parentKey !== undefined) parent[i] = byKey.get(n.parentKey) ?? MISSING;
+    else parent[i] = firstById.get(n.parentId) ?? MISSING;
   });
   return { sorted, parent };
 }
@@ -209,6 +220,7 @@ export function layoutLineage(
   const missing = new Map<string, number[]>(); // in order of first orphan
   const edges: LineageEdge[] = [];
   const orphans: string[] = [];
+  const ambiguous: string[] = [];
   for (let i = 0; i < n; i++) {
     const node = sorted[i];
     const p = parent[i];
@@ -221,10 +233,11 @@ export function layoutLineage(
       edge.parentKey = sorted[p].key;
       children[p].push(i);
     } else {
-      orphans.push(node.key);
-      const group = missing.get(edge.parent);
+      (node.parentAmbiguous ? ambiguous : orphans).push(node.key);
+      const groupKey = (node.parentAmbiguous ? 'ambiguous parent ' : 'missing parent ') + edge.parent;
+      const group = missing.get(groupKey);
       if (group) group.push(i);
-      else missing.set(edge.parent, [i]);
+      else missing.set(groupKey, [i]);
     }
     if (node.seedLength !== undefined) edge.seedLength = node.seedLength;
     edges.push(edge);
@@ -241,8 +254,8 @@ export function layoutLineage(
 
   // Top-level frames, pushed in reverse so they pop in order.
   const top: Frame[] = roots.map((idx) => ({ idx, prefix: '', lanes: '', depth: 0 }));
-  for (const [id, members] of missing) {
-    top.push({ idx: -1, synthetic: { kind: 'missing-parent', text: `missing parent ${sanitizeInline(id)}`, members }, prefix: '', lanes: '', depth: 0 });
+  for (const [label, members] of missing) {
+    top.push({ idx: -1, synthetic: { kind: 'missing-parent', text: sanitizeInline(label), members }, prefix: '', lanes: '', depth: 0 });
   }
   for (const c of cycleIdx) {
     const ids = c.map((i) => sanitizeInline(sorted[i].id));
@@ -289,7 +302,7 @@ export function layoutLineage(
     if (kids.length > 0) pushKids(kids, f, false);
   }
 
-  return { rows, edges, orphans, cycles: cycleIdx.map((c) => c.map((i) => sorted[i].key)) };
+  return { rows, edges, orphans, ambiguous, cycles: cycleIdx.map((c) => c.map((i) => sorted[i].key)) };
 }
 
 const parentKeyCache = new WeakMap<LineageLayout, Map<string, string>>();

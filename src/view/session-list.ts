@@ -7,10 +7,10 @@
  * - created:  newest createdAt first
  * - id:       id ascending (code units), ties by key
  * - threaded: children under their parent (depth-first), each level newest
- *             activity first; a child's parent is the first session with that
- *             id in (createdAt, key) order, as in the lineage layout. Sessions
- *             whose parent is missing or filtered out, and members of cycles,
- *             are drawn as roots.
+ *             activity first; a child's parent is its resolved parentKey,
+ *             else the first session with that id in (createdAt, key) order,
+ *             as in the lineage layout. Sessions whose parent is missing,
+ *             ambiguous or filtered out, and members of cycles, are drawn as roots.
  * Filter: case-insensitive substring of id, title or cwd.
  */
 import { ageText } from './age.js';
@@ -34,6 +34,12 @@ export interface SessionListItem {
   title?: string;
   cwd?: string;
   parentSession?: string;
+  /** the parent's key when it can be told (ids repeat: src/session/lineage.ts) */
+  parentKey?: string;
+  /** several sessions carry the parent id and none is provably the parent */
+  parentAmbiguous?: boolean;
+  /** other sessions share this id (DUPLICATE_ID) */
+  duplicateId?: boolean;
   kind: 'root' | 'fork' | 'spawn';
   seedLength?: number;
   createdAt: number;
@@ -122,10 +128,16 @@ function threaded(items: readonly SessionListItem[]): Array<{ item: SessionListI
   for (const s of [...items].sort((a, b) => num(a.createdAt) - num(b.createdAt) || byKey(a, b))) {
     if (!firstById.has(s.id)) firstById.set(s.id, s);
   }
+  const itemByKey = new Map(items.map((s) => [s.key, s]));
   const children = new Map<string, SessionListItem[]>();
   const roots: SessionListItem[] = [];
   for (const s of items) {
-    const p = s.parentSession !== undefined && s.parentSession !== '' ? firstById.get(s.parentSession) : undefined;
+    const p =
+      s.parentSession === undefined || s.parentSession === '' || s.parentAmbiguous
+        ? undefined
+        : s.parentKey !== undefined
+          ? itemByKey.get(s.parentKey)
+          : firstById.get(s.parentSession);
     if (!p || p === s) roots.push(s);
     else {
       const list = children.get(p.key);
@@ -171,7 +183,8 @@ export function rowOf(s: SessionListItem, depth: number, now: number): SessionRo
     kind: s.kind,
     mark: s.kind === 'fork' ? '◆' : s.kind === 'spawn' ? '◇' : '',
     id: sanitizeInline(s.id),
-    title: sanitizeInline(s.title ?? ''),
+    // ids repeat across files (ten real harness logs share one): say so where the id is read
+    title: (s.duplicateId ? 'DUPLICATE_ID · ' : '') + sanitizeInline(s.title ?? ''),
     cwd: sanitizeInline(s.cwd ?? ''),
     turns: String(s.turns),
     events: String(s.events),

@@ -20,6 +20,8 @@ export interface TurnsState {
   historyUpTo: number;
   /** undefined = automatic (shown when the view is tall enough) */
   showDetail?: boolean;
+  /** `G`/End was the last move: the cursor follows the end of a growing log (as less +F); any other move stops it */
+  follow?: boolean;
 }
 
 /** The rows an action acts on (the active list) and the list's height on screen. */
@@ -127,13 +129,13 @@ export function turnsReducer(state: TurnsState, action: TurnsAction): TurnsState
     case 'bottom':
     case 'pageUp':
     case 'pageDown':
-      return { ...state, [which]: move(state[which], action.type, viewFor(action.view, state)) };
+      return { ...state, [which]: move(state[which], action.type, viewFor(action.view, state)), follow: action.type === 'bottom' && which === 'tree' };
     case 'select': {
       const view = viewFor(action.view, state);
-      return { ...state, [which]: moveTo(view, action.index, cursorWindow(state[which], view).top) };
+      return { ...state, [which]: moveTo(view, action.index, cursorWindow(state[which], view).top), follow: false };
     }
     case 'pick': {
-      const s = { ...state, showHistory: false };
+      const s = { ...state, showHistory: false, follow: false };
       const view = viewFor(action.view, s);
       const cur = cursorWindow(s.tree, view);
       const to = action.pick(view.rows, cur.index);

@@ -44,7 +44,7 @@ function json(...args: string[]): { code: number; body: any; stderr: string } {
 }
 
 const SUMMARY_KEYS = new Set([
-  'id', 'file', 'parentSession', 'seedLength', 'cwd', 'kind', 'era', 'origin', 'delegationDepth', 'agentPreset', 'resumable', 'resumeReason',
+  'id', 'file', 'parentSession', 'parentFile', 'parentAmbiguous', 'seedLength', 'cwd', 'kind', 'era', 'origin', 'delegationDepth', 'agentPreset', 'resumable', 'resumeReason',
   'createdAt', 'events', 'turns', 'state', 'forkable', 'lastEventType', 'lastEventTime', 'title', 'diagnostics',
 ]);
 function checkSummary(s: any): void {
@@ -313,7 +313,7 @@ describe('dsh-browse CLI', () => {
     it('--json on the sample corpus: nodes, typed edges, orphans, cycles', () => {
       const { code, body } = json('lineage', '--dir', sample);
       expect(code).toBe(0);
-      expect(Object.keys(body).sort()).toEqual(['cycles', 'edges', 'nodes', 'orphans']);
+      expect(Object.keys(body).sort()).toEqual(['ambiguous', 'cycles', 'edges', 'nodes', 'orphans']);
       const sessions = plainSessions(sample);
       expect(body.nodes).toHaveLength(sessions.length);
       for (const n of body.nodes) checkSummary(n);
@@ -430,5 +430,75 @@ describe('dsh-browse CLI', () => {
       expect([...after.keys()].filter((k) => path.basename(k).startsWith('.') || k.endsWith('.tmp'))).toEqual([]);
       expect(created.length).toBe(ok.filter((s) => s.forkable).length);
     }, 180_000);
+  });
+});
+
+describe('command line edges', () => {
+  const sample = SAMPLE_DIR;
+
+  it('--version prints the version from package.json', () => {
+    const r = run('--version');
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(`dsh-browse ${JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version}`);
+  });
+
+  it('an unknown subcommand is a usage error with a suggestion, never the browser', () => {
+    const r = run('lsit');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command "lsit" — did you mean "list"\?/);
+    expect(r.stdout).toBe('');
+    const far = run('frobnicate');
+    expect(far.code).toBe(2);
+    expect(far.stderr).not.toContain('did you mean');
+  });
+
+  it('a closed stdout ends a command quietly with exit 0 (tree | head -1)', () => {
+    // a tree far larger than a pipe's buffer, so the writer really meets the closed pipe
+    const dir = tmpDir('dsh-cli-');
+    const rows: Array<[string, unknown]> = [];
+    for (let t = 1; t <= 4000; t++) rows.push(['turn/start', { turn: t, trigger: 'user' }], ['user/message', { content: [{ type: 'text', text: `prompt ${t} `.repeat(8) }], source: 'user' }], ['turn/end', { turn: t, reason: { kind: 'completed' } }]);
+    writeLog(path.join(dir, 'big.jsonl'), hdr('big'), evs(...rows));
+    const p = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" tree --dir "${dir}" --session big | head -1 >/dev/null`], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(p.status).toBe(0);
+    expect(p.stderr).toBe('');
+  });
+
+  it('--at -1 reaches INVALID_BOUNDARY (a negative number is the option value)', () => {
+    const { code, body } = json('fork', '--dir', copyDir(SAMPLE_DIR, path.join(tmpDir('dsh-cli-'), 's')), '--session', 'bump-vitest', '--at', '-1');
+    expect(code).toBe(1);
+    expect(body.error).toMatchObject({ name: 'SessionForkError', code: 'INVALID_BOUNDARY' });
+  });
+
+  it('fork of a session that does not exist is the typed SESSION_NOT_FOUND; a refused file says why', () => {
+    const { code, body } = json('fork', '--dir', sample, '--session', 'no-such-session');
+    expect(code).toBe(1);
+    expect(body.error).toEqual({ name: 'SessionForkError', code: 'SESSION_NOT_FOUND', message: `session "no-such-session" not found in ${sample}` });
+    const dir = tmpDir('dsh-cli-');
+    writeLog(path.join(dir, 'v3.jsonl'), { ...hdr('v3'), version: 3 }, []);
+    const r = run('fork', '--dir', dir, '--session', path.join(dir, 'v3.jsonl'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/SessionForkError SESSION_NOT_FOUND: .*not a loadable session: UNSUPPORTED_VERSION/);
+    const t = run('tree', '--dir', sample, '--session', 'no-such-session');
+    expect(t.code).toBe(2);
+    expect(t.stderr).toContain('session "no-such-session" not found');
+  });
+
+  it('plain tree prints "fork here" after the whole turn it closes, as the TUI does', () => {
+    const r = run('tree', '--dir', sample, '--session', 'fix-flaky-retry-test');
+    const lines = r.stdout.split('\n');
+    const fork = lines.findIndex((l) => l.includes('fork here (seq 43)'));
+    const turn2 = lines.findIndex((l) => /#\s*44 turn 2/.test(l));
+    expect(fork).toBeGreaterThan(0);
+    expect(turn2).toBe(fork + 1);
+    expect(lines[fork - 1]).toMatch(/^\s+#\s*\d+\s{3,}/); // the last line before it is a child row (indented), not turn 1's header
+  });
+
+  it('ages of placeholder createdAt (0, 1) are unknown, not 20000 days', () => {
+    const dir = tmpDir('dsh-cli-');
+    writeLog(path.join(dir, 'zero.jsonl'), { ...hdr('zero'), createdAt: 1 }, []);
+    const r = run('list', '--dir', dir);
+    const row = r.stdout.split('\n').find((l) => l.includes('zero'))!;
+    expect(row).not.toMatch(/\d{4,}d/);
+    expect(row).toMatch(/\s-(\s|$)/);
   });
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { render } from 'ink-testing-library';
 import React from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppController } from '../../components/app-controller.js';
 import { App } from '../../components/app.js';
 import { indexFile, loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
 import { BINDINGS, bindingsFor } from '../../src/view/keymap.js';
@@ -38,13 +39,30 @@ beforeEach(() => {
 afterEach(() => {
   app?.unmount();
   app = undefined;
+  controller?.close();
+  controller = undefined;
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+let controller: AppController | undefined;
+
 function start(props: Partial<React.ComponentProps<typeof App>> = {}) {
   let n = 0;
-  app = render(<App index={index} size={SIZE} now={NOW} color={false} idGenerator={() => `child-${++n}`} {...props} />);
+  const size = 'size' in props ? props.size : SIZE;
+  controller = new AppController(index, { size: size ?? { columns: 80, rows: 24 }, initialView: props.initialView, now: NOW, newId: () => `child-${++n}` });
+  app = render(<App index={index} size={size} now={NOW} color={false} controller={controller} />);
   return app;
+}
+
+/** Resolves once the screen shows the controller's latest state. */
+async function settle() {
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  const end = Date.now() + 10_000;
+  while (controller!.rendered !== controller!.getSnapshot()) {
+    if (Date.now() > end) throw new Error('the app did not draw its latest state within 10 s');
+    await tick(5);
+  }
 }
 
 function frame(): string {
@@ -58,7 +76,7 @@ function frame(): string {
 async function type(...inputs: string[]) {
   for (const s of inputs) {
     app!.stdin.write(s);
-    await tick();
+    await settle();
   }
 }
 
@@ -202,7 +220,7 @@ describe('App shell', () => {
     f = flat(frame());
     expect(f).toMatch(/SessionForkError OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn/);
     await type(KEY.esc, 'g', 'f', KEY.enter);
-    expect(frame()).toContain('forked add-retry-metrics -> child-2 (child-2.jsonl)');
+    expect(frame()).toContain('forked add-retry-metrics -> child-2');
     const header = JSON.parse(fs.readFileSync(path.join(dir, 'child-2.jsonl'), 'utf8').split('\n')[0]);
     expect(header).toMatchObject({ parentSession: 'add-retry-metrics', seedLength: 22 });
     expect(selectedLine()).toContain('◆ child-2'); // back in Sessions, the child selected
@@ -220,7 +238,7 @@ describe('App shell', () => {
     await tick(50);
     const f = flat(frame());
     expect(f).toContain('SESSION_NOT_LIVE');
-    expect(f).toContain('refreshed to the re-read file');
+    expect(f).toContain('the file was re-read');
     expect(files(dir)).not.toContain('child-1.jsonl'); // nothing forked from stale data
     await type(KEY.enter);
     await tick(50);

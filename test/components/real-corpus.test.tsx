@@ -4,12 +4,9 @@
 // store's typed error.
 import fs from 'node:fs';
 import path from 'node:path';
-import React from 'react';
-import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
-import { TurnsView } from '../../components/turns-view.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
-import { displayWidth } from '../../src/view/sanitize.js';
+import { mountApp } from '../support/app-harness.js';
 
 const REAL = path.resolve(__dirname, '../../../shared/dsh-real-sessions');
 const wait = (ms = 25) => new Promise((r) => setTimeout(r, ms));
@@ -25,35 +22,26 @@ describe.skipIf(!fs.existsSync(REAL))('real harness logs in the Turns view', () 
   });
 
   it.each(sessions.map((s) => [path.basename(s.file!), s] as const))('%s', async (_name, session) => {
-    const requests: Array<{ boundary: number } | { error: { code: string; message: string } }> = [];
-    const r = render(<TurnsView session={session} store={index!.store} width={W} height={H} focused version={0} onForkRequest={(q) => requests.push(q)} />);
+    const m = mountApp({ index: index!, view: 'turns', selection: session.file!, size: { columns: W, rows: H } });
     try {
-      await wait(60);
-      const check = () => {
-        const lines = (r.lastFrame() ?? '').split('\n');
-        expect(lines.length).toBeLessThanOrEqual(H);
-        for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(W);
-        return lines.join('\n');
-      };
-      expect(check()).toContain(session.id.slice(0, 20));
+      expect(m.frame()).toContain(session.id.slice(0, 20));
       for (const k of ['e', 'G', 'd', 't', 't', 'g', 'E', 'G']) {
-        r.stdin.write(k);
-        await wait();
-        check();
+        await m.press(k);
+        m.frame(); // fits the terminal (checked by the harness)
       }
-      if (session.length > 0) {
-        r.stdin.write('f');
-        await wait();
-        expect(requests).toHaveLength(1);
-        const q = requests[0];
-        if ('boundary' in q) expect(session.facts.boundaries).toContain(q.boundary);
-        else {
-          expect(q.error.code).toMatch(/^(OPEN_TURN|INVALID_BOUNDARY)$/);
-          expect(q.error.message).toContain(session.id);
-        }
+      await m.press('f');
+      const d = m.state().dialog;
+      expect(d).toBeDefined();
+      if (d!.kind === 'confirm') {
+        expect(d!.source).toBe(session);
+        if (d!.cut !== undefined) expect(session.facts.boundaries).toContain(d!.cut);
+        else expect(session.length).toBe(0);
+      } else {
+        expect(d!.error.code).toMatch(/^(OPEN_TURN|INVALID_BOUNDARY)$/);
+        expect(d!.error.message).toContain(session.id);
       }
     } finally {
-      r.unmount();
+      m.unmount();
     }
   });
 });

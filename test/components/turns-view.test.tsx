@@ -1,20 +1,17 @@
-import React from 'react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { render } from 'ink-testing-library';
-import { TurnsView, type TurnsViewProps } from '../../components/turns-view.js';
-import type { SessionEvent } from '../../src/session/events.js';
-import { foldEvent } from '../../src/session/log-facts.js';
-import { memorySession, SessionStore } from '../../src/session/store.js';
+// The Turns view inside the real app: its cursor, expansion and toggles live
+// in the app state; `f` opens the fork dialog pinned to the row's cut.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { displayWidth } from '../../src/view/sanitize.js';
+import { KEY, mountApp } from '../support/app-harness.js';
 
-const { store } = loadRootSync('sample-sessions');
-const wait = (ms = 25) => new Promise((r) => setTimeout(r, ms));
-const DOWN = '\u001B[B';
-const UP = '\u001B[A';
-const RIGHT = '\u001B[C';
-const LEFT = '\u001B[D';
-const ESC = '\u001B';
+const index = loadRootSync('sample-sessions');
+const { store } = index;
+const keyOf = (id: string) => store.get(id)!.file!;
+const { down: DOWN, up: UP, right: RIGHT, left: LEFT, esc: ESC } = KEY;
 
 let mounted: Array<() => void> = [];
 afterEach(() => {
@@ -22,73 +19,70 @@ afterEach(() => {
   mounted = [];
 });
 
-async function mount(id: string, extra: Partial<TurnsViewProps> = {}) {
-  const onForkRequest = vi.fn();
-  const onBack = vi.fn();
-  const props: TurnsViewProps = { session: store.get(id)!, store, width: 100, height: 14, focused: true, version: 0, onForkRequest, onBack, ...extra };
-  const r = render(<TurnsView {...props} />);
-  mounted.push(r.unmount);
-  await wait(60); // let the input effect attach
-  const press = async (...keys: string[]) => {
-    for (const k of keys) {
-      r.stdin.write(k);
-      await wait();
-    }
-  };
-  const frame = () => r.lastFrame() ?? '';
-  const lines = () => frame().split('\n');
-  const selected = () => lines().find((l) => l.startsWith('›')) ?? '';
-  return { ...r, props, press, frame, lines, selected, onForkRequest, onBack };
+/** The Turns view of `id` in an app whose view area is `height` rows. */
+function mount(id: string, width = 100, height = 14) {
+  const m = mountApp({ index, view: 'turns', selection: keyOf(id), size: { columns: width, rows: height + 4 } });
+  mounted.push(m.unmount);
+  const view = () => m.lines().slice(2, 2 + height); // title and tabs above, footer below
+  const status = () => view().filter((l) => l.trim() !== '').at(-1) ?? '';
+  const dialog = () => m.state().dialog;
+  return { ...m, view, status, dialog, selected: m.turnsSelected };
 }
 
 describe('TurnsView', () => {
   it('shows the header, collapsed turns and a "fork here" row per boundary, within width and height', async () => {
-    const v = await mount('fix-flaky-retry-test');
-    const lines = v.lines();
+    const v = mount('fix-flaky-retry-test');
+    const lines = v.view();
     expect(lines[0]).toMatch(/^fix-flaky-retry-test {2}\[at boundary\] {2}· 5 turns · \d+ events/);
     expect(v.frame()).toContain('── fork here · seq 43 ──');
     expect(v.selected()).toMatch(/^› +0 ▸ turn 1 {2}completed {2}`RetryQueue/);
-    expect(lines.at(-1)).toMatch(/^f fork here \(seq 43\)/);
-    expect(lines.length).toBeLessThanOrEqual(14);
-    for (const l of lines) expect(displayWidth(l)).toBeLessThanOrEqual(100);
+    expect(v.status()).toMatch(/^f fork here \(seq 43\)/);
+  });
+
+  it('says "1 turn", not "1 turns"', async () => {
+    const v = mount('bump-vitest');
+    expect(v.view()[0]).toMatch(/· 1 turn · 29 events/);
   });
 
   it('never renders more lines than its height nor wider than its width', async () => {
     for (const [width, height] of [[30, 3], [40, 8], [60, 19], [80, 20], [120, 40]]) {
-      const v = await mount('add-retry-metrics', { width, height });
+      const v = mount('add-retry-metrics', width, height);
       await v.press('e', 'd');
       const lines = v.lines();
-      expect(lines.length, `${width}x${height}`).toBeLessThanOrEqual(height);
+      expect(lines.length, `${width}x${height}`).toBeLessThanOrEqual(height + 4);
       for (const l of lines) expect(displayWidth(l), `${width}x${height}: ${l}`).toBeLessThanOrEqual(width);
+      v.unmount();
     }
   });
 
-  it('f on a boundary row asks for a fork at that seq', async () => {
-    const v = await mount('fix-flaky-retry-test');
+  it('f on a boundary row opens the dialog pinned at that seq', async () => {
+    const v = mount('fix-flaky-retry-test');
     await v.press(DOWN);
     expect(v.selected()).toContain('── fork here · seq 43 ──');
     await v.press('f');
-    expect(v.onForkRequest).toHaveBeenCalledWith({ boundary: 43 });
-    await v.press('j', 'f'); // a closed turn forks at its turn/end
-    expect(v.onForkRequest).toHaveBeenLastCalledWith({ boundary: 78 });
+    expect(v.dialog()).toMatchObject({ kind: 'confirm', cut: 43, seedLength: 44 });
+    await v.press(ESC, 'j', 'f'); // a closed turn forks at its turn/end
+    expect(v.dialog()).toMatchObject({ kind: 'confirm', cut: 78, seedLength: 79 });
   });
 
-  it('f inside the open turn of add-retry-metrics passes the store\'s OPEN_TURN error; the row and status say why', async () => {
-    const v = await mount('add-retry-metrics');
+  it("f inside the open turn of add-retry-metrics shows the store's OPEN_TURN error; the row and status say why", async () => {
+    const v = mount('add-retry-metrics');
     expect(v.frame()).toContain('▾ turn 2  open · last event');
     await v.press(DOWN, DOWN, DOWN); // turn 1, its boundary, turn 2, its prompt
     expect(v.selected()).toMatch(/user: Also add a histogram.* fork: inside turn$/);
-    expect(v.lines().at(-1)).toMatch(/^f fork \(disabled: OPEN_TURN cannot fork session "add-retry-metrics" inside an open turn/);
+    expect(v.status()).toMatch(/^f fork \(disabled: OPEN_TURN cannot fork session "add-retry-metrics" inside an open turn/);
     await v.press('f');
-    const req = v.onForkRequest.mock.calls[0][0];
-    expect(req.error.code).toBe('OPEN_TURN');
-    expect(req.error.message).toBe(store.boundaryError(store.get('add-retry-metrics')!, 23)!.message);
-    await v.press('G', 'f');
-    expect(v.onForkRequest.mock.calls[1][0].error.message).toBe('cannot fork session "add-retry-metrics" inside an open turn (last event: tool/call)');
+    const d = v.dialog();
+    expect(d?.kind).toBe('refused');
+    expect(d && d.kind === 'refused' && d.error).toEqual({ code: 'OPEN_TURN', message: store.boundaryError(store.get('add-retry-metrics')!, 23)!.message });
+    expect(v.frame()).toContain('SessionForkError OPEN_TURN');
+    await v.press(ESC, 'G', 'f');
+    const d2 = v.dialog();
+    expect(d2 && d2.kind === 'refused' && d2.error.message).toBe('cannot fork session "add-retry-metrics" inside an open turn (last event: tool/call)');
   });
 
   it('expands and collapses with →/l ←/h and e/E; Enter toggles', async () => {
-    const v = await mount('fix-flaky-retry-test', { height: 30 });
+    const v = mount('fix-flaky-retry-test', 100, 30);
     expect(v.frame()).not.toContain('step 1');
     await v.press(RIGHT);
     expect(v.selected()).toContain('▾ turn 1');
@@ -109,7 +103,7 @@ describe('TurnsView', () => {
   });
 
   it('b jumps to the nearest boundary; the detail pane shows the full message and tool call', async () => {
-    const v = await mount('fix-flaky-retry-test', { height: 30 });
+    const v = mount('fix-flaky-retry-test', 100, 30);
     await v.press('l', 'l', 'j', 'j', 'j', 'j'); // into turn 1: user, step 1, chunks, assistant, tool
     expect(v.selected()).toContain('tool bash');
     const detail = v.frame().split('── detail')[1];
@@ -123,10 +117,10 @@ describe('TurnsView', () => {
     expect(v.frame()).not.toContain('── detail');
   });
 
-  it('t shows the model history up to the selection, and back', async () => {
-    const v = await mount('fix-flaky-retry-test');
+  it('t shows the model history up to the selection, and back; Esc then leaves the view', async () => {
+    const v = mount('fix-flaky-retry-test');
     await v.press(DOWN, 't');
-    expect(v.lines()[0]).toContain('model history up to seq 43');
+    expect(v.view()[0]).toContain('model history up to seq 43');
     expect(v.frame()).toContain('user: `RetryQueue');
     expect(v.frame()).toContain('assistant: Found it.');
     expect(v.frame()).not.toContain('── fork here');
@@ -134,59 +128,65 @@ describe('TurnsView', () => {
     expect(v.frame()).toContain('── fork here');
     await v.press('t', ESC);
     expect(v.frame()).toContain('── fork here');
-    expect(v.onBack).not.toHaveBeenCalled();
+    expect(v.state().view).toBe('turns');
     await v.press(ESC);
-    expect(v.onBack).toHaveBeenCalledTimes(1);
+    expect(v.state().view).toBe('sessions');
   });
 
-  it('sets a fork child\'s inherited events apart', async () => {
-    const v = await mount('fix-flaky-retry-test.spy-random');
-    expect(v.lines()[0]).toContain('inherited from fix-flaky-retry-test, seedLength 79');
+  it("sets a fork child's inherited events apart", async () => {
+    const v = mount('fix-flaky-retry-test.spy-random');
+    expect(v.view()[0]).toContain('inherited from fix-flaky-retry-test, seedLength 79');
     expect(v.frame()).toContain('── inherited from fix-flaky-retry-test, seedLength 79 ──');
     expect(v.frame()).toContain('── own events from seq 79 ──');
   });
 
-  it('jumpTo selects the row of a seq; an unfocused view ignores keys', async () => {
-    const v = await mount('fix-flaky-retry-test', { focused: false });
-    await v.press('j', 'f');
-    expect(v.selected()).toContain('turn 1');
-    expect(v.onForkRequest).not.toHaveBeenCalled();
-    v.rerender(<TurnsView {...v.props} jumpTo={{ seq: 141, nonce: 1 }} />);
-    await wait();
-    expect(v.selected()).toContain('── fork here · seq 141 ──');
+  it('keeps its cursor and expansions across help, Tab away and back', async () => {
+    const v = mount('fix-flaky-retry-test', 100, 30);
+    await v.press(RIGHT, 'j', 'j');
+    const before = v.selected();
+    expect(before).toContain('step 1');
+    await v.press('?', ESC);
+    expect(v.selected()).toBe(before);
+    await v.press('\t', '\t', '\t'); // Lineage, Sessions, Turns
+    expect(v.state().view).toBe('turns');
+    expect(v.selected()).toBe(before);
+    expect(v.frame()).toContain('▾ turn 1');
   });
+});
 
-  it('follows the end of a growing log when the last row is selected (live follow)', async () => {
-    const ev: SessionEvent[] = [];
-    const add = (type: string, data: unknown) => ev.push({ type, seq: ev.length, time: Date.now(), data });
-    add('turn/start', { turn: 1 });
-    add('user/message', { content: [{ type: 'text', text: 'first' }] });
-    add('turn/end', { turn: 1, reason: { kind: 'completed' } });
-    const live = new SessionStore();
-    const s = memorySession({ type: 'session', version: 0, id: 'live', createdAt: 0 }, ev);
-    live.add(s);
-    const onForkRequest = vi.fn();
-    const props: TurnsViewProps = { session: s, store: live, width: 80, height: 10, focused: true, version: 0, onForkRequest };
-    const r = render(<TurnsView {...props} />);
-    mounted.push(r.unmount);
-    await wait(60);
-    r.stdin.write('G');
-    await wait();
-    const grow = (type: string, data: unknown) => {
-      const e = { type, seq: s.log.events.length, time: Date.now(), data };
-      s.log.events.push(e);
-      foldEvent(s.log.facts, e);
+describe('TurnsView on a live log', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-turns-live-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'live.jsonl');
+  const line = (o: unknown) => JSON.stringify(o) + '\n';
+  let seq = 0;
+  const ev = (type: string, data: unknown) => line({ type, seq: seq++, time: 1795990000000 + seq, data });
+
+  it('G follows the end as the log grows; a cursor elsewhere stays on its row when the turn closes', async () => {
+    fs.writeFileSync(file, line({ type: 'session', version: 0, id: 'live', createdAt: 1795990000000 }) + ev('turn/start', { turn: 1 }) + ev('user/message', { content: [{ type: 'text', text: 'first' }] }) + ev('turn/end', { turn: 1, reason: { kind: 'completed' } }));
+    const idx = loadRootSync(dir);
+    const { followRoot } = await import('../../src/storage/follow.js');
+    const follower = followRoot(idx);
+    const v = mountApp({ index: idx, view: 'turns', selection: file, size: { columns: 80, rows: 16 } });
+    mounted.push(() => {
+      v.unmount();
+      follower.close();
+    });
+    const until = async (what: () => boolean, label: string) => {
+      const end = Date.now() + 10_000;
+      while (!what()) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${label}:\n${v.frame()}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
     };
-    grow('turn/start', { turn: 2 });
-    grow('user/message', { content: [{ type: 'text', text: 'second prompt' }] });
-    r.rerender(<TurnsView {...props} version={1} />);
-    await wait();
-    const sel = () => (r.lastFrame() ?? '').split('\n').find((l) => l.startsWith('›')) ?? '';
-    expect(sel()).toContain('user: second prompt');
-    grow('turn/end', { turn: 2, reason: { kind: 'nobody-knows' } });
-    r.rerender(<TurnsView {...props} version={2} />);
-    await wait();
-    expect(sel()).toContain('── fork here · seq 5 ──');
-    expect(r.lastFrame()).toContain('turn 2  nobody-knows  second prompt');
+    await v.press('G');
+    fs.appendFileSync(file, ev('turn/start', { turn: 2 }) + ev('user/message', { content: [{ type: 'text', text: 'second prompt' }] }));
+    await until(() => v.turnsSelected().includes('user: second prompt'), 'the cursor to follow to the new last row');
+    await v.press('g'); // leave follow mode: the cursor stays on turn 1 from now on
+    const parked = v.turnsSelected();
+    expect(parked).toContain('turn 1');
+    fs.appendFileSync(file, ev('turn/end', { turn: 2, reason: { kind: 'nobody-knows' } }));
+    await until(() => v.frame().includes('turn 2  nobody-knows  second prompt'), 'turn 2 to close');
+    expect(v.turnsSelected()).toBe(parked);
   });
 });

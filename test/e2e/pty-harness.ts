@@ -311,10 +311,31 @@ export function spawnPty(cmd: string, args: string[], opts: SpawnPtyOptions = {}
   return session;
 }
 
-/** Types keys one at a time with a pause, as a person does (a lone Esc must not merge with the next key). */
+/** Types keys, one write each. The app splits and orders presses itself, so no pause is needed between them. */
 export async function press(s: PtySession, ...ks: string[]): Promise<void> {
-  for (const k of ks) {
-    s.write(k);
-    await new Promise((r) => setTimeout(r, 60));
+  for (const k of ks) s.write(k);
+  await s.flush();
+}
+
+/**
+ * Resolves once the program has written nothing new for `quietMs` (it has
+ * caught up with the keys sent so far), within a generous deadline. An event
+ * (output stopped), not a fixed sleep: on a loaded machine it simply waits longer.
+ */
+export async function settled(s: PtySession, quietMs = 150, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  let seen = s.rawOutput().length;
+  let since = Date.now();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 15));
+    const now = s.rawOutput().length;
+    if (now !== seen) {
+      seen = now;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) {
+      await s.flush();
+      return;
+    }
+    if (Date.now() > end) throw new Error(`pty: output did not settle within ${timeoutMs} ms`);
   }
 }

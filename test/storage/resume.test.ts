@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { cwdFolder } from '../../src/storage/layout.js';
 import { rc8RootRefusal } from '../../src/storage/disk-persistence.js';
-import { resumeCommand, resumeVerdict, shellWord } from '../../src/storage/resume.js';
+import { resumeCommand } from '../../src/session/resume-command.js';
+import { resumeVerdict } from '../../src/storage/resume.js';
 import { cleanupTmp, evs, hdr, REAL_DIR, REPO, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 import { realRoot } from '../support/real-roots.js';
 
@@ -112,12 +113,10 @@ describe('resumeVerdict', () => {
   });
 });
 
-describe('resumeCommand', () => {
+describe('resumeCommand (src/session/resume-command.ts)', () => {
   it('dsh --resume=<id>, run in the session cwd; quoted for a shell when needed', () => {
-    expect(resumeCommand({ id: 'abc-1', cwd: '/w/p' })).toEqual({ command: 'dsh --resume=abc-1', file: 'dsh', args: ['--resume=abc-1'], cwd: '/w/p' });
-    expect(resumeCommand({ id: "it's a b", cwd: undefined })).toEqual({ command: `dsh '--resume=it'\\''s a b'`, file: 'dsh', args: ["--resume=it's a b"] });
-    expect(shellWord('')).toBe("''");
-    expect(shellWord('$(rm)')).toBe("'$(rm)'");
+    expect(resumeCommand({ id: 'abc-1', cwd: '/w/p' })).toMatchObject({ command: 'dsh --resume=abc-1', argv: ['--resume=abc-1'], cwd: '/w/p' });
+    expect(resumeCommand({ id: "it's a b" })).toMatchObject({ command: `dsh '--resume=it'\\''s a b'`, argv: ["--resume=it's a b"] });
   });
 });
 

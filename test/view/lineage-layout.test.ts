@@ -42,7 +42,7 @@ const lines = (...ls: string[]): string => ls.join('\n');
 describe('layoutLineage: drawing', () => {
   it('is empty for no nodes', () => {
     const l = layoutLineage([]);
-    expect(l).toEqual({ rows: [], edges: [], orphans: [], cycles: [] });
+    expect(l).toEqual({ rows: [], edges: [], orphans: [], ambiguous: [], cycles: [] });
     expect(renderLineageText(l)).toBe('');
   });
 

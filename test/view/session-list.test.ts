@@ -9,7 +9,7 @@ import {
   type SessionListItem,
 } from '../../src/view/session-list.js';
 
-const NOW = 1_000_000_000;
+const NOW = 1_795_990_000_000;
 const item = (key: string, extra: Partial<SessionListItem> = {}): SessionListItem => ({
   key,
   id: key,
@@ -108,5 +108,8 @@ describe('rows', () => {
     expect(ageText(NOW - 59_000, NOW)).toBe('59s');
     expect(ageText(NOW - 60_000, NOW)).toBe('1m');
     expect(ageText(NOW + 10_000, NOW)).toBe('0s');
+    // placeholder times (createdAt 0 or 1) are not dates
+    expect(ageText(0, NOW)).toBe('-');
+    expect(ageText(1, NOW)).toBe('-');
   });
 });

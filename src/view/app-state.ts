@@ -1,0 +1,468 @@
+// The app's one state and its pure reducer. Every key press and every store
+// change is an action applied to the latest state, in order; after each one
+// `normalize` re-points the ONE selection (a session key) at the row the
+// screen highlights, so every action (`f`, Enter, Tab, the footer, the Lineage
+// highlight) reads the same thing the user sees. Side effects (writing a
+// fork, exiting, a timer) are returned as effects for the shell to run.
+import { resumeCommand, type ResumeCommand } from '../session/resume-command.js';
+import type { Session } from '../session/session.js';
+import { SessionStore } from '../session/store.js';
+import { appLayout, AUTO_DETAIL_HEIGHT, lineageListHeight, sessionsListHeight, turnsLayout, type AppLayout, type Size } from './app-layout.js';
+import { afterForkFailure, openForkDialog, type Dialog, type Problem } from './fork-dialog-state.js';
+import { helpLines, helpPageSize } from './help.js';
+import type { KeyPress } from './keys.js';
+import { commandFor, type Command, type ViewName } from './keymap.js';
+import { isMove, moveCursor } from './list-cursor.js';
+import type { LineageRow } from './lineage-layout.js';
+import { sanitizeInline } from './sanitize.js';
+import { filterSessions, listItemOf, nextOrder, rowOf, type SessionRow, type SortOrder } from './session-list.js';
+import { editField, textField, type TextField } from './text-field.js';
+import { nearestBoundaries } from '../session/log-facts.js';
+import { nearestBoundary, rowIndexForSeq, type TurnRow } from './turn-rows.js';
+import { cursorIndex, hasSomethingToClose, initialTurnsState, turnsReducer, type RowsView, type TurnsAction, type TurnsState } from './turns-state.js';
+import { visibleWindow } from './window.js';
+import type { TurnsData, World } from './world.js';
+
+export const VIEWS: readonly ViewName[] = ['sessions', 'turns', 'lineage'];
+
+export interface Status {
+  text: string;
+  tone: 'info' | 'ok' | 'error';
+  id: number;
+}
+
+export interface AppState {
+  view: ViewName;
+  size: Size;
+  /** THE selection: a session key (file path), shared by every view */
+  selection?: string;
+  /** the instance last seen for the selection (kept on screen, marked deleted, when its file goes) */
+  selected?: Session;
+  /** the selection is a deleted session, shown until the user moves away */
+  ghost: boolean;
+  /** highlighted row index and window top of each list (where a vanished selection's successor is) */
+  sessions: { hint: number; top: number };
+  lineage: { hint: number; top: number };
+  filter: TextField;
+  filterEditing: boolean;
+  order: SortOrder;
+  help?: { scroll: number };
+  dialog?: Dialog;
+  /** each opened session's Turns state (cursor, expansion, scroll), by key: kept across views and help */
+  turns: ReadonlyMap<string, TurnsState>;
+  status?: Status;
+  statusSeq: number;
+}
+
+export type AppAction =
+  | { type: 'key'; press: KeyPress }
+  | { type: 'resize'; size: Size }
+  /** the store changed (the world is a new snapshot) */
+  | { type: 'world' }
+  | { type: 'forked'; child: Session; source: Session }
+  | { type: 'forkFailed'; error: Problem }
+  | { type: 'statusExpired'; id: number };
+
+export type Effect =
+  /** write the child: exactly the dialog's pinned source instance and cut */
+  | { type: 'fork'; source: Session; boundary: number | undefined; childId: string }
+  | { type: 'exit' }
+  | { type: 'expireStatus'; id: number; ms: number }
+  /** put text on the clipboard (OSC 52) */
+  | { type: 'copy'; text: string }
+  /** leave the browser (terminal restored) and run `dsh argv…` in `cwd` */
+  | { type: 'run'; command: ResumeCommand };
+
+export interface Step {
+  state: AppState;
+  effects: Effect[];
+}
+
+/** How long a status message stays. */
+export const STATUS_MS = 5000;
+
+export function initialAppState(size: Size, view: ViewName = 'sessions'): AppState {
+  return {
+    view,
+    size,
+    ghost: false,
+    sessions: { hint: 0, top: 0 },
+    lineage: { hint: 0, top: 0 },
+    filter: textField(''),
+    filterEditing: false,
+    order: 'recent',
+    turns: new Map(),
+    statusSeq: 0,
+  };
+}
+
+// ---- derived values (read by the reducer and the views alike) ------------
+
+export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog);
+
+/** The Sessions rows as shown: the filtered, sorted list, plus a deleted selection kept in place. */
+export function sessionsRows(s: AppState, world: World): readonly SessionRow[] {
+  const rows = world.rows(s.filter.text, s.order);
+  if (!s.ghost || !s.selected) return rows;
+  const ghost = { ...rowOf(listItemOf(s.selected), 0, world.now), badge: 'file deleted', tone: 'red' as const, forkable: false };
+  const at = Math.min(Math.max(0, s.sessions.hint), rows.length);
+  return [...rows.slice(0, at), ghost, ...rows.slice(at)];
+}
+
+export const indexOfKey = (rows: readonly { key: string | null }[], key: string | undefined): number => (key === undefined ? -1 : rows.findIndex((r) => r.key === key));
+
+/** The selected session: the live instance, or the deleted one kept on screen. */
+export function selectedSession(s: AppState, world: World): Session | undefined {
+  if (s.selection === undefined) return undefined;
+  return world.session(s.selection) ?? (s.ghost ? s.selected : undefined);
+}
+
+export const turnsStateOf = (s: AppState, key: string | undefined): TurnsState => (key !== undefined ? s.turns.get(key) : undefined) ?? initialTurnsState();
+
+const autoDetail = (s: AppState): boolean => layoutOf(s).view >= AUTO_DETAIL_HEIGHT;
+
+/** The rows a Turns state shows (tree under its expansion, or the history) and the list height. */
+export function turnsView(s: AppState, data: Extract<TurnsData, { ok: true }>): (st: TurnsState) => RowsView {
+  const height = layoutOf(s).view;
+  const auto = autoDetail(s);
+  return (st) => {
+    const list = turnsLayout(height, st.showDetail ?? auto).list;
+    if (st.showHistory) return { rows: data.history(st.historyUpTo), height: list };
+    const m = data.rows(st.expansion);
+    return { rows: m.rows, index: m.index, height: list };
+  };
+}
+
+/** What `f` on a Turns row cuts at: a boundary marker at its seq, any other row at its last seq. */
+export const cutOfRow = (row: TurnRow): number => (row.kind === 'boundary' ? row.seq : row.lastSeq);
+
+// ---- helpers ----------------------------------------------------------------
+
+const step = (state: AppState, effects: Effect[] = []): Step => ({ state, effects });
+
+function withStatus(s: AppState, text: string, tone: Status['tone'] = 'info'): Step {
+  const id = s.statusSeq + 1;
+  return { state: { ...s, status: { text, tone, id }, statusSeq: id }, effects: [{ type: 'expireStatus', id, ms: STATUS_MS }] };
+}
+
+function setTurns(s: AppState, key: string, t: TurnsState): AppState {
+  const turns = new Map(s.turns);
+  turns.set(key, t);
+  return { ...s, turns };
+}
+
+function select(s: AppState, key: string | undefined, world: World): AppState {
+  if (key === s.selection) return s;
+  return { ...s, selection: key, selected: key === undefined ? undefined : world.session(key), ghost: false };
+}
+
+/** Opens the Turns view on `key`, at `seq` when given (its boundary marker, or the row covering it). */
+function openTurns(s: AppState, key: string, world: World, seq?: number): AppState {
+  let next: AppState = { ...select(s, key, world), view: 'turns', help: undefined, dialog: undefined };
+  const session = selectedSession(next, world);
+  if (seq === undefined || !session) return next;
+  const data = world.turns(session);
+  if (!data.ok) return next;
+  const t = turnsReducer(turnsStateOf(next, key), { type: 'pick', view: turnsView(next, data), pick: (rows) => rowIndexForSeq(rows, seq) });
+  next = setTurns(next, key, t);
+  return next;
+}
+
+function cycleView(view: ViewName, by: number): ViewName {
+  return VIEWS[(VIEWS.indexOf(view) + by + VIEWS.length) % VIEWS.length];
+}
+
+/** The session row nearest to `i` in direction `dir` first, then the other way; -1 when there is none. */
+function nearestSessionRow(rows: readonly LineageRow[], i: number, dir: 1 | -1): number {
+  for (let j = i; j >= 0 && j < rows.length; j += dir) if (rows[j].key !== null) return j;
+  for (let j = i; j >= 0 && j < rows.length; j -= dir) if (rows[j].key !== null) return j;
+  return -1;
+}
+
+/** Moves in the lineage list land on session rows only (synthetic rows are labels). */
+function lineageMove(rows: readonly LineageRow[], from: number, cmd: Command, page: number): number {
+  const i = moveCursor(from, cmd, rows.length, page);
+  const j = nearestSessionRow(rows, i, cmd === 'up' || cmd === 'pageUp' || cmd === 'bottom' ? -1 : 1);
+  return j < 0 ? from : j;
+}
+
+// ---- normalize: the selection is the highlighted row -------------------------
+
+/** Runs after every action: re-points the selection and clamps every window. */
+export function normalize(s0: AppState, world: World): AppState {
+  let s = s0;
+  const live = s.selection !== undefined ? world.session(s.selection) : undefined;
+  if (live) {
+    if (s.selected !== live || s.ghost) s = { ...s, selected: live, ghost: false };
+  } else if (s.selection !== undefined) {
+    const keep = s.selected?.gone === true && s.view !== 'lineage';
+    if (keep !== s.ghost) s = { ...s, ghost: keep };
+    if (!keep) s = { ...s, selection: undefined, selected: undefined };
+  }
+  const lay = layoutOf(s);
+  if (s.view === 'sessions' || (s.view === 'turns' && s.selection === undefined)) {
+    const rows = sessionsRows(s, world);
+    let i = indexOfKey(rows, s.selection);
+    if (i < 0) {
+      i = rows.length ? Math.min(Math.max(0, s.sessions.hint), rows.length - 1) : 0;
+      s = select(s, rows[i]?.key, world);
+    }
+    const top = visibleWindow(rows, i, sessionsListHeight(lay.view), s.sessions.top).top;
+    if (i !== s.sessions.hint || top !== s.sessions.top) s = { ...s, sessions: { hint: i, top } };
+  } else if (s.view === 'lineage') {
+    const rows = world.lineage().rows;
+    let i = indexOfKey(rows, s.selection);
+    if (i < 0) {
+      i = nearestSessionRow(rows, Math.min(Math.max(0, s.lineage.hint), rows.length - 1), 1);
+      s = select(s, i >= 0 ? (rows[i].key as string) : undefined, world);
+      if (i < 0) i = 0;
+    }
+    const top = visibleWindow(rows, i, lineageListHeight(lay.view), s.lineage.top).top;
+    if (i !== s.lineage.hint || top !== s.lineage.top) s = { ...s, lineage: { hint: i, top } };
+  } else if (s.view === 'turns' && s.selection !== undefined) {
+    // tail -F: a cursor parked on the end by G follows a growing log
+    const t = s.turns.get(s.selection);
+    const session = selectedSession(s, world);
+    if (t?.follow && session) {
+      const data = world.turns(session);
+      if (data.ok) {
+        const next = turnsReducer(t, { type: 'bottom', view: turnsView(s, data) });
+        if (next.tree.key !== t.tree.key || next.tree.top !== t.tree.top) s = setTurns(s, s.selection, next);
+      }
+    }
+  }
+  if (s.help) {
+    const max = Math.max(0, helpLines(s.view).length - helpPageSize(lay.content));
+    if (s.help.scroll > max) s = { ...s, help: { scroll: max } };
+  }
+  return s;
+}
+
+// ---- the reducer ---------------------------------------------------------------
+
+export function reduce(state: AppState, action: AppAction, world: World): Step {
+  const out = reduceRaw(state, action, world);
+  return { state: normalize(out.state, world), effects: out.effects };
+}
+
+function reduceRaw(s: AppState, a: AppAction, world: World): Step {
+  switch (a.type) {
+    case 'key':
+      return onKey(s, a.press, world);
+    case 'resize':
+      return step({ ...s, size: a.size });
+    case 'world':
+      return step(s);
+    case 'statusExpired':
+      return step(s.status?.id === a.id ? { ...s, status: undefined } : s);
+    case 'forked': {
+      const key = SessionStore.keyOf(a.child);
+      let next: AppState = { ...s, dialog: undefined };
+      // the child becomes the selection; a filter that would hide it is cleared
+      if (next.filter.text && filterSessions([listItemOf(a.child)], next.filter.text).length === 0) next = { ...next, filter: textField(''), filterEditing: false };
+      next = { ...select(next, key, world), view: next.view === 'turns' ? 'sessions' : next.view };
+      const file = a.child.file ? a.child.file.replace(world.root + '/', '') : 'in memory';
+      return withStatus(next, `forked ${sanitizeInline(a.source.id)} -> ${sanitizeInline(a.child.id)} (${sanitizeInline(file)}) · y copies: ${sanitizeInline(resumeCommand(a.child).command)}`, 'ok');
+    }
+    case 'forkFailed': {
+      const d = s.dialog;
+      if (d?.kind !== 'confirm') return withStatus(s, `fork failed: ${a.error.code}: ${sanitizeInline(a.error.message)}`, 'error');
+      return step({ ...s, dialog: afterForkFailure(world, d, a.error) });
+    }
+  }
+}
+
+function onKey(s: AppState, p: KeyPress, world: World): Step {
+  if (p.key.ctrl && p.input === 'c') return step(s, [{ type: 'exit' }]);
+  if (s.dialog) return dialogKey(s, s.dialog, p, world);
+  if (s.help) return helpKey(s, p);
+  if (s.view === 'sessions' && s.filterEditing) return filterKey(s, p, world);
+  if (p.paste !== undefined) return step(s); // a paste outside a text field is not a stream of commands
+  const cmd = commandFor(s.view, p.input, p.key);
+  switch (cmd) {
+    case undefined:
+      return step(s);
+    case 'quit':
+      return step(s, [{ type: 'exit' }]);
+    case 'help':
+      return step({ ...s, help: { scroll: 0 } });
+    case 'nextView':
+    case 'prevView':
+      return step({ ...s, view: cycleView(s.view, cmd === 'nextView' ? 1 : -1) });
+  }
+  if (cmd === 'copyResume' || cmd === 'resume') return resumeKey(s, cmd, world);
+  if (s.view === 'sessions') return sessionsCommand(s, cmd, world);
+  if (s.view === 'lineage') return lineageCommand(s, cmd, world);
+  return turnsCommand(s, cmd, world);
+}
+
+/** y / R: the command that continues the selected session in the harness. */
+function resumeKey(s: AppState, cmd: 'copyResume' | 'resume', world: World): Step {
+  const session = selectedSession(s, world);
+  if (!session) return withStatus(s, 'no session selected', 'error');
+  if (s.ghost) return withStatus(s, `session ${sanitizeInline(session.id)}: its file was deleted; nothing to resume`, 'error');
+  const rc = resumeCommand(session);
+  if (cmd === 'resume') return step(s, [{ type: 'run', command: rc }]);
+  const shown = withStatus(s, `copied: ${sanitizeInline(rc.shell)}`, 'ok');
+  return { state: shown.state, effects: [{ type: 'copy', text: rc.shell }, ...shown.effects] };
+}
+
+function requestFork(s: AppState, session: Session | undefined, cut: number | undefined, world: World): Step {
+  if (!session) return withStatus(s, 'no session selected: nothing to fork', 'error');
+  return step({ ...s, dialog: openForkDialog(world, session, cut, world.newChildId) });
+}
+
+function dialogKey(s: AppState, d: Dialog, p: KeyPress, world: World): Step {
+  if (d.kind === 'refused') {
+    if (p.key.escape || p.key.return) return step({ ...s, dialog: undefined });
+    if (p.input === 'b' && !p.key.ctrl && d.jumpSeq !== undefined) return step(openTurns({ ...s, dialog: undefined }, d.sourceKey, world, d.jumpSeq));
+    if (p.input === 'q' && !p.key.ctrl) return step(s, [{ type: 'exit' }]);
+    return step(s);
+  }
+  if (p.key.escape) return withStatus({ ...s, dialog: undefined }, 'fork cancelled: nothing was written');
+  if (p.key.return && p.paste === undefined) {
+    if (d.childId.text === '') return step({ ...s, dialog: { ...d, error: { code: 'INVALID_SESSION_ID', message: 'the child id is empty: type one' }, note: undefined } });
+    // a pinned empty cut on a log that grew since: the store refuses (INVALID_BOUNDARY), nothing is written
+    const boundary = d.cut ?? (d.source.length > 0 ? -1 : undefined);
+    return step(s, [{ type: 'fork', source: d.source, boundary, childId: d.childId.text }]);
+  }
+  const field = editField(d.childId, p);
+  if (!field || field === d.childId) return step(s);
+  return step({ ...s, dialog: { ...d, childId: field, error: undefined } });
+}
+
+function helpKey(s: AppState, p: KeyPress): Step {
+  const cmd = p.paste === undefined ? commandFor(s.view, p.input, p.key) : undefined;
+  if (cmd === 'quit') return step(s, [{ type: 'exit' }]);
+  if (cmd === 'back' || cmd === 'help') return step({ ...s, help: undefined });
+  if (isMove(cmd)) {
+    const page = helpPageSize(layoutOf(s).content);
+    const n = helpLines(s.view).length;
+    return step({ ...s, help: { scroll: Math.min(Math.max(0, n - page), moveCursor(s.help!.scroll, cmd!, n, page)) } });
+  }
+  return step(s);
+}
+
+function filterKey(s: AppState, p: KeyPress, world: World): Step {
+  const k = p.key;
+  if (p.paste === undefined) {
+    if (k.escape) return step({ ...s, filter: textField(''), filterEditing: false });
+    if (k.return) return step({ ...s, filterEditing: false });
+    if (k.upArrow || k.downArrow || k.pageUp || k.pageDown) return moveSessions(s, k.upArrow ? 'up' : k.downArrow ? 'down' : k.pageUp ? 'pageUp' : 'pageDown', world);
+  }
+  const field = editField(s.filter, p);
+  return step(field && field !== s.filter ? { ...s, filter: field } : s);
+}
+
+function moveSessions(s: AppState, cmd: Command, world: World): Step {
+  const rows = sessionsRows(s, world);
+  if (!rows.length) return step(s);
+  const from = Math.max(0, indexOfKey(rows, s.selection));
+  const i = moveCursor(from, cmd, rows.length, sessionsListHeight(layoutOf(s).view));
+  return step({ ...select(s, rows[i].key, world), sessions: { ...s.sessions, hint: i } });
+}
+
+function sessionsCommand(s: AppState, cmd: Command, world: World): Step {
+  if (isMove(cmd)) return moveSessions(s, cmd, world);
+  switch (cmd) {
+    case 'open':
+      return s.selection === undefined ? step(s) : step(openTurns(s, s.selection, world));
+    case 'filter':
+      return step({ ...s, filterEditing: true, filter: { ...s.filter, caret: [...new Intl.Segmenter().segment(s.filter.text)].length } });
+    case 'cycleSort':
+      return step({ ...s, order: nextOrder(s.order) });
+    case 'back':
+      if (s.filter.text) return step({ ...s, filter: textField('') });
+      return step({ ...s, status: undefined });
+    case 'fork':
+      return requestFork(s, selectedSession(s, world), undefined, world);
+    default:
+      return step(s);
+  }
+}
+
+function lineageCommand(s: AppState, cmd: Command, world: World): Step {
+  const rows = world.lineage().rows;
+  if (isMove(cmd)) {
+    if (!rows.length) return step(s);
+    const from = Math.max(0, indexOfKey(rows, s.selection));
+    const i = lineageMove(rows, from, cmd, lineageListHeight(layoutOf(s).view));
+    const key = rows[i].key ?? undefined;
+    return step({ ...select(s, key, world), lineage: { ...s.lineage, hint: i } });
+  }
+  const session = selectedSession(s, world);
+  switch (cmd) {
+    case 'open':
+      if (s.selection === undefined || !session) return step(s);
+      return step(openTurns(s, s.selection, world, session.kind === 'fork' && session.seedLength ? session.seedLength - 1 : undefined));
+    case 'back':
+      return step({ ...s, view: 'sessions' });
+    case 'fork':
+      return requestFork(s, session, undefined, world);
+    default:
+      return step(s);
+  }
+}
+
+/** b: the nearest boundary; on a boundary already, the next one. */
+function pickBoundary(session: Session) {
+  return (rows: readonly TurnRow[], index: number): number | undefined => {
+    const row = rows[index];
+    if (!row) return undefined;
+    let b = nearestBoundary(session, row.lastSeq);
+    if (b !== undefined && rowIndexForSeq(rows, b) === index) b = nearestBoundaries(session.facts, row.lastSeq).after;
+    return b === undefined ? undefined : rowIndexForSeq(rows, b);
+  };
+}
+
+function turnsCommand(s: AppState, cmd: Command, world: World): Step {
+  const session = selectedSession(s, world);
+  const key = s.selection;
+  if (cmd === 'back' && (!session || key === undefined)) return step({ ...s, view: 'sessions' });
+  if (!session || key === undefined) return step(s);
+  const data = world.turns(session);
+  if (!data.ok) {
+    if (cmd === 'back') return step({ ...s, view: 'sessions' });
+    if (cmd === 'fork') {
+      const error = { code: 'READ_FAILED', message: `could not read session ${JSON.stringify(session.id)}: ${data.error}` };
+      return step({ ...s, dialog: { kind: 'refused', sourceKey: key, sourceId: session.id, error } });
+    }
+    return step(s);
+  }
+  const t = turnsStateOf(s, key);
+  const view = turnsView(s, data);
+  const auto = autoDetail(s);
+  const apply = (action: TurnsAction): Step => step(setTurns(s, key, turnsReducer(t, action)));
+  switch (cmd) {
+    case 'up':
+    case 'down':
+    case 'top':
+    case 'bottom':
+    case 'pageUp':
+    case 'pageDown':
+    case 'expand':
+    case 'collapse':
+    case 'collapseAll':
+    case 'toggleHistory':
+      return apply({ type: cmd, view });
+    case 'expandAll':
+      return apply({ type: 'expandAll' });
+    case 'open':
+      return apply({ type: 'toggle', view, autoDetail: auto });
+    case 'toggleDetail':
+      return apply({ type: 'toggleDetail', autoDetail: auto });
+    case 'jumpBoundary':
+      return apply({ type: 'pick', view, pick: pickBoundary(session) });
+    case 'back':
+      if (hasSomethingToClose(t, auto)) return apply({ type: 'back', autoDetail: auto });
+      return step({ ...s, view: 'sessions' });
+    case 'fork': {
+      if (t.showHistory) return withStatus(s, 'fork from the tree: press t to leave the history first');
+      const v = view(t);
+      const row = v.rows[cursorIndex(t.tree, v)];
+      return requestFork(s, session, row ? cutOfRow(row) : undefined, world);
+    }
+    default:
+      return step(s);
+  }
+}
