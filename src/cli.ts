@@ -171,7 +171,6 @@ export async function main(argv: string[]): Promise<number> {
     // has NODE_ENV compiled in; this covers running dist/src/cli.js directly.
     const env = process.env;
     if (!env.NODE_ENV) env.NODE_ENV = 'production';
-    void initDecoder(); // compressed logs read before it is ready go through fzstd
     const { runTui } = await import('./tui.js');
     return runTui(dir, { follow: true, ...start });
   }

@@ -3,7 +3,8 @@
 // Frames are found structurally (RFC 8878 frame and block headers). Node 20
 // has no zstd, and a native addon needs a build step an offline install
 // cannot run, so: zstddec (the reference C decoder compiled to WebAssembly,
-// ~650 MB/s here) once initDecoder() has run (it is async), and fzstd (pure
+// ~650 MB/s here) once initDecoder() has run (it is async: the headless
+// commands await it; in the browser the first compressed log starts it), and fzstd (pure
 // JavaScript, ~250 MB/s, synchronous) before that and for what zstddec
 // refuses; fzstd's streaming decoder also yields the complete blocks of a
 // torn final frame. We write frames of raw (stored) blocks with the XXH64
@@ -29,7 +30,12 @@ export function initDecoder(): Promise<void> {
   return wasmInit;
 }
 
-export const wasmDecoderReady = (): boolean => wasm !== undefined;
+let wasmOff = false;
+export const wasmDecoderReady = (): boolean => wasm !== undefined && !wasmOff;
+/** Tests: decode with fzstd only (on = false), or with zstddec when it is loaded. */
+export function useWasmDecoder(on: boolean): void {
+  wasmOff = !on;
+}
 
 /**
  * The text of complete frames, as chunks, through zstddec's streaming decoder
@@ -38,7 +44,7 @@ export const wasmDecoderReady = (): boolean => wasm !== undefined;
  * ends it here and the caller falls back to fzstd.
  */
 function wasmChunks(bytes: Uint8Array): Uint8Array[] | undefined {
-  if (!wasm) return undefined;
+  if (!wasm || wasmOff) return undefined;
   const out: Uint8Array[] = [];
   let empty = 0;
   let total = 0;
@@ -137,7 +143,7 @@ function decodeRange(buf: Uint8Array, frames: FrameScan['frames'], parts: Uint8A
   if (frames.length === 0) return undefined;
   const region = buf.subarray(frames[0].start, frames[frames.length - 1].end);
   // Every frame says its size (the usual case for one-shot compression): one call decodes them all.
-  if (wasm && frames.every((f) => f.size !== undefined)) {
+  if (wasm && !wasmOff && frames.every((f) => f.size !== undefined)) {
     const total = frames.reduce((n, f) => n + f.size!, 0);
     if (total <= 1 << 30) {
       try {

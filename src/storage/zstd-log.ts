@@ -5,11 +5,14 @@
 import fs from 'node:fs';
 import { LogReader } from './log-reader.js';
 import type { ReadResult } from './session-file.js';
-import { decodedText, decodeZstdLog, type DecodedZstd } from './zstd-frames.js';
+import { decodedText, decodeZstdLog, initDecoder, wasmDecoderReady, type DecodedZstd } from './zstd-frames.js';
 
 export const isCompressedLog = (file: string): boolean => file.endsWith('.zstd');
 
 function readDecoded(file: string): { d: DecodedZstd; stat: fs.Stats } {
+  // The first compressed log loads the WebAssembly decoder for the ones after it
+  // (a root without any never loads it); this one goes through fzstd.
+  if (!wasmDecoderReady()) void initDecoder();
   const fd = fs.openSync(file, fs.constants.O_RDONLY);
   try {
     const stat = fs.fstatSync(fd);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { followRoot, type Follower } from '../../src/storage/follow.js';
 import { allDiagnostics, loadRootSync } from '../../src/storage/load-root.js';
-import { decodedText, decodeZstdLog, encodeStoredFrame, initDecoder, scanFrames, wasmDecoderReady, xxh64 } from '../../src/storage/zstd-frames.js';
+import { decodedText, decodeZstdLog, encodeStoredFrame, initDecoder, scanFrames, useWasmDecoder, wasmDecoderReady, xxh64 } from '../../src/storage/zstd-frames.js';
 import { cleanupTmp, evs, forkError, hdr, listTree, logText, REAL_DIR, tmpDir, turnRows } from '../support/fixtures.js';
 import { hasZstd, realRoot, zstdFrames } from '../support/real-roots.js';
 
@@ -166,7 +166,7 @@ describe.skipIf(!hasZstd)('forking into a compressed root', () => {
   });
 });
 
-// Last in this file: from here on the WebAssembly decoder is loaded (module state).
+// The first compressed read starts loading the WebAssembly decoder; this compares it with fzstd on the same files.
 describe.skipIf(!hasZstd)('the WebAssembly decoder (zstddec) reads what fzstd reads', () => {
   it('same sessions from the real logs, a torn last frame and damaged bytes (no hang on bad input)', async () => {
     const build = () => {
@@ -188,8 +188,10 @@ describe.skipIf(!hasZstd)('the WebAssembly decoder (zstddec) reads what fzstd re
         .store.list()
         .map((s) => [path.relative(root, s.file!), s.events, s.diagnostics.map((d) => d.code)] as const)
         .sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    useWasmDecoder(false);
     expect(wasmDecoderReady()).toBe(false);
     const slow = view();
+    useWasmDecoder(true);
     await initDecoder();
     expect(wasmDecoderReady()).toBe(true);
     expect(view()).toEqual(slow);
