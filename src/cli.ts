@@ -6,14 +6,18 @@ import { parseArgs } from 'node:util';
 import { isSessionForkError } from './session/errors.js';
 import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageError, type Out } from './cli/commands.js';
 import { cmdDiff, cmdExport, DIFF_HELP, EXPORT_HELP } from './cli/branch-commands.js';
+import { defaultRoot, tuiStartOptions } from './cli/default-root.js';
 import { useColor } from './cli/format.js';
 import { loadRootSync } from './storage/load-root.js';
+import { initDecoder } from './storage/zstd-frames.js';
 import { sanitizeInline } from './view/sanitize.js';
 
 export const USAGE = `dsh-browse — browse and fork dsh session logs
 
 usage:
-  dsh-browse [DIR]                                   open the browser on DIR (default .)
+  dsh-browse [DIR] [--all]                           open the browser on DIR (default: the harness root
+                                                     \${DSH_HOME:-~/.dsh}/sessions when it exists, else .);
+                                                     starts scoped to the current project; --all: every project
   dsh-browse --version                               print the version
   dsh-browse list     --dir DIR [--json]             every session and every diagnostic
   dsh-browse tree     --dir DIR --session ID [--json]   a session's turn tree and fork boundaries
@@ -44,7 +48,10 @@ const COMMAND_HELP: Record<string, string> = {
   Forks the session at the inclusive seq SEQ (default: its whole log) into a new
   file next to it; only at a turn boundary. Refusals print the typed
   SessionForkError (code and message) and exit 1; nothing is written.
-  --json: {child: {id, file, parentSession, seedLength, cwd?}} or {error: {name, code, message}}.`,
+  The child is written as the parent's harness era would (rc.8: delegationDepth,
+  session/end-seed, its own folder; compressed in a compressed root).
+  --json: {child: {id, file, parentSession, seedLength, cwd?, era}, resume: "dsh --resume=<id>"}
+  or {error: {name, code, message}}.`,
   lineage: `dsh-browse lineage --dir DIR [--json]
   The parent/child forest: fork edges with the turn and seedLength, spawn edges,
   orphans under "missing parent", cycles. --json: {nodes, edges, orphans, cycles}.`,
@@ -153,6 +160,7 @@ export async function main(argv: string[]): Promise<number> {
       speed: { type: 'string' },
       format: { type: 'string' },
       'no-torn': { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', default: false },
     },
@@ -171,13 +179,16 @@ export async function main(argv: string[]): Promise<number> {
     // a word that is no command and no folder is a mistyped command: never open the browser on it
     if (first !== undefined && !isDirectory(first)) throw unknownCommand(first);
     if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])} (see --help)`);
-    const dir = values.dir ?? first ?? '.';
+    const given = values.dir ?? first;
+    const chosen = given === undefined ? defaultRoot() : undefined;
+    const dir = requireDir(given ?? chosen!.dir);
+    const start = tuiStartOptions(dir, { label: chosen?.label, all: values.all, defaultRoot: chosen !== undefined });
     // React's development build doubles the cost of every frame. The bundled bin
     // has NODE_ENV compiled in; this covers running dist/src/cli.js directly.
     const env = process.env;
     if (!env.NODE_ENV) env.NODE_ENV = 'production';
     const { runTui } = await import('./tui.js');
-    return runTui(requireDir(dir));
+    return runTui(dir, { follow: true, ...start });
   }
   if (cmd === 'find') {
     const { cmdFind } = await import('./cli/find-command.js');
@@ -193,6 +204,7 @@ export async function main(argv: string[]): Promise<number> {
     const { runSimulate } = await import('./cli/simulate-command.js');
     return runSimulate(dir, { id: values.id, turns: parseIntArg('turns', values.turns), speed: values.speed === undefined ? undefined : Number(values.speed), torn: !values['no-torn'] });
   }
+  await initDecoder(); // the WebAssembly zstd decoder for session.jsonl.zstd (~20 ms)
   const index = loadRootSync(dir);
   const abs = (p: string) => path.resolve(p);
   switch (cmd) {

@@ -1,6 +1,11 @@
 // The headless commands: list, tree, fork, lineage, audit.
 import { auditSessions, type Finding } from '../session/audit.js';
+import { eraOf } from '../session/era.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
+import { rc8RootRefusal } from '../storage/disk-persistence.js';
+import { layoutOf, rc8RootOf } from '../storage/layout.js';
+import { resumeCommand } from '../session/resume-command.js';
+import { resumeVerdict } from '../storage/resume.js';
 import { safeStringify } from '../session/json-safe.js';
 import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { stateOf } from '../session/log-facts.js';
@@ -21,8 +26,30 @@ export interface Out {
 
 export class UsageError extends Error {}
 
-export function sessionSummary(s: Session, parent?: ParentLink) {
+/** fork/spawn, and whether the child is a subagent's (rc.8 origin: "subagent") */
+export const kindLabel = (s: Session): string => (s.kind === 'root' ? '' : s.header.origin === 'subagent' ? `subagent-${s.kind}` : s.kind);
+
+/** rc.8 refusals of whole roots, looked up once per root (list, lineage). */
+function rootRefusals(): (s: Session) => string | undefined {
+  const cache = new Map<string, string | undefined>();
+  return (s) => {
+    if (!s.file || layoutOf(s.file) !== 'rc8-harness') return undefined;
+    const root = rc8RootOf(s.file);
+    if (!cache.has(root)) cache.set(root, rc8RootRefusal(root));
+    return cache.get(root);
+  };
+}
+
+/** What the harness's verdict needs beyond the session: its id's other sessions, a refusal of its whole root. */
+export interface ResumeContext {
+  sameId?: readonly Session[];
+  rootRefusal?: string;
+}
+
+export function sessionSummary(s: Session, parent?: ParentLink, ctx: ResumeContext = {}) {
   const f = s.facts;
+  const h = s.header;
+  const verdict = resumeVerdict(s, ctx.sameId ?? [], ctx.rootRefusal);
   return {
     id: s.id,
     file: s.file,
@@ -33,6 +60,12 @@ export function sessionSummary(s: Session, parent?: ParentLink) {
     ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}),
     ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
     kind: s.kind,
+    era: eraOf(s),
+    ...(h.origin !== undefined ? { origin: h.origin } : {}),
+    ...(h.delegationDepth !== undefined ? { delegationDepth: h.delegationDepth } : {}),
+    ...(h.agentPreset !== undefined ? { agentPreset: h.agentPreset } : {}),
+    resumable: verdict.resumable,
+    ...(verdict.reason !== undefined ? { resumeReason: verdict.reason } : {}),
     createdAt: s.header.createdAt,
     events: f.events,
     turns: f.turns,
@@ -52,7 +85,9 @@ export function cmdList(index: RootIndex, out: Out): number {
   const diagnostics = allDiagnostics(index);
   if (out.json) {
     const parents = resolveParents(sessions);
-    out.write(JSON.stringify({ sessions: sessions.map((s) => sessionSummary(s, parents.get(s.file ?? ''))), diagnostics }, null, 2) + '\n');
+    const refusal = rootRefusals();
+    const summary = (s: Session) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s) });
+    out.write(JSON.stringify({ sessions: sessions.map(summary), diagnostics }, null, 2) + '\n');
     return 0;
   }
   const p = painter(out.color);
@@ -63,7 +98,7 @@ export function cmdList(index: RootIndex, out: Out): number {
     rows.push([
       p(STATE_COLOR[st], badge + (s.diagnostics.length ? ` !${s.diagnostics.length}` : '')),
       cell(s.id, 40),
-      s.kind === 'root' ? '' : `${s.kind}${s.seedLength !== undefined ? `@${s.seedLength}` : ''}`,
+      s.kind === 'root' ? '' : `${kindLabel(s)}${s.seedLength !== undefined ? `@${s.seedLength}` : ''}`,
       String(s.facts.turns),
       String(s.facts.events),
       age(s.facts.lastEventTime ?? s.header.createdAt),
@@ -161,9 +196,14 @@ export function cmdFork(index: RootIndex, source: () => Session, at: number | un
   try {
     const src = source();
     const child = index.store.fork({ source: src, boundary: at, sessionId: id });
-    const c = { id: child.id, file: child.file, parentSession: child.parentSession!, seedLength: child.seedLength!, ...(child.cwd !== undefined ? { cwd: child.cwd } : {}) };
-    if (out.json) out.write(JSON.stringify({ child: c }, null, 2) + '\n');
-    else out.write(`forked ${cell(src.id)} at seedLength ${c.seedLength} -> ${cell(c.id)}\n  ${cell(c.file, 200)}\n`);
+    const c = { id: child.id, file: child.file, parentSession: child.parentSession!, seedLength: child.seedLength!, ...(child.cwd !== undefined ? { cwd: child.cwd } : {}), era: eraOf(child) };
+    const resume = resumeCommand(child);
+    if (out.json) out.write(JSON.stringify({ child: c, resume: resume.command }, null, 2) + '\n');
+    else
+      out.write(
+        `forked ${cell(src.id)} at seedLength ${c.seedLength} -> ${cell(c.id)}\n  ${cell(c.file, 200)}\n` +
+          `continue it in the harness: ${cell(resume.shell, 400)}\n`,
+      );
     return 0;
   } catch (e) {
     if (!isSessionForkError(e)) throw e;
@@ -178,7 +218,8 @@ export function cmdLineage(index: RootIndex, out: Out): number {
   if (out.json) {
     const sessions = index.store.list();
     const parents = resolveParents(sessions);
-    const nodes = sessions.map((s) => sessionSummary(s, parents.get(s.file ?? '')));
+    const refusal = rootRefusals();
+    const nodes = sessions.map((s) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s) }));
     out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, ambiguous: layout.ambiguous, cycles: layout.cycles }, null, 2) + '\n');
     return 0;
   }

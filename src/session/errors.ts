@@ -6,7 +6,9 @@ export type SessionForkErrorCode =
   | 'OPEN_TURN'
   | 'WRITE_FAILED'
   | 'READ_FAILED'
-  | 'INVALID_SEED';
+  | 'INVALID_SEED'
+  | 'INVALID_SESSION_ID'
+  | 'MIXED_ENCODING';
 
 /** Typed refusal of snapshot/fork/create. The UI shows `code` and `message` as they are. */
 export class SessionForkError extends Error {

@@ -31,7 +31,25 @@ export interface LogFacts {
   pendingCalls: number;
   /** token usage and models (usage.ts); split by seedFrom once a part has events (see withSplit) */
   usage: SessionUsage;
+  /**
+   * The rc.8 boundary rule (set from the header/layout before folding): any
+   * point outside a turn is a boundary, including standalone events before the
+   * first turn. Without it, the RFC rule: a boundary follows a turn/end.
+   */
+  rc8Rule?: boolean;
+  /** rc.8-only vocabulary was seen (session/end-seed, request/header, ...) */
+  rc8Vocabulary?: boolean;
+  /** the latest session/title (a rename sticks) */
+  sessionTitle?: string;
+  /**
+   * Line of the first turn/end read after a damaged line or a seq gap: the
+   * harness calls such a log corrupt (damage in its committed region) and will
+   * not resume it. Set by the reader.
+   */
+  damagedBeforeTurnEnd?: number;
 }
+
+const RC8_VOCABULARY = new Set(['session/end-seed', 'session/title', 'request/header', 'request/context']);
 
 export const emptyFacts = (): LogFacts => ({ events: 0, turns: 0, openTurn: null, sawTurnEnd: false, turnStarts: [], boundaries: [], pendingCalls: 0, endsAtBoundary: false, usage: emptyUsage() });
 
@@ -75,7 +93,7 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
       if (f.pendingCalls > 0) f.pendingCalls--;
       break;
     case 'user/message':
-      if (f.title === undefined || f.titleInherited) {
+      if (f.sessionTitle === undefined && (f.title === undefined || f.titleInherited)) {
         const t = firstLine(contentText(e.data?.content ?? e.data?.message?.content));
         const inherited = f.seedFrom !== undefined && e.seq < f.seedFrom;
         if (t && (f.title === undefined || !inherited)) {
@@ -85,10 +103,19 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
       }
       break;
     case 'session/title':
-      if (f.title === undefined && typeof e.data?.title === 'string') f.title = firstLine(e.data.title);
+      if (typeof e.data?.title === 'string') {
+        // rc.8 shows the latest session/title: a rename sticks, and a fork child keeps its parent's.
+        const t = firstLine(e.data.title);
+        if (t) {
+          f.sessionTitle = t;
+          f.title = t;
+          f.titleInherited = false;
+        }
+      }
       break;
   }
-  f.endsAtBoundary = e.type === 'turn/end' || (f.openTurn === null && f.sawTurnEnd);
+  if (RC8_VOCABULARY.has(e.type)) f.rc8Vocabulary = true;
+  f.endsAtBoundary = e.type === 'turn/end' || (f.openTurn === null && (f.sawTurnEnd || f.rc8Rule === true));
   if (f.endsAtBoundary && f.validLength === undefined) f.boundaries.push(e.seq);
 }
 
@@ -137,6 +164,7 @@ export function turnsBefore(f: LogFacts, seq: number): number {
 export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n: number, seedFrom?: number): LogFacts {
   const f = emptyFacts();
   if (seedFrom !== undefined) f.seedFrom = seedFrom;
+  if (parent.rc8Rule) f.rc8Rule = true;
   if (n === 0) return f;
   // The title is decided by the first prompt (or session/title): fold only until then.
   const t = emptyFacts();
@@ -144,12 +172,23 @@ export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n
   for (let i = 0; i < n && t.title === undefined; i++) foldEvent(t, events[i]);
   if (t.title !== undefined) f.title = t.title;
   if (t.titleInherited !== undefined) f.titleInherited = t.titleInherited;
+  // The latest session/title and the vocabulary need the whole prefix (cheap: a type test per event).
+  for (let i = 0; i < n; i++) {
+    const e = events[i];
+    if (e.type === 'session/title' && typeof e.data?.title === 'string' && firstLine(e.data.title)) f.sessionTitle = firstLine(e.data.title);
+    if (RC8_VOCABULARY.has(e.type)) f.rc8Vocabulary = true;
+  }
+  if (f.sessionTitle !== undefined) {
+    f.title = f.sessionTitle;
+    f.titleInherited = false;
+  }
   f.events = n;
   for (let i = 0; i < n; i++) foldSessionUsage(f.usage, events[i], seedFrom); // one Set lookup per event
   f.turnStarts = parent.turnStarts.filter((s) => s < n);
   f.turns = f.turnStarts.length;
   f.boundaries = parent.boundaries.filter((b) => b < n);
-  f.sawTurnEnd = true; // n-1 is a boundary, and boundaries follow a turn/end
+  // n-1 is a boundary: under the RFC rule boundaries follow a turn/end; under rc.8's, one may precede the first turn.
+  f.sawTurnEnd = parent.rc8Rule ? events.slice(0, n).some((e) => e.type === 'turn/end') : true;
   f.endsAtBoundary = true;
   f.lastEventType = events[n - 1].type;
   f.lastEventTime = events[n - 1].time;

@@ -1,7 +1,8 @@
 // SessionStore with the RFC's snapshot() and fork() (DOMAIN.md §3).
 // Pure policy: durable work goes through a SessionPersistence.
-import { nanoid } from 'nanoid';
+import { eraOf, type Era } from './era.js';
 import { SessionForkError } from './errors.js';
+import { newChildId } from './ids.js';
 import type { SessionEvent, SessionHeader } from './events.js';
 import { safeClone } from './json-safe.js';
 import { emptyFacts, foldEvent, isBoundary } from './log-facts.js';
@@ -14,6 +15,14 @@ export interface SessionForkMeta {
   parentSession: SessionId;
   seedLength: number;
   cwd?: string;
+}
+
+/** What create() writes beyond the RFC meta: the era of the harness the child must look like. */
+export interface CreateOptions {
+  seed?: readonly SessionEvent[];
+  meta?: Partial<SessionForkMeta>;
+  /** rc8: header with delegationDepth (0, as rc.8's own fork) and a session/end-seed marker after the seed */
+  era?: Era;
 }
 
 export interface SessionForkSeed {
@@ -33,6 +42,10 @@ export interface ForkSessionOptions {
 export interface SessionPersistence {
   /** true when a file for `id` already exists where a child of `parent` would be written */
   exists(id: SessionId, parent?: Session): boolean;
+  /** why `id` cannot name a child of `parent` the harness could use (undefined: it can) */
+  invalidId?(id: SessionId, parent?: Session): string | undefined;
+  /** a refusal that concerns the place a child of `parent` goes (e.g. MIXED_ENCODING), or null */
+  placementError?(id: SessionId, parent?: Session): SessionForkError | null;
   /**
    * Durably creates the session file and returns the new live Session.
    * `parent`/`seedLength` allow copying the seed bytes from the parent's file.
@@ -50,7 +63,7 @@ export class SessionStore {
 
   constructor(
     readonly persistence?: SessionPersistence,
-    private readonly generateId: () => string = () => nanoid(),
+    private readonly generateId: () => string = () => newChildId(),
   ) {}
 
   static keyOf(s: Session): string {
@@ -131,9 +144,10 @@ export class SessionStore {
   // ---- the RFC operations ---------------------------------------------
 
   /** The primitive: a new live session seeded with `seed` (validated: contiguous seqs from 0). */
-  create(id: SessionId, opts: { seed?: readonly SessionEvent[]; meta?: Partial<SessionForkMeta> } = {}, parent?: Session): Session {
+  create(id: SessionId, opts: CreateOptions = {}, parent?: Session): Session {
+    this.checkIdShape(id, parent);
     if (this.byId.has(id)) throw new SessionForkError('SESSION_ALREADY_EXISTS', `session ${quote(id)} already exists`);
-    const seed = opts.seed ?? [];
+    let seed = opts.seed ?? [];
     seed.forEach((e, i) => {
       if (!e || typeof e.type !== 'string' || e.seq !== i)
         throw new SessionForkError('INVALID_SEED', `seed event ${i} is not a valid event with seq ${i}`);
@@ -143,6 +157,13 @@ export class SessionStore {
     if (meta.cwd !== undefined) header.cwd = meta.cwd;
     if (meta.parentSession !== undefined) header.parentSession = meta.parentSession;
     if (meta.seedLength !== undefined) header.seedLength = meta.seedLength;
+    if (opts.era === 'rc8') {
+      // As rc.8's own fork: origin and agentPreset are not carried over, delegationDepth is 0,
+      // and a seeded session marks where its seed ended (unless the seed already ends with the marker).
+      header.delegationDepth = 0;
+      if (opts.seed !== undefined && seed.at(-1)?.type !== 'session/end-seed')
+        seed = [...seed, { type: 'session/end-seed', seq: seed.length, time: Date.now(), data: {} }];
+    }
     // In memory the child owns a deep clone; on disk it reloads from its own file.
     const child = this.persistence ? this.persistence.write(header, seed, parent) : memorySession(header, structuredClone(seed) as SessionEvent[]);
     if (parent) child.forkedFrom = SessionStore.keyOf(parent);
@@ -186,24 +207,47 @@ export class SessionStore {
       );
     const cut = boundary ?? len - 1;
     if (cut < 0 || isBoundary(s.facts, cut)) return null;
+    if (s.facts.rc8Rule) {
+      // rc.8's rule and wording: the latest turn/start or turn/end in the prefix is an unmatched turn/start.
+      let turn: unknown = cut === len - 1 ? s.facts.openTurn : undefined;
+      if (turn === undefined || turn === null) {
+        const events = this.readEvents(s);
+        for (let i = cut; i >= 0; i--)
+          if (events[i].type === 'turn/start') {
+            turn = events[i].data?.turn;
+            break;
+          }
+      }
+      return new SessionForkError('OPEN_TURN', `fork boundary ${cut} in session ${quote(s.id)} ends inside open turn ${String(turn)}`, { boundary: cut });
+    }
     const last = cut === len - 1 && s.facts.lastEventType !== undefined ? s.facts.lastEventType : this.readEvents(s)[cut].type;
     return new SessionForkError('OPEN_TURN', `cannot fork session ${quote(s.id)} inside an open turn (last event: ${last})`, { boundary: cut });
   }
 
+  /** INVALID_SESSION_ID: an id the harness cannot use (empty, or a file name it cannot have). Nothing is written. */
+  private checkIdShape(id: SessionId, parent?: Session): void {
+    const why = typeof id !== 'string' || id.length === 0 ? 'a session id must not be empty' : this.persistence?.invalidId?.(id, parent);
+    if (why !== undefined) throw new SessionForkError('INVALID_SESSION_ID', `invalid session id ${quote(String(id))}: ${why}`, { id });
+  }
+
   private checkNewId(id: SessionId | undefined, parent?: Session): void {
     if (id === undefined) return;
+    this.checkIdShape(id, parent);
     if (this.byId.has(id) || this.persistence?.exists(id, parent))
       throw new SessionForkError('SESSION_ALREADY_EXISTS', `session ${quote(id)} already exists`);
   }
 
   /** Validates the cut and returns the meta; shared by snapshot() and fork(). */
   private prepare(source: SessionForkSource, boundary: number | undefined, sessionId?: SessionId): { src: Session; meta: SessionForkMeta } {
+    if (sessionId !== undefined && sessionId.length === 0) this.checkIdShape(sessionId);
     if (sessionId !== undefined && this.byId.has(sessionId))
       throw new SessionForkError('SESSION_ALREADY_EXISTS', `session ${quote(sessionId)} already exists`);
     const src = this.resolve(source);
     this.checkNewId(sessionId, src);
     const err = this.boundaryError(src, boundary);
     if (err) throw err;
+    const placement = this.persistence?.placementError?.(sessionId ?? '', src);
+    if (placement) throw placement;
     const seedLength = boundary === undefined ? src.length : boundary + 1;
     const meta: SessionForkMeta = { parentSession: src.id, seedLength };
     if (src.cwd !== undefined) meta.cwd = src.cwd;
@@ -227,7 +271,7 @@ export class SessionStore {
     const { src, meta } = this.prepare(opts.source, opts.boundary, opts.sessionId);
     const id = opts.sessionId ?? this.freshId(src);
     const seed = this.readEvents(src).slice(0, meta.seedLength);
-    return this.create(id, { seed, meta }, src);
+    return this.create(id, { seed, meta, era: eraOf(src) }, src);
   }
 
   /** The source's events; an I/O error (file gone, unreadable) becomes READ_FAILED. */

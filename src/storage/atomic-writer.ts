@@ -7,6 +7,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SessionForkError } from '../session/errors.js';
 import { errorText, openRegular } from './open-file.js';
+import { encodeStoredFrame } from './zstd-frames.js';
 
 export interface ByteRange {
   file: string;
@@ -19,15 +20,24 @@ export interface NewFileBody {
   header: string;
   /** copy these bytes of an existing file verbatim (the seed as the parent wrote it) */
   copy?: ByteRange;
-  /** or write these lines (without newlines) */
+  /** the seed bytes already in memory (a compressed parent's decoded text) */
+  copyBytes?: Buffer;
+  /** then these lines (without newlines) */
   lines?: string[];
+  /** write rc.8's compressed encoding: a frame with the header line, then one with the rest */
+  zstd?: boolean;
 }
+
+/** Session files hold prompts and tool output: only their owner reads them (as the harness writes them). */
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
 
 export const TEMP_SUFFIX = '.tmp';
 const COPY_CHUNK = 4 * 1024 * 1024;
 
+// The final name is cut to 150 characters here: a name near the 255-byte limit stays writable.
 export const tempPathFor = (file: string): string =>
-  path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  path.join(path.dirname(file), `.${path.basename(file).slice(0, 150)}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
 
 /** How the temp file is opened: a new file only (O_EXCL), never through a symlink (O_NOFOLLOW). */
 export const TEMP_OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
@@ -111,6 +121,63 @@ function copyRange(fd: number, range: ByteRange): void {
   }
 }
 
+function readRange(range: ByteRange): Buffer {
+  const out = Buffer.allocUnsafe(range.end - range.start);
+  const src = fs.openSync(range.file, fs.constants.O_RDONLY);
+  try {
+    let pos = 0;
+    while (pos < out.length) {
+      const n = fs.readSync(src, out, pos, out.length - pos, range.start + pos);
+      if (n === 0) throw Object.assign(new Error(`${range.file} is shorter than expected`), { code: 'ESHORT' });
+      pos += n;
+    }
+  } finally {
+    fs.closeSync(src);
+  }
+  return out;
+}
+
+function writeBody(fd: number, body: NewFileBody): void {
+  const tail = body.lines && body.lines.length > 0 ? Buffer.from(body.lines.join('\n') + '\n', 'utf8') : undefined;
+  if (body.zstd) {
+    writeAll(fd, encodeStoredFrame(Buffer.from(body.header + '\n', 'utf8')));
+    const parts = [body.copyBytes ?? (body.copy ? readRange(body.copy) : Buffer.alloc(0)), ...(tail ? [tail] : [])];
+    const rest = Buffer.concat(parts);
+    if (rest.length > 0) writeAll(fd, encodeStoredFrame(rest));
+    return;
+  }
+  writeAll(fd, Buffer.from(body.header + '\n', 'utf8'));
+  if (body.copyBytes) writeAll(fd, body.copyBytes);
+  else if (body.copy) copyRange(fd, body.copy);
+  if (tail) writeAll(fd, tail);
+}
+
+/**
+ * Creates the missing folders of `dir` one level at a time (mode 0700) and
+ * fsyncs the folder that received each new one, so a new rc.8 session folder
+ * (and a new project folder) survives a crash. Returns the folders created,
+ * deepest last.
+ */
+function makeDirs(dir: string): string[] {
+  const missing: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      fs.lstatSync(d);
+      break;
+    } catch {
+      missing.push(d);
+      if (path.dirname(d) === d) break;
+    }
+  }
+  const created: string[] = [];
+  for (const d of missing.reverse()) {
+    fs.mkdirSync(d, { mode: DIR_MODE });
+    created.push(d);
+    fsyncDir(path.dirname(d));
+  }
+  return created;
+}
+
 function fsyncDir(dir: string): void {
   // O_DIRECTORY | O_NONBLOCK: a FIFO swapped in for the folder fails, never blocks
   const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NONBLOCK);
@@ -129,7 +196,7 @@ const errText = errorText;
  * (nothing is left behind in either case).
  */
 export function writeNewSessionFile(dir: string, file: string, id: string, body: NewFileBody): void {
-  let createdDir = false;
+  let created: string[] = [];
   let tmp: string | undefined;
   try {
     let dirStat: fs.Stats | undefined;
@@ -139,9 +206,8 @@ export function writeNewSessionFile(dir: string, file: string, id: string, body:
       /* missing: created below */
     }
     if (!dirStat) {
-      fs.mkdirSync(dir, { recursive: true });
-      createdDir = true;
-    } else if (dirStat.isSymbolicLink() && path.basename(file) === 'session.jsonl') {
+      created = makeDirs(dir);
+    } else if (dirStat.isSymbolicLink() && /^session\.jsonl(\.zstd)?$/.test(path.basename(file))) {
       // rc8 layout: the session's own folder. A symlink planted at its name
       // would redirect the write outside the root: the name is taken, refuse.
       // (A folder shared with the parent, flat/v0 layouts, may be reached
@@ -149,11 +215,9 @@ export function writeNewSessionFile(dir: string, file: string, id: string, body:
       throw new SessionForkError('SESSION_ALREADY_EXISTS', `session "${id}" already exists`, { file });
     } else cleanupStaleTemps(dir);
     tmp = tempPathFor(file);
-    const fd = fs.openSync(tmp, TEMP_OPEN_FLAGS, 0o644);
+    const fd = fs.openSync(tmp, TEMP_OPEN_FLAGS, FILE_MODE);
     try {
-      writeAll(fd, Buffer.from(body.header + '\n', 'utf8'));
-      if (body.copy) copyRange(fd, body.copy);
-      if (body.lines && body.lines.length > 0) writeAll(fd, Buffer.from(body.lines.join('\n') + '\n', 'utf8'));
+      writeBody(fd, body);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -166,7 +230,8 @@ export function writeNewSessionFile(dir: string, file: string, id: string, body:
     }
     fsyncDir(dir);
   } catch (e) {
-    if (createdDir) tryRemoveDir(dir);
+    if (tmp !== undefined) tryUnlink(tmp);
+    for (const d of created.reverse()) tryRemoveDir(d);
     if (e instanceof SessionForkError) throw e;
     throw new SessionForkError('WRITE_FAILED', `could not write session "${id}" to ${file}: ${errText(e)}`, { file });
   } finally {

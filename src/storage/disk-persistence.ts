@@ -6,17 +6,81 @@ import { emptyFacts, foldEvent, isBoundary, prefixFacts, type LogFacts } from '.
 import { Session, type LogState } from '../session/session.js';
 import type { SessionPersistence } from '../session/store.js';
 import { writeNewSessionFile, type NewFileBody } from './atomic-writer.js';
+import { SessionForkError } from '../session/errors.js';
+import { usesRc8Rule } from '../session/era.js';
 import { encodeId } from './id-encoding.js';
-import { childPath } from './layout.js';
+import { childPath, invalidIdReason, layoutOf, rc8RootOf, type ChildTarget } from './layout.js';
 import { readLog } from './session-file.js';
+import { isCompressedLog, readZstdText, zstdTextLength } from './zstd-log.js';
 
-/** Header keys in the order the harness writes them. */
+/**
+ * Why rc.8 refuses a whole root (so no session in it resumes), or undefined:
+ * both encodings in it, or a session file directly in a project folder (the
+ * old flat layout). I/O: reads the root's folders.
+ */
+export function rc8RootRefusal(root: string): string | undefined {
+  const mixed = mixedEncoding(root);
+  if (mixed) return `the root holds both ${mixed.oddSuffix} (${mixed.odd}) and ${mixed.otherSuffix} (${mixed.other}): rc.8 refuses a root with mixed encodings`;
+  let projects: fs.Dirent[] = [];
+  try {
+    projects = fs.readdirSync(root, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  for (const p of projects) {
+    if (!p.isDirectory()) continue;
+    let names: fs.Dirent[] = [];
+    try {
+      names = fs.readdirSync(path.join(root, p.name), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    const flat = names.find((n) => n.isFile() && (n.name.endsWith('.jsonl') || n.name.endsWith('.jsonl.zstd')));
+    if (flat) return `${path.join(root, p.name, flat.name)} uses the old flat layout inside a project folder: rc.8 refuses the whole root`;
+  }
+  return undefined;
+}
+
+/** The first session files of each encoding in an rc.8 root, when it holds both (rc.8 refuses such a root). */
+export function mixedEncoding(root: string): { odd: string; oddSuffix: string; other: string; otherSuffix: string } | undefined {
+  let plain: string | undefined;
+  let zstd: string | undefined;
+  const list = (d: string): fs.Dirent[] => {
+    try {
+      return fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return [];
+    }
+  };
+  for (const project of list(root)) {
+    if (!project.isDirectory()) continue;
+    for (const s of list(path.join(root, project.name))) {
+      if (!s.isDirectory()) continue;
+      for (const f of list(path.join(root, project.name, s.name))) {
+        const p = path.join(root, project.name, s.name, f.name);
+        if (f.name === 'session.jsonl') plain ??= p;
+        else if (f.name === 'session.jsonl.zstd') zstd ??= p;
+      }
+      if (plain && zstd) return { odd: plain, oddSuffix: '.jsonl', other: zstd, otherSuffix: '.jsonl.zstd' };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Header keys in the order the harness writes them: the RFC era's
+ * type, version, id, createdAt, cwd?, parentSession?, seedLength?; rc.8 goes on
+ * with origin?, delegationDepth, agentPreset?. Absent keys are left out.
+ */
 export function headerLine(h: SessionHeader): string {
-  const { type, version, id, createdAt, cwd, parentSession, seedLength, ...rest } = h;
+  const { type, version, id, createdAt, cwd, parentSession, seedLength, origin, delegationDepth, agentPreset, ...rest } = h;
   const o: Record<string, unknown> = { type, version, id, createdAt };
   if (cwd !== undefined) o.cwd = cwd;
   if (parentSession !== undefined) o.parentSession = parentSession;
   if (seedLength !== undefined) o.seedLength = seedLength;
+  if (origin !== undefined) o.origin = origin;
+  if (delegationDepth !== undefined) o.delegationDepth = delegationDepth;
+  if (agentPreset !== undefined) o.agentPreset = agentPreset;
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) o[k] = v;
   return JSON.stringify(o);
 }
@@ -44,9 +108,26 @@ function foldAll(events: readonly SessionEvent[], seedFrom?: number): LogFacts {
 export class DiskPersistence implements SessionPersistence {
   constructor(readonly root: string) {}
 
-  target(id: string, parent?: Session): { dir: string; file: string } {
-    if (parent?.file) return childPath(parent.file, id);
-    return { dir: this.root, file: path.join(this.root, encodeId(id) + '.jsonl') };
+  target(id: string, parent?: Session): ChildTarget {
+    if (parent?.file) return childPath(parent.file, id, parent.cwd, isCompressedLog(parent.file));
+    return { dir: this.root, file: path.join(this.root, encodeId(id) + '.jsonl'), harness: false };
+  }
+
+  invalidId(id: string, parent?: Session): string | undefined {
+    if (id.length === 0) return invalidIdReason(id);
+    return invalidIdReason(id, this.target(id, parent));
+  }
+
+  /** rc.8 refuses a root whose sessions use both encodings: so do we, before writing into one. */
+  placementError(_id: string, parent?: Session): SessionForkError | null {
+    if (!parent?.file || layoutOf(parent.file) !== 'rc8-harness') return null;
+    const mixed = mixedEncoding(rc8RootOf(parent.file));
+    if (!mixed) return null;
+    return new SessionForkError(
+      'MIXED_ENCODING',
+      `session artifact ${JSON.stringify(mixed.odd)} uses ${mixed.oddSuffix}, but ${JSON.stringify(mixed.other)} uses ${mixed.otherSuffix}: the harness refuses a root with mixed encodings; use a separate root or re-encode one of them (nothing written)`,
+      { file: mixed.odd },
+    );
   }
 
   exists(id: string, parent?: Session): boolean {
@@ -61,15 +142,32 @@ export class DiskPersistence implements SessionPersistence {
 
   write(header: SessionHeader, seed: readonly SessionEvent[], parent?: Session): Session {
     const { dir, file } = this.target(header.id, parent);
-    const body: NewFileBody = { header: headerLine(header) };
-    const copy = parent ? seedByteRange(parent, seed.length) : undefined;
-    if (copy) body.copy = copy;
-    else body.lines = seed.map((e) => JSON.stringify(e));
+    const zstd = isCompressedLog(file);
+    const body: NewFileBody = { header: headerLine(header), zstd };
+    // The inherited events are copied as the parent wrote them; what the child adds (rc.8's end-seed marker) follows.
+    const n = header.seedLength !== undefined && header.seedLength <= seed.length ? header.seedLength : seed.length;
+    const copy = parent ? seedByteRange(parent, n) : undefined;
+    const own = seed.slice(copy ? n : 0);
+    if (copy && parent?.file && isCompressedLog(parent.file)) body.copyBytes = readZstdText(parent.file).text.subarray(copy.start, copy.end);
+    else if (copy) body.copy = copy;
+    if (own.length > 0) body.lines = own.map((e) => JSON.stringify(e));
     writeNewSessionFile(dir, file, header.id, body);
-    const n = seed.length;
     const isPrefix = parent !== undefined && header.seedLength === n && (n === 0 || isBoundary(parent.facts, n - 1));
-    const facts = isPrefix ? prefixFacts(parent.facts, seed, n, n) : foldAll(seed, header.seedLength);
-    const size = fs.statSync(file).size;
+    let facts: LogFacts;
+    if (isPrefix) {
+      facts = prefixFacts(parent.facts, seed, n, n);
+      for (const e of seed.slice(n)) foldEvent(facts, e);
+    } else {
+      facts = foldAll(seed, header.seedLength);
+      if (parent?.facts.rc8Rule || usesRc8Rule(header, file)) {
+        facts = emptyFacts();
+        facts.rc8Rule = true;
+        if (header.seedLength !== undefined) facts.seedFrom = header.seedLength;
+        for (const e of seed) foldEvent(facts, e);
+      }
+    }
+    if (usesRc8Rule(header, file)) facts.rc8Rule = true;
+    const size = zstd ? zstdTextLength(file) : fs.statSync(file).size;
     const log: LogState = { facts, events: [], eventEnds: [], headerEnd: 0, firstAnomaly: Infinity, consumed: size, diagnostics: [] };
     return new Session(header, file, log, (current) => readLog(file, true, current.consumed).reader);
   }

@@ -8,6 +8,7 @@ import { LogReader } from './log-reader.js';
 import { feedFd, readLog } from './session-file.js';
 import { errorText, openRegular } from './open-file.js';
 import { watchRoot, type FileChange, type RootWatcher } from './watcher.js';
+import { isCompressedLog } from './zstd-log.js';
 
 export interface FollowOptions {
   /** a human message for the status line (mode changes, replaced files) */
@@ -91,9 +92,14 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
         indexFileSafe(index, c.file);
         return;
       }
-      if (!(known.log instanceof LogReader)) {
-        // a session this process wrote: re-read it in place
-        known.resetLog(readLog(c.file, known.isLoaded).reader, known.isLoaded);
+      if (!(known.log instanceof LogReader) || isCompressedLog(c.file)) {
+        // a session this process wrote, or a compressed one (a new frame: offsets are in the decoded text): re-read it in place
+        const r = readLog(c.file, known.isLoaded);
+        known.resetLog(r.reader, known.isLoaded);
+        if (isCompressedLog(c.file)) {
+          index.files.set(c.file, { ...r.stat, pending: r.pending });
+          return;
+        }
       } else {
         const fed = feedAppended(c.file, known.log, pause);
         if (fed < 0) {

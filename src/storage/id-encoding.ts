@@ -8,7 +8,11 @@ const SAFE = /^[A-Za-z0-9._-]$/;
 /** Longest encoded name we write; longer ones are capped and hashed. */
 export const MAX_ENCODED_LENGTH = 200;
 
-export function encodeId(id: string): string {
+/**
+ * The harness's own path-segment encoding (both eras): no cap. The harness
+ * refuses an empty id; a name longer than the file system allows fails there.
+ */
+export function encodeSegment(id: string): string {
   if (id === '.') return '~002E';
   if (id === '..') return '~002E~002E';
   let out = '';
@@ -16,6 +20,18 @@ export function encodeId(id: string): string {
     const ch = id[i];
     out += SAFE.test(ch) ? ch : '~' + id.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0');
   }
+  return out;
+}
+
+/** Longest file name (bytes) a Linux/macOS file system takes: the harness cannot write a longer one. */
+export const MAX_NAME_BYTES = 255;
+
+/**
+ * Our name for flat folders (not read by the harness): the harness encoding,
+ * capped at MAX_ENCODED_LENGTH and hashed beyond it.
+ */
+export function encodeId(id: string): string {
+  let out = encodeSegment(id);
   if (out.length > MAX_ENCODED_LENGTH) {
     // '~~' never occurs in a plain encoding ('~' is always followed by 4 hex
     // digits), so a capped name cannot collide with an uncapped one.

@@ -1,7 +1,7 @@
 // The three on-disk layouts (DOMAIN.md §4) and where a child file goes.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { encodeId } from './id-encoding.js';
+import { encodeId, encodeSegment, MAX_NAME_BYTES } from './id-encoding.js';
 
 export type Layout = 'flat' | 'v0-harness' | 'rc8-harness';
 
@@ -17,7 +17,8 @@ export function layoutOf(file: string): Layout {
   const base = path.basename(file);
   const dir = path.basename(path.dirname(file));
   const grand = path.basename(path.dirname(path.dirname(file)));
-  if (RC8_NAME.test(base) && /^--.*--$/.test(grand)) return 'rc8-harness';
+  // rc.8: <root>/--<project>--/<id>/session.jsonl, or <root>/_no-cwd/<id>/session.jsonl
+  if (RC8_NAME.test(base) && (/^--.*--$/.test(grand) || grand === '_no-cwd')) return 'rc8-harness';
   if (/^cwd-[0-9a-f]{12}$/.test(dir) || dir === '_no-cwd') return 'v0-harness';
   return 'flat';
 }
@@ -26,16 +27,70 @@ export const cwdFolder = (cwd: string | undefined): string =>
   cwd === undefined ? '_no-cwd' : 'cwd-' + createHash('sha256').update(cwd).digest('hex').slice(0, 12);
 
 /**
- * Where a child of `parentFile` with id `childId` is written: the parent's
- * folder, in the parent's layout. Returns the folder to create (rc8 puts each
- * session in a folder of its own) and the final file path.
+ * rc.8's project folder name for a cwd: '/', '\\' and ':' become '-' (a run of
+ * them one '-'), [A-Za-z0-9._-] stay, every other UTF-16 unit (and '~') is
+ * ~XXXX; leading '-' dropped ('root' when nothing is left), cut at 251
+ * characters, wrapped in '--'. Lossy by design (the harness's rule).
  */
-export function childPath(parentFile: string, childId: string): { dir: string; file: string } {
-  const enc = encodeId(childId);
-  if (layoutOf(parentFile) === 'rc8-harness') {
-    const dir = path.join(path.dirname(path.dirname(parentFile)), enc);
-    return { dir, file: path.join(dir, 'session.jsonl') };
+export function projectKey(cwd: string): string {
+  let out = '';
+  let sepRun = false;
+  for (let i = 0; i < cwd.length; i++) {
+    const ch = cwd[i];
+    if (ch === '/' || ch === '\\' || ch === ':') {
+      if (!sepRun) out += '-';
+      sepRun = true;
+      continue;
+    }
+    sepRun = false;
+    out += /^[A-Za-z0-9._-]$/.test(ch) ? ch : '~' + cwd.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0');
+  }
+  const slug = out.replace(/^-+/, '') || 'root';
+  return `--${slug.slice(0, 251)}--`;
+}
+
+/** rc.8's project folder for a session: `_no-cwd` without a cwd (an empty cwd too: the harness cannot key it). */
+export const rc8ProjectFolder = (cwd: string | undefined): string => (cwd === undefined || cwd === '' ? '_no-cwd' : projectKey(cwd));
+
+/** The rc.8 root of a file in the rc.8 layout (<root>/<project>/<id>/session.jsonl). */
+export const rc8RootOf = (file: string): string => path.dirname(path.dirname(path.dirname(file)));
+
+export interface ChildTarget {
+  /** the folder the file goes in (created when missing) */
+  dir: string;
+  file: string;
+  /** where a name is kept exactly as the harness encodes it (v0/rc.8 layouts) */
+  harness: boolean;
+}
+
+/**
+ * Where a child of `parentFile` with id `childId` is written, in the parent's
+ * layout: flat and v0 next to the parent; rc.8 in a folder of its own under
+ * the project folder of its cwd (`_no-cwd` without one), as the harness would
+ * place it. `compressed` picks session.jsonl.zstd in an rc.8 root.
+ */
+export function childPath(parentFile: string, childId: string, cwd?: string, compressed = false): ChildTarget {
+  const layout = layoutOf(parentFile);
+  if (layout === 'rc8-harness') {
+    const dir = path.join(rc8RootOf(parentFile), rc8ProjectFolder(cwd), encodeSegment(childId));
+    return { dir, file: path.join(dir, compressed ? 'session.jsonl.zstd' : 'session.jsonl'), harness: true };
   }
   const dir = path.dirname(parentFile);
-  return { dir, file: path.join(dir, enc + '.jsonl') };
+  if (layout === 'v0-harness') return { dir, file: path.join(dir, encodeSegment(childId) + '.jsonl'), harness: true };
+  return { dir, file: path.join(dir, encodeId(childId) + '.jsonl'), harness: false };
+}
+
+/**
+ * Why the harness could not use `id` as a session id where `target` puts it,
+ * or undefined when it can: an empty id (its path encoding refuses it), or a
+ * file name longer than the file system allows.
+ */
+export function invalidIdReason(id: string, target?: ChildTarget): string | undefined {
+  if (typeof id !== 'string' || id.length === 0) return 'a session id must not be empty (the harness cannot name a file for it)';
+  if (target?.harness) {
+    const longest = Math.max(...[path.basename(target.dir), path.basename(target.file)].map((n) => Buffer.byteLength(n)));
+    if (longest > MAX_NAME_BYTES)
+      return `session id of ${id.length} characters encodes to a ${longest}-byte file name, over the ${MAX_NAME_BYTES}-byte limit: the harness could not write or find it`;
+  }
+  return undefined;
 }

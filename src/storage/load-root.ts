@@ -60,18 +60,6 @@ export type IndexStep = (() => boolean) & { cancel?(): void };
 
 function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
   index.skipped.delete(file);
-  if (file.endsWith('.zstd')) {
-    const { fd, st } = openRegular(file);
-    fs.closeSync(fd);
-    index.files.set(file, {
-      size: st.size,
-      ino: st.ino,
-      mtimeMs: st.mtimeMs,
-      pending: 0,
-      refused: [{ file, severity: 'error', code: 'COMPRESSED', message: 'zstd-compressed sessions are not readable on Node 20; decompress it (zstd -d) to browse it' }],
-    });
-    return undefined;
-  }
   const r = startReadLog(file, false);
   const finish = () => {
     const read = r.result();

@@ -4,6 +4,7 @@
 import { isUtf8 } from 'node:buffer';
 import { checkHeader, expandRow, type SessionEvent, type SessionHeader } from '../session/events.js';
 import { emptyFacts, foldEvent, type LogFacts } from '../session/log-facts.js';
+import { usesRc8Rule } from '../session/era.js';
 
 import type { Diagnostic } from "../session/diagnostics.js";
 export type { Diagnostic };
@@ -150,6 +151,7 @@ export class LogReader {
       if (typeof h === 'string') return this.refuse(h, lineNo);
       this.header = h;
       if (h.seedLength !== undefined) this.facts.seedFrom = h.seedLength;
+      if (usesRc8Rule(h, this.file)) this.facts.rc8Rule = true;
       this.headerEnd = absEnd;
       return;
     }
@@ -214,6 +216,9 @@ export class LogReader {
       if (this.facts.validLength === undefined) this.facts.validLength = this.facts.events;
       this.diag('error', 'SEQ_GAP', `seq gap: expected seq ${this.nextSeq}, got ${first}; events from here on are shown but cannot be forked`, lineNo);
     }
+    // The harness refuses (corrupt committed region) a log whose damage precedes a turn/end.
+    if (this.facts.damagedBeforeTurnEnd === undefined && this.firstAnomaly <= absStart && (first !== this.nextSeq || this.firstAnomaly < absStart) && rows.some((e) => e.type === 'turn/end'))
+      this.facts.damagedBeforeTurnEnd = lineNo;
     for (const ev of rows) {
       foldEvent(this.facts, ev);
       if (this.opts.retain) {

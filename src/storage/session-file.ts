@@ -5,6 +5,7 @@ import { Session, type LogState } from '../session/session.js';
 import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN } from './log-reader.js';
 import { openRegular } from './open-file.js';
 import type { FileState } from './walk.js';
+import { isCompressedLog, readZstdLog } from './zstd-log.js';
 
 /** size, inode and mtime: what tells a grown file from a replaced one */
 export type FileStat = FileState;
@@ -117,6 +118,7 @@ export function feedFd(fd: number, reader: LogReader, end: number, pause?: () =>
  * Opens without blocking and refuses anything but a regular file (NOT_A_FILE).
  */
 export function readLog(file: string, retain: boolean, limit?: number): ReadResult {
+  if (isCompressedLog(file)) return readZstdLog(file, retain, limit);
   const r = startReadLog(file, retain, limit);
   while (!r.step()) {
     /* no pause: runs to the end */
@@ -130,6 +132,11 @@ export function readLog(file: string, retain: boolean, limit?: number): ReadResu
  * The file stays open until done (or close()).
  */
 export function startReadLog(file: string, retain: boolean, limit?: number): { step(pause?: () => boolean): boolean; result(): ReadResult; close(): void } {
+  if (isCompressedLog(file)) {
+    // a compressed log is decoded in one go (frames are small; the decoder is not resumable mid-frame)
+    const read = readZstdLog(file, retain, limit);
+    return { step: () => true, result: () => read, close: () => {} };
+  }
   const reader = new LogReader(file, { retain });
   const { fd, st } = openRegular(file);
   const end = limit ?? st.size;

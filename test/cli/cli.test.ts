@@ -43,9 +43,15 @@ function json(...args: string[]): { code: number; body: any; stderr: string } {
   return { code: r.code, body, stderr: r.stderr };
 }
 
-const SUMMARY_KEYS = new Set(['id', 'file', 'parentSession', 'parentFile', 'parentAmbiguous', 'seedLength', 'cwd', 'kind', 'createdAt', 'events', 'turns', 'state', 'forkable', 'lastEventType', 'lastEventTime', 'title', 'diagnostics', 'usage']);
+const SUMMARY_KEYS = new Set([
+  'id', 'file', 'parentSession', 'parentFile', 'parentAmbiguous', 'seedLength', 'cwd', 'kind', 'era', 'origin', 'delegationDepth', 'agentPreset', 'resumable', 'resumeReason',
+  'createdAt', 'events', 'turns', 'state', 'forkable', 'lastEventType', 'lastEventTime', 'title', 'diagnostics', 'usage',
+]);
 function checkSummary(s: any): void {
-  for (const k of ['id', 'file', 'events', 'turns', 'state', 'forkable']) expect(s, k).toHaveProperty(k);
+  for (const k of ['id', 'file', 'events', 'turns', 'state', 'forkable', 'era', 'resumable']) expect(s, k).toHaveProperty(k);
+  expect(['rfc', 'rc8']).toContain(s.era);
+  expect(typeof s.resumable).toBe('boolean');
+  expect(s.resumable ? !('resumeReason' in s) : typeof s.resumeReason === 'string').toBe(true);
   for (const k of Object.keys(s)) expect(SUMMARY_KEYS.has(k), `unexpected key ${k}`).toBe(true);
   expect(typeof s.id).toBe('string');
   expect(path.isAbsolute(s.file)).toBe(true);
@@ -248,8 +254,9 @@ describe('dsh-browse CLI', () => {
       const firstEnd = rows.find((r) => r.type === 'turn/end').seq;
       const { code, body } = json('fork', '--dir', dir, '--session', 'fix-flaky-retry-test', '--at', String(firstEnd), '--id', 'cli-child');
       expect(code).toBe(0);
-      expect(Object.keys(body)).toEqual(['child']);
-      expect(body.child).toEqual({ id: 'cli-child', file: path.join(dir, 'cli-child.jsonl'), parentSession: 'fix-flaky-retry-test', seedLength: firstEnd + 1, cwd: header.cwd });
+      expect(Object.keys(body)).toEqual(['child', 'resume']);
+      expect(body.child).toEqual({ id: 'cli-child', file: path.join(dir, 'cli-child.jsonl'), parentSession: 'fix-flaky-retry-test', seedLength: firstEnd + 1, cwd: header.cwd, era: 'rfc' });
+      expect(body.resume).toBe('dsh --resume=cli-child');
       const child = plainRead(body.child.file);
       expect(child.header).toMatchObject({ type: 'session', version: 0, id: 'cli-child', parentSession: 'fix-flaky-retry-test', seedLength: firstEnd + 1 });
       expect(child.rows).toEqual(rows.slice(0, firstEnd + 1));

@@ -72,8 +72,12 @@ function plain(file: string): { header: any; events: PlainEvent[]; rows: any[] }
   return { header: JSON.parse(lines[0]), events, rows };
 }
 
-/** Boundaries by the DOMAIN.md §3 rule, computed by hand. */
-function plainBoundaries(events: PlainEvent[]): number[] {
+/**
+ * Boundaries computed by hand: the DOMAIN.md §3 rule for RFC-era logs; for rc.8
+ * logs (their header carries delegationDepth) rc.8's rule: any point outside a
+ * turn, standalone events before the first turn included.
+ */
+function plainBoundaries(events: PlainEvent[], rc8 = false): number[] {
   const out: number[] = [];
   let open = false;
   let sawEnd = false;
@@ -83,7 +87,7 @@ function plainBoundaries(events: PlainEvent[]): number[] {
       open = false;
       sawEnd = true;
     }
-    if (e.type === 'turn/end' || (!open && sawEnd)) out.push(e.seq);
+    if (e.type === 'turn/end' || (!open && (sawEnd || rc8))) out.push(e.seq);
   }
   return out;
 }
@@ -134,7 +138,7 @@ describe.skipIf(!fs.existsSync(dir))('real harness sessions (../shared/dsh-real-
     expect(s.events.filter((e) => e.type === 'turn/end').map((e) => e.data.reason.kind)).toEqual(reasons);
     expect(s.state).toBe(events === 0 ? 'empty' : 'at-boundary');
     expect(s.events.map((e) => [e.seq, e.type])).toEqual(pev.map((e) => [e.seq, e.type]));
-    const expected = plainBoundaries(pev);
+    const expected = plainBoundaries(pev, typeof header.delegationDepth === 'number');
     expect(s.facts.boundaries).toEqual(expected);
     for (let b = 0; b < events; b++) {
       const err = idx.store.boundaryError(s, b);

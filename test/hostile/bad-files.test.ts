@@ -310,7 +310,9 @@ describe('JSON nested 100,000 deep as event data', { timeout: 180_000 }, () => {
     expect(snap.seed[1].data === s.events[1].data).toBe(false);
     expect(canonicalJson(snap.seed[1]) === canonicalJson(s.events[1])).toBe(true);
     const child = index.store.fork({ source: s, sessionId: 'deep-child' });
-    expect(child.events.length).toBe(14);
+    // session/title is rc.8 vocabulary: the child is written as rc.8 would, with its session/end-seed marker
+    expect(child.events.length).toBe(15);
+    expect(child.events[14].type).toBe('session/end-seed');
     const again = load(root);
     // the child's seed verifies (the inherited second turn/end is a TURN_ENCLOSURE warning, as in the parent)
     const findings = auditSessions(again.store.list()).filter((f) => f.session === 'deep-child' && f.severity === 'error');

@@ -19,6 +19,7 @@ describe('prefixFacts', () => {
       const n = b + 1;
       const folded = emptyFacts();
       folded.seedFrom = n;
+      if (s.facts.rc8Rule) folded.rc8Rule = true;
       for (let i = 0; i < n; i++) foldEvent(folded, events[i]);
       expect(prefixFacts(s.facts, events, n, n), `boundary ${b}`).toEqual(folded);
     }

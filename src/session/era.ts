@@ -1,0 +1,27 @@
+// Which harness era wrote a session, and so how a child of it must be written.
+// rc.8 always writes `delegationDepth` (its header check requires it); rc.8
+// also keeps each session in a folder of its own and has its own vocabulary.
+import type { SessionHeader } from './events.js';
+import type { LogFacts } from './log-facts.js';
+
+export type Era = 'rfc' | 'rc8';
+
+/** An rc.8 header: it carries delegationDepth (or another rc.8-only key). */
+export const isRc8Header = (h: SessionHeader): boolean =>
+  typeof h.delegationDepth === 'number' || h.origin !== undefined || h.agentPreset !== undefined;
+
+/** A file in the rc.8 folder layout: <root>/--<project>--|_no-cwd/<id>/session.jsonl[.zstd]. */
+export function isRc8LayoutPath(file: string | undefined): boolean {
+  if (!file) return false;
+  const parts = file.split(/[\\/]/);
+  const n = parts.length;
+  return n >= 3 && /^session\.jsonl(\.zstd)?$/.test(parts[n - 1]) && (/^--.*--$/.test(parts[n - 3]) || parts[n - 3] === '_no-cwd');
+}
+
+/** The boundary rule a log follows, decided before its events are read: its header and where it lies. */
+export const usesRc8Rule = (h: SessionHeader, file: string | undefined): boolean => isRc8Header(h) || isRc8LayoutPath(file);
+
+/** The era of a session: header, then layout, then vocabulary (session/end-seed, request/header, ...). */
+export function eraOf(s: { header: SessionHeader; file?: string; facts: LogFacts }): Era {
+  return usesRc8Rule(s.header, s.file) || s.facts.rc8Rule === true || s.facts.rc8Vocabulary === true ? 'rc8' : 'rfc';
+}

@@ -1,0 +1,200 @@
+// Compressed rc.8 roots (session.jsonl.zstd): one checksummed frame with the
+// header line, then one frame per append batch. Test files are made by the
+// zstd command line tool. Read, torn last frame, live append of a frame, fork
+// into a compressed root, mixed-encoding refusal.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { followRoot, type Follower } from '../../src/storage/follow.js';
+import { allDiagnostics, loadRootSync } from '../../src/storage/load-root.js';
+import { decodedText, decodeZstdLog, encodeStoredFrame, initDecoder, scanFrames, useWasmDecoder, wasmDecoderReady, xxh64 } from '../../src/storage/zstd-frames.js';
+import { cleanupTmp, evs, forkError, hdr, listTree, logText, REAL_DIR, tmpDir, turnRows } from '../support/fixtures.js';
+import { hasZstd, realRoot, zstdFrames } from '../support/real-roots.js';
+
+let follower: Follower | undefined;
+afterEach(() => {
+  follower?.close();
+  follower = undefined;
+  cleanupTmp();
+});
+
+const zstdTool = (args: string[], input?: Buffer | string): Buffer => execFileSync('zstd', args, input === undefined ? {} : { input });
+const frame = (text: string): Buffer => zstdTool(['-q', '--check', '-c'], text);
+const H = hdr('z', { cwd: '/a', delegationDepth: 0 });
+const T1 = evs(...turnRows(1));
+const T2 = evs(...turnRows(1), ...turnRows(2)).slice(7);
+const lines = (events: readonly object[]) => events.map((e) => JSON.stringify(e) + '\n').join('');
+
+function compressedSession(root: string, batches: string[]): string {
+  const file = path.join(root, '--a--', 'z', 'session.jsonl.zstd');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, Buffer.concat([frame(JSON.stringify(H) + '\n'), ...batches.map(frame)]));
+  return file;
+}
+
+describe('frames (pure)', () => {
+  it('xxh64 matches the reference vectors', () => {
+    expect(xxh64(Buffer.alloc(0)).toString(16)).toBe('ef46db3751d8e999');
+    expect(xxh64(Buffer.from('a')).toString(16)).toBe('d24ec4f1a98c6e5b');
+  });
+  it.skipIf(!hasZstd)('our stored frames pass `zstd -t` (checksum) and decode to the text; empty and multi-block too', () => {
+    const dir = tmpDir();
+    const big = Buffer.from('x'.repeat(300_000) + '\n');
+    for (const text of [Buffer.from('{"a":1}\n'), Buffer.alloc(0), big]) {
+      const f = path.join(dir, 'f.zst');
+      fs.writeFileSync(f, encodeStoredFrame(text));
+      expect(() => zstdTool(['-q', '-t', f])).not.toThrow();
+      expect(zstdTool(['-q', '-dc', f]).equals(text)).toBe(true);
+      expect(decodedText(decodeZstdLog(fs.readFileSync(f))).equals(text)).toBe(true);
+    }
+  });
+  it('not zstd at all: an error with the byte offset, nothing decoded', () => {
+    const d = decodeZstdLog(Buffer.from('{"type":"session"}\n'));
+    expect(d.error).toMatch(/bad magic number\) at byte 0/);
+    expect(d.length).toBe(0);
+    expect(scanFrames(Buffer.alloc(0))).toEqual({ frames: [] });
+  });
+});
+
+describe.skipIf(!hasZstd)('reading compressed logs', () => {
+  it.skipIf(!fs.existsSync(REAL_DIR))('a compressed copy of the rc.8 real logs lists exactly like the plain one (3 lines per frame)', () => {
+    const plain = loadRootSync(realRoot(tmpDir(), 'rc8').root);
+    const packed = loadRootSync(realRoot(tmpDir(), 'rc8', { compressed: true, linesPerFrame: 3 }).root);
+    const view = (idx: ReturnType<typeof loadRootSync>) =>
+      idx.store
+        .list()
+        .map((s) => ({ id: s.id, state: s.state, events: s.events, boundaries: s.facts.boundaries, title: s.facts.title, turns: s.facts.turns }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(packed.store.size).toBe(19);
+    expect(allDiagnostics(packed)).toEqual([]);
+    expect(view(packed)).toEqual(view(plain));
+  });
+
+  it('a torn last frame keeps the records of its complete blocks and is not an error', () => {
+    const root = tmpDir();
+    const file = compressedSession(root, [lines(T1), lines(T2)]);
+    const full = fs.readFileSync(file);
+    const whole = loadRootSync(root).store.get(file)!;
+    expect(whole.length).toBe(14);
+    // cut inside the last frame: the first batch's events stay
+    fs.writeFileSync(file, full.subarray(0, full.length - 6));
+    const idx = loadRootSync(root);
+    const s = idx.store.get(file)!;
+    expect(s.diagnostics).toEqual([]);
+    expect(s.events.slice(0, 7)).toEqual(whole.events.slice(0, 7));
+    expect(s.length).toBeGreaterThanOrEqual(7);
+    expect(s.length).toBeLessThanOrEqual(14);
+  });
+
+  it('a torn frame whose block is not complete yet adds nothing; the session is the complete frames', () => {
+    const root = tmpDir();
+    const file = compressedSession(root, [lines(T1)]);
+    const second = frame(lines(T2));
+    fs.appendFileSync(file, second.subarray(0, 8));
+    const s = loadRootSync(root).store.get(file)!;
+    expect(s.length).toBe(7);
+    expect(s.state).toBe('at-boundary');
+  });
+
+  it('damage after the header frame: the records before it load, with a ZSTD_CORRUPT diagnostic', () => {
+    const root = tmpDir();
+    const file = compressedSession(root, [lines(T1)]);
+    fs.appendFileSync(file, Buffer.from('garbage that is not a frame'));
+    const idx = loadRootSync(root);
+    const s = idx.store.get(file)!;
+    expect(s.length).toBe(7);
+    expect(s.diagnostics.map((d) => d.code)).toEqual(['ZSTD_CORRUPT']);
+  });
+
+  it('follows a compressed session live: a new frame appended shows its events', () => {
+    const root = tmpDir();
+    const file = compressedSession(root, [lines(T1)]);
+    const idx = loadRootSync(root);
+    const s = idx.store.get(file)!;
+    expect(s.length).toBe(7);
+    follower = followRoot(idx, { forcePolling: true, pollIntervalMs: 1_000_000 });
+    fs.appendFileSync(file, frame(lines(T2)));
+    const st = fs.statSync(file);
+    follower.apply([{ kind: 'grown', file, size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }]);
+    const live = idx.store.get(file)!;
+    expect(live.length).toBe(14);
+    expect(live.facts.turns).toBe(2);
+    expect(live.events).toEqual(loadRootSync(root).store.get(file)!.events);
+  });
+});
+
+describe.skipIf(!hasZstd)('forking into a compressed root', () => {
+  it('the child is session.jsonl.zstd in the root\'s encoding: `zstd -dc` gives the header, the seed lines verbatim and the end-seed marker', () => {
+    const root = tmpDir();
+    const file = compressedSession(root, [lines(T1), lines(T2)]);
+    const idx = loadRootSync(root);
+    const c = idx.store.fork({ source: idx.store.get(file)!, boundary: 6, sessionId: 'kid' });
+    expect(c.file).toBe(path.join(root, '--a--', 'kid', 'session.jsonl.zstd'));
+    expect(() => zstdTool(['-q', '-t', c.file!])).not.toThrow();
+    const text = zstdTool(['-q', '-dc', c.file!]).toString('utf8').split('\n');
+    expect(text.pop()).toBe('');
+    expect(JSON.parse(text[0])).toEqual({ type: 'session', version: 0, id: 'kid', createdAt: c.header.createdAt, cwd: '/a', parentSession: 'z', seedLength: 7, delegationDepth: 0 });
+    expect(text.slice(1, 8).join('\n') + '\n').toBe(lines(T1));
+    expect(JSON.parse(text[8])).toMatchObject({ type: 'session/end-seed', seq: 7, data: {} });
+    expect(text).toHaveLength(9);
+    // the first frame is the header line alone (rc.8 checks that)
+    const d = decodeZstdLog(fs.readFileSync(c.file!));
+    expect(d.headerFrameIsOneLine).toBe(true);
+    expect(d.frames).toBe(2);
+    expect(fs.statSync(c.file!).mode & 0o777).toBe(0o600);
+    // it reloads as a fork of its parent
+    const re = loadRootSync(root).store.get(c.file!)!;
+    expect(re.events.slice(0, 7)).toEqual(idx.store.get(file)!.events.slice(0, 7));
+  });
+
+  it('a root holding both encodings is refused with MIXED_ENCODING (the harness refuses such a root); nothing written', () => {
+    const root = tmpDir();
+    const file = compressedSession(root, [lines(T1)]);
+    const plain = path.join(root, '--a--', 'other', 'session.jsonl');
+    fs.mkdirSync(path.dirname(plain));
+    fs.writeFileSync(plain, logText(hdr('other', { cwd: '/a', delegationDepth: 0 }), T1));
+    const before = listTree(root);
+    const idx = loadRootSync(root);
+    for (const source of [file, plain]) {
+      const e = forkError(() => idx.store.fork({ source: idx.store.get(source)!, sessionId: 'kid' }));
+      expect(e.code).toBe('MIXED_ENCODING');
+      expect(e.message).toContain(`session artifact ${JSON.stringify(plain)} uses .jsonl, but ${JSON.stringify(file)} uses .jsonl.zstd`);
+      expect(e.message).toContain('the harness refuses a root with mixed encodings');
+    }
+    expect(listTree(root)).toEqual(before);
+  });
+});
+
+// The first compressed read starts loading the WebAssembly decoder; this compares it with fzstd on the same files.
+describe.skipIf(!hasZstd)('the WebAssembly decoder (zstddec) reads what fzstd reads', () => {
+  it('same sessions from the real logs, a torn last frame and damaged bytes (no hang on bad input)', async () => {
+    const build = () => {
+      const root = tmpDir();
+      const real = fs.existsSync(REAL_DIR) ? realRoot(root, 'rc8', { compressed: true, linesPerFrame: 7 }) : undefined;
+      const torn = compressedSession(path.join(root, 'x'), [lines(T1), lines(T2)]);
+      fs.truncateSync(torn, fs.statSync(torn).size - 5);
+      const bad = path.join(root, 'y', '--a--', 'z', 'session.jsonl.zstd');
+      fs.mkdirSync(path.dirname(bad), { recursive: true });
+      const good = Buffer.concat([frame(JSON.stringify(H) + '\n'), frame(lines(T1))]);
+      const flipped = Buffer.from(good);
+      flipped[flipped.length - 2] ^= 0xff; // the checksum of the last frame
+      fs.writeFileSync(bad, Buffer.concat([flipped, frame(lines(T2))]));
+      return { root, real };
+    };
+    const { root } = build();
+    const view = () =>
+      loadRootSync(root)
+        .store.list()
+        .map((s) => [path.relative(root, s.file!), s.events, s.diagnostics.map((d) => d.code)] as const)
+        .sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    useWasmDecoder(false);
+    expect(wasmDecoderReady()).toBe(false);
+    const slow = view();
+    useWasmDecoder(true);
+    await initDecoder();
+    expect(wasmDecoderReady()).toBe(true);
+    expect(view()).toEqual(slow);
+    expect(slow.length).toBeGreaterThan(2);
+  });
+});
