@@ -3,7 +3,10 @@
 // (synchronously, in arrival order), runs the effects the reducer returns
 // (the fork write, exit, status timers) and tells React to draw. Store changes
 // are coalesced into one `world` action per frame.
-import { nanoid } from 'nanoid';
+import { rootRefusals } from '../src/cli/commands.js';
+import { AuditIndex } from '../src/session/audit-index.js';
+import { newChildId } from '../src/session/ids.js';
+import type { ProjectScope } from '../src/storage/project-scope.js';
 import { exportToFile } from '../src/export/export.js';
 import type { ResumeCommand } from '../src/session/resume-command.js';
 import type { RootIndex } from '../src/storage/load-root.js';
@@ -23,7 +26,7 @@ export interface ControllerOptions {
   initialView?: ViewName;
   /** the session key selected at start */
   selection?: string;
-  /** fixed clock (tests); default: the real clock, re-read every `tickMs` */
+  /** fixed clock (tests); default: the real clock, re-read every `tickMs` while an age on screen counts seconds or minutes */
   now?: number;
   newId?: () => string;
   /** store changes are drawn at most once per `frameMs` */
@@ -31,15 +34,15 @@ export interface ControllerOptions {
   tickMs?: number;
   /** where `x` writes exports (default: the current folder) */
   exportDir?: string;
+  /** the current project's scope (dsh's own root) and whether the Sessions view starts scoped to it */
+  scope?: ProjectScope;
+  startScoped?: boolean;
+  /** what the title bar calls the root */
+  rootLabel?: string;
+  /** audit sessions in the background once the scan is over (default true) */
+  audit?: boolean;
 }
 
-/** nanoid, but never starting with '-' (an id must not look like an option: `--session -x` fails). */
-export const childId = (): string => {
-  for (;;) {
-    const id = nanoid();
-    if (!id.startsWith('-')) return id;
-  }
-};
 
 export class AppController {
   private snap: Snapshot;
@@ -49,7 +52,7 @@ export class AppController {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly listeners = new Set<() => void>();
   private readonly unsubscribe: () => void;
-  private readonly tick?: ReturnType<typeof setInterval>;
+  private tick?: ReturnType<typeof setTimeout>;
   private readonly newId: () => string;
   /** set by the app: leaves Ink */
   onExit: () => void = () => {};
@@ -66,21 +69,73 @@ export class AppController {
     readonly index: RootIndex,
     private readonly opts: ControllerOptions,
   ) {
-    this.newId = opts.newId ?? childId;
+    this.newId = opts.newId ?? (() => newChildId());
     const world = this.takeWorld();
-    const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection };
+    const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, allProjects: !(opts.scope && opts.startScoped) };
     this.snap = { state: reduce(initial, { type: 'world' }, world).state, world };
-    this.unsubscribe = index.store.subscribe(() => this.storeChanged());
+    this.unsubscribe = index.store.subscribe(() => {
+      this.storeChanged();
+      this.scheduleAudit();
+    });
+    this.scheduleAudit();
     if (opts.now === undefined) {
       // ages ("open 5s") keep counting while nothing else changes
-      this.tick = setInterval(() => this.storeChanged(), opts.tickMs ?? 5000);
-      this.tick.unref?.();
+      this.armTick();
     }
   }
 
+  private readonly auditIndex = new AuditIndex();
+  private auditTimer?: ReturnType<typeof setTimeout>;
+  private refusals = { size: -1, of: rootRefusals() };
+
+  /** rc.8's refusal of a whole root reads its folders: once per root, again when the set of sessions changes. */
+  private rootRefusal = (s: Parameters<ReturnType<typeof rootRefusals>>[0]): string | undefined => {
+    if (this.refusals.size !== this.index.store.size) this.refusals = { size: this.index.store.size, of: rootRefusals() };
+    return this.refusals.of(s);
+  };
+
   private takeWorld(): World {
     this.dirty = false;
-    return snapshotWorld(this.index, ++this.version, this.opts.now ?? Date.now(), this.newId);
+    return snapshotWorld(this.index, ++this.version, this.opts.now ?? Date.now(), this.newId, {
+      audit: this.auditIndex,
+      scope: this.opts.scope,
+      rootRefusal: this.rootRefusal,
+      rootLabel: this.opts.rootLabel,
+    });
+  }
+
+  /**
+   * The audit runs in slices of ~8 ms between frames (one session at least per
+   * slice) once the scan is over, and again for the sessions a change touched.
+   */
+  private scheduleAudit(): void {
+    if (this.opts.audit === false || this.auditTimer || this.closed) return;
+    this.auditTimer = setTimeout(() => {
+      this.auditTimer = undefined;
+      if (this.index.scan && !this.index.scan.finished) return this.scheduleAudit();
+      const { changed, done } = this.auditIndex.step(this.index.store.list(), 8);
+      if (changed) this.storeChanged();
+      if (!done) this.scheduleAudit();
+    }, 20);
+    this.auditTimer.unref?.();
+  }
+
+  private closed = false;
+
+  /**
+   * Ages ("open 5s", "12m") keep counting while nothing else changes: redraw
+   * every `tickMs` while the newest activity is under an hour old (ages in
+   * seconds or minutes), else once a minute: an idle root costs nothing.
+   */
+  private armTick(): void {
+    let newest = 0;
+    for (const i of this.snap.world.items) newest = Math.max(newest, i.lastEventTime ?? i.createdAt ?? 0);
+    const ms = Date.now() - newest < 3_600_000 ? (this.opts.tickMs ?? 5000) : 60_000;
+    this.tick = setTimeout(() => {
+      this.storeChanged();
+      this.armTick();
+    }, ms);
+    this.tick.unref?.();
   }
 
   private storeChanged(): void {
@@ -155,9 +210,11 @@ export class AppController {
   }
 
   close(): void {
+    this.closed = true;
+    if (this.auditTimer) clearTimeout(this.auditTimer);
     this.unsubscribe();
     if (this.frame) clearTimeout(this.frame);
-    if (this.tick) clearInterval(this.tick);
+    if (this.tick) clearTimeout(this.tick);
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.listeners.clear();

@@ -92,6 +92,7 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
         filter={state.filter}
         editing={state.filterEditing}
         mark={state.mark}
+        scope={world.scope ? (state.allProjects ? 'all projects (p: this one)' : `project ${sanitizeInline(world.scope.cwd)} (p: all)`) : undefined}
         width={lay.width}
         height={lay.view}
         scanning={world.scanning}
@@ -140,7 +141,7 @@ export function App(props: AppProps): React.JSX.Element {
   return (
     <ThemeProvider color={props.color ?? colorFromEnv()}>
       <Box flexDirection="column" width={lay.width} height={Math.max(1, state.size.rows - 1)} overflow="hidden">
-        <TitleBar root={sanitizeInline(index.root)} sessions={world.items.length} diagnostics={world.diagnostics} status={liveNotice} background={backgroundText(index)} width={lay.width} />
+        <TitleBar root={sanitizeInline(world.rootLabel)} sessions={world.items.length} diagnostics={world.diagnostics} status={liveNotice} background={backgroundText(index)} width={lay.width} />
         <TabBar view={state.view} turnsLabel={selected ? sanitizeInline(selected.id) : undefined} width={lay.width} />
         <Box flexDirection="column" height={lay.content} overflow="hidden">
           <Body state={state} world={world} />

@@ -21,6 +21,8 @@ export interface SessionsViewProps {
   editing: boolean;
   /** the key of the session marked for compare (m) */
   mark?: string;
+  /** which projects are listed, when the root has a project scope */
+  scope?: string;
   width: number;
   height: number;
   /** the root is still being scanned: an empty list is not the final word */
@@ -110,6 +112,7 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
       <Text wrap="truncate-end">
         <Text bold>{`${count} session${props.total === 1 ? '' : 's'}`}</Text>
         <Text dimColor>{` · order: ${props.order} (s)`}</Text>
+        {props.scope ? <Text dimColor>{truncate(` · ${props.scope}`, Math.max(1, props.width - 40))}</Text> : null}
         <FilterText field={props.filter} editing={props.editing} width={Math.max(1, props.width - 40)} />
       </Text>
       <Text dimColor wrap="truncate-end">

@@ -16,13 +16,14 @@ import { render } from 'ink';
 import React from 'react';
 import { AppController } from '../components/app-controller.js';
 import { App } from '../components/app.js';
+import type { TuiStartOptions } from './cli/default-root.js';
 import type { ResumeCommand } from './session/resume-command.js';
 import { sanitizeInline } from './view/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
 import { newRootIndex } from './storage/load-root.js';
 import { scanRoot } from './storage/scan.js';
 
-export interface TuiOptions {
+export interface TuiOptions extends Partial<TuiStartOptions> {
   /** follow the root live after the scan (default true) */
   follow?: boolean;
 }
@@ -54,7 +55,13 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   // Not Ink's incrementalRendering: with frames that change height while the
   // scan fills the list it left stale lines on screen (seen in the pty e2e test).
   // Ctrl-C is a key like any other (the reducer quits on it, even inside a burst).
-  const controller = new AppController(index, { size: { columns: process.stdout.columns || 80, rows: process.stdout.rows || 24 } });
+  const controller = new AppController(index, {
+    size: { columns: process.stdout.columns || 80, rows: process.stdout.rows || 24 },
+    rootLabel: opts.rootLabel,
+    scope: opts.scope,
+    // like dsh's own /resume: in its root, the list starts with the current project (p toggles, --all starts with all)
+    startScoped: opts.defaultRoot === true && !opts.all,
+  });
   const app = render(React.createElement(App, { index, controller }), { exitOnCtrlC: false });
   const onSignal = (sig: keyof typeof SIGNALS): void => {
     app.unmount();

@@ -29,8 +29,8 @@ export class UsageError extends Error {}
 /** fork/spawn, and whether the child is a subagent's (rc.8 origin: "subagent") */
 export const kindLabel = (s: Session): string => (s.kind === 'root' ? '' : s.header.origin === 'subagent' ? `subagent-${s.kind}` : s.kind);
 
-/** rc.8 refusals of whole roots, looked up once per root (list, lineage). */
-function rootRefusals(): (s: Session) => string | undefined {
+/** rc.8 refusals of whole roots, looked up once per root (list, lineage, the TUI per store size). */
+export function rootRefusals(): (s: Session) => string | undefined {
   const cache = new Map<string, string | undefined>();
   return (s) => {
     if (!s.file || layoutOf(s.file) !== 'rc8-harness') return undefined;

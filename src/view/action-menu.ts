@@ -3,6 +3,8 @@
 // done now, the reason (lazygit style). Pure: derived from the state and the
 // world, like the footer hints.
 import { compareDisabled, cutOfRow, selectedSession, turnsStateOf, turnsView, type AppState } from './app-state.js';
+import type { Session } from '../session/session.js';
+import { layoutOf } from '../storage/layout.js';
 import type { Command } from './keymap.js';
 import { cursorIndex } from './turns-state.js';
 import type { World } from './world.js';
@@ -32,6 +34,13 @@ function forkWhy(s: AppState, world: World): { label: string; disabled?: string 
   return { label: 'fork at the head', disabled: err ? `${err.code}: ${err.message}` : undefined };
 }
 
+/** For a harness file: why dsh --resume would refuse it. */
+function resumeWhy(session: Session | undefined, world: World): string | undefined {
+  if (!session?.file || layoutOf(session.file) === 'flat') return undefined;
+  const why = world.resumeRefusal(session);
+  return why ? `dsh --resume would refuse it: ${why}` : undefined;
+}
+
 export function menuItems(s: AppState, world: World): MenuItem[] {
   const session = selectedSession(s, world);
   const none = session ? undefined : 'no session selected';
@@ -44,7 +53,7 @@ export function menuItems(s: AppState, world: World): MenuItem[] {
     { key: 'c', label: 'compare with the marked session', command: 'compare', disabled: compareDisabled(s, world) },
     { key: 'x', label: s.view === 'turns' ? 'export up to here (Markdown)' : 'export (Markdown)', command: 'export', disabled: none },
     { key: 'y', label: 'copy the resume command', command: 'copyResume', disabled: none ?? gone },
-    { key: 'R', label: 'resume in the harness (dsh --resume)', command: 'resume', disabled: none ?? gone },
+    { key: 'R', label: 'resume in the harness (dsh --resume)', command: 'resume', disabled: none ?? gone ?? resumeWhy(session, world) },
   ];
   return items; // MENU_ENTRIES entries: the layout reserves their rows
 }

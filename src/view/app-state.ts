@@ -6,6 +6,7 @@
 // fork, exiting, a timer) are returned as effects for the shell to run.
 import { compareSessions, type Comparison } from '../session/compare.js';
 import { resumeCommand, type ResumeCommand } from '../session/resume-command.js';
+import { layoutOf as fileLayoutOf } from '../storage/layout.js';
 import { menuItems } from './action-menu.js';
 import { compareRows, type CompareRow } from './compare-model.js';
 import { compareEnter, compareReducer, initialCompareState, type CompareState } from './compare-state.js';
@@ -51,6 +52,8 @@ export interface AppState {
   filter: TextField;
   filterEditing: boolean;
   order: SortOrder;
+  /** every project's sessions, or only the current project's (when the world has a scope) */
+  allProjects: boolean;
   help?: { scroll: number };
   dialog?: Dialog;
   /** each opened session's Turns state (cursor, expansion, scroll), by key: kept across views and help */
@@ -116,6 +119,7 @@ export function initialAppState(size: Size, view: ViewName = 'sessions'): AppSta
     filter: textField(''),
     filterEditing: false,
     order: 'recent',
+    allProjects: true,
     turns: new Map(),
     statusSeq: 0,
   };
@@ -130,7 +134,7 @@ export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, 
 
 /** The Sessions rows as shown: the filtered, sorted list, plus a deleted selection kept in place. */
 export function sessionsRows(s: AppState, world: World): readonly SessionRow[] {
-  const rows = world.rows(s.filter.text, s.order);
+  const rows = world.rows(s.filter.text, s.order, s.allProjects);
   if (!s.ghost || !s.selected) return rows;
   const ghost = { ...rowOf(listItemOf(s.selected), 0, world.now), badge: 'file deleted', tone: 'red' as const, forkable: false };
   const at = Math.min(Math.max(0, s.sessions.hint), rows.length);
@@ -248,11 +252,8 @@ export function normalize(s0: AppState, world: World): AppState {
     const top = visibleWindow(rows, i, lineageListHeight(lay.view), s.lineage.top).top;
     if (i !== s.lineage.hint || top !== s.lineage.top) s = { ...s, lineage: { hint: i, top } };
   } else if (s.view === 'problems') {
-    // the highlighted problem's session is the selection (rows of files that are no session leave it be)
     const rows = world.problems();
     const i = rows.length ? Math.min(Math.max(0, s.problems.hint), rows.length - 1) : 0;
-    const key = rows[i]?.sessionKey;
-    if (key !== undefined && key !== s.selection && world.session(key)) s = select(s, key, world);
     const top = visibleWindow(rows, i, problemsListHeight(lay.view), s.problems.top).top;
     if (i !== s.problems.hint || top !== s.problems.top) s = { ...s, problems: { hint: i, top } };
   } else if (s.view === 'turns' && s.selection !== undefined) {
@@ -329,9 +330,17 @@ function onKey(s: AppState, p: KeyPress, world: World): Step {
     case 'help':
       return step({ ...s, help: { scroll: 0 } });
     case 'nextView':
-    case 'prevView':
+    case 'prevView': {
       // leaving Turns forgets a Compare it was opened from (Esc would not return there any more)
-      return step({ ...s, view: cycleView(s.view, cmd === 'nextView' ? 1 : -1), compare: undefined });
+      const view = cycleView(s.view, cmd === 'nextView' ? 1 : -1);
+      let next: AppState = { ...s, view, compare: undefined };
+      if (view === 'problems') {
+        // Problems opens at the selected session's worst problem, when it has one
+        const at = world.problems().findIndex((r) => r.sessionKey !== undefined && r.sessionKey === s.selection);
+        if (at >= 0) next = { ...next, problems: { ...next.problems, hint: at } };
+      }
+      return step(next);
+    }
   }
   return command(s, cmd, world);
 }
@@ -363,7 +372,13 @@ export function command(s: AppState, cmd: Command, world: World): Step {
 
 function problemsCommand(s: AppState, cmd: Command, world: World): Step {
   const rows = world.problems();
-  if (isMove(cmd)) return step({ ...s, problems: { ...s.problems, hint: moveCursor(s.problems.hint, cmd, rows.length, problemsListHeight(layoutOf(s).view)) } });
+  if (isMove(cmd)) {
+    // moving through problems selects each one's session (a row of a file that is no session leaves it be)
+    const hint = moveCursor(s.problems.hint, cmd, rows.length, problemsListHeight(layoutOf(s).view));
+    const key = rows[hint]?.sessionKey;
+    const next = key !== undefined && world.session(key) ? select(s, key, world) : s;
+    return step({ ...next, problems: { ...s.problems, hint } });
+  }
   const row = rows[Math.min(s.problems.hint, rows.length - 1)];
   switch (cmd) {
     case 'open':
@@ -373,7 +388,8 @@ function problemsCommand(s: AppState, cmd: Command, world: World): Step {
     case 'back':
       return step({ ...s, view: 'sessions' });
     case 'fork':
-      return requestFork(s, row?.sessionKey !== undefined ? selectedSession(s, world) : undefined, undefined, world);
+      // the highlighted problem's session, never one selected before (a row of a refused file has none)
+      return requestFork(s, row?.sessionKey !== undefined ? world.session(row.sessionKey) : undefined, undefined, world);
     default:
       return step(s);
   }
@@ -478,7 +494,12 @@ function resumeKey(s: AppState, cmd: 'copyResume' | 'resume', world: World): Ste
   if (!session) return withStatus(s, 'no session selected', 'error');
   if (s.ghost) return withStatus(s, `session ${sanitizeInline(session.id)}: its file was deleted; nothing to resume`, 'error');
   const rc = resumeCommand(session);
-  if (cmd === 'resume') return step(s, [{ type: 'run', command: rc }]);
+  if (cmd === 'resume') {
+    // a harness file dsh --resume would refuse: say why instead of running it
+    const why = session.file && fileLayoutOf(session.file) !== 'flat' ? world.resumeRefusal(session) : undefined;
+    if (why) return withStatus(s, `dsh --resume would refuse ${sanitizeInline(session.id)}: ${sanitizeInline(why)}`, 'error');
+    return step(s, [{ type: 'run', command: rc }]);
+  }
   const shown = withStatus(s, `copied: ${sanitizeInline(rc.shell)}`, 'ok');
   return { state: shown.state, effects: [{ type: 'copy', text: rc.shell }, ...shown.effects] };
 }
@@ -547,6 +568,9 @@ function sessionsCommand(s: AppState, cmd: Command, world: World): Step {
       return step({ ...s, filterEditing: true, filter: { ...s.filter, caret: [...new Intl.Segmenter().segment(s.filter.text)].length } });
     case 'cycleSort':
       return step({ ...s, order: nextOrder(s.order) });
+    case 'toggleScope':
+      if (!world.scope) return withStatus(s, 'no project scope here: every session of this folder is shown');
+      return withStatus({ ...s, allProjects: !s.allProjects }, s.allProjects ? `this project only: ${sanitizeInline(world.scope.cwd)}` : 'all projects');
     case 'back':
       if (s.filter.text) return step({ ...s, filter: textField('') });
       return step({ ...s, status: undefined });

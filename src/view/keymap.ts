@@ -7,7 +7,7 @@ export type Command =
   | 'open' | 'back' | 'nextView' | 'prevView' | 'help' | 'quit'
   | 'fork' | 'filter' | 'cycleSort'
   | 'expand' | 'collapse' | 'expandAll' | 'collapseAll' | 'toggleHistory' | 'toggleDetail' | 'jumpBoundary'
-  | 'copyResume' | 'resume' | 'mark' | 'compare' | 'export' | 'menu';
+  | 'copyResume' | 'resume' | 'mark' | 'compare' | 'export' | 'menu' | 'toggleScope';
 
 /** Ink's key flags (a subset of ink's Key). */
 export interface KeyFlags {
@@ -41,6 +41,7 @@ export const BINDINGS: Binding[] = [
   { keys: 'f', command: 'fork', views: all, help: 'fork at the selection (only at a turn boundary)', match: ch('f') },
   { keys: 'b', command: 'jumpBoundary', views: ['turns'], help: 'jump to the nearest fork boundary', match: ch('b') },
   { keys: '/', command: 'filter', views: ['sessions'], help: 'filter by id, title or cwd', match: ch('/') },
+  { keys: 'p', command: 'toggleScope', views: ['sessions'], help: 'this project only / all projects (in dsh\'s own root, as its /resume)', match: ch('p') },
   { keys: 's', command: 'cycleSort', views: ['sessions'], help: 'cycle order: recent, created, id, threaded', match: ch('s') },
   { keys: '→ / l', command: 'expand', views: ['turns'], help: 'expand / go to child', match: (i, k) => Boolean(k.rightArrow) || ch('l')(i, k) },
   { keys: '← / h', command: 'collapse', views: ['turns'], help: 'collapse / go to parent', match: (i, k) => Boolean(k.leftArrow) || ch('h')(i, k) },

@@ -43,6 +43,8 @@ export interface SessionListItem {
   problem?: { severity: 'error' | 'warning'; code: string; count: number };
   /** tokens in + out from assistant/message usage (undefined: the log records none) */
   tokens?: number;
+  /** in a harness root: why `dsh --resume` would refuse it (undefined: it would resume it, or not a harness file) */
+  notResumable?: string;
   kind: 'root' | 'fork' | 'spawn';
   seedLength?: number;
   createdAt: number;
@@ -182,7 +184,9 @@ function badgeOf(s: SessionListItem, now: number): { badge: string; tone: BadgeT
 }
 
 export function rowOf(s: SessionListItem, depth: number, now: number): SessionRow {
-  const { badge, tone } = badgeOf(s, now);
+  const b = badgeOf(s, now);
+  // ⊘: dsh --resume would refuse it (the reason is in Turns and the action menu)
+  const { badge, tone } = s.notResumable !== undefined ? { badge: '⊘' + b.badge, tone: b.tone === 'green' ? ('yellow' as const) : b.tone } : b;
   return {
     key: s.key,
     depth,

@@ -3,6 +3,9 @@
 // Derived data is computed lazily and memoised, so a key press costs only what
 // it reads; a new snapshot is taken after every store change.
 import { AuditIndex } from '../session/audit-index.js';
+import { layoutOf } from '../storage/layout.js';
+import { inProjectScope, type ProjectScope } from '../storage/project-scope.js';
+import { resumeVerdict } from '../storage/resume.js';
 import { resolveParents } from '../session/lineage.js';
 import { problemRows, worstBySession, type ProblemRow } from '../session/problems.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
@@ -24,6 +27,8 @@ export interface World {
   /** bumps on every store change */
   readonly version: number;
   readonly root: string;
+  /** what the title bar calls the root (e.g. `dsh root ~/.dsh/sessions`) */
+  readonly rootLabel: string;
   /** the clock for ages (fixed per snapshot) */
   readonly now: number;
   readonly items: readonly SessionListItem[];
@@ -33,8 +38,12 @@ export interface World {
   session(key: string): Session | undefined;
   /** every live session (compare and export read lineage from them) */
   sessions(): readonly Session[];
-  /** Sessions rows for a filter and order (memoised). */
-  rows(filter: string, order: SortOrder): readonly SessionRow[];
+  /** Sessions rows for a filter and order, in the project scope unless `all` (memoised). */
+  rows(filter: string, order: SortOrder, all?: boolean): readonly SessionRow[];
+  /** the current project's scope (dsh's own root), when the app was started with one */
+  readonly scope?: ProjectScope;
+  /** Why `dsh --resume` would refuse the session, or undefined when it would resume it. */
+  resumeRefusal(session: Session): string | undefined;
   lineage(): LineageLayout;
   turns(session: Session): TurnsData;
   /** Every diagnostic and audit finding known so far, worst first (the audit runs in the background). */
@@ -85,13 +94,27 @@ function turnsOf(session: Session, now: number): TurnsData {
 }
 
 /** A snapshot of the index's store. */
-export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, audit: AuditIndex = new AuditIndex()): World {
+export interface WorldOptions {
+  audit?: AuditIndex;
+  /** the project scope the Sessions view can narrow to (p) */
+  scope?: ProjectScope;
+  /** rc.8's refusal of a session's whole root (reads the disk: the caller caches it) */
+  rootRefusal?: (s: Session) => string | undefined;
+  rootLabel?: string;
+}
+
+export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, opts: WorldOptions = {}): World {
+  const audit = opts.audit ?? new AuditIndex();
+  const verdict = (s: Session): string | undefined => {
+    const v = resumeVerdict(s, store.getAll(s.id), opts.rootRefusal?.(s));
+    return v.resumable ? undefined : v.reason;
+  };
   const store = index.store;
   let sessions: Session[] | undefined;
   const all = () => (sessions ??= store.list());
   let items: SessionListItem[] | undefined;
   let lineage: LineageLayout | undefined;
-  let rowsMemo: { filter: string; order: SortOrder; rows: SessionRow[] } | undefined;
+  let rowsMemo: { filter: string; order: SortOrder; all: boolean; rows: SessionRow[] } | undefined;
   let diagnostics: number | undefined;
   let problems: ProblemRow[] | undefined;
   const problemRowsNow = (): ProblemRow[] => {
@@ -104,6 +127,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
   return {
     version,
     root: index.root,
+    rootLabel: opts.rootLabel ?? index.root,
     now,
     get items() {
       if (!items) {
@@ -113,6 +137,8 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
           const item = listItemOf(s);
           const w = worst.get(item.key);
           if (w) item.problem = w;
+          // only harness files can be resumed at all: elsewhere the badge would be noise
+          if (s.file && layoutOf(s.file) !== 'flat') item.notResumable = verdict(s);
           const link = parents.get(item.key);
           if (link?.kind === 'resolved') item.parentKey = link.key;
           else if (link?.kind === 'ambiguous') item.parentAmbiguous = true;
@@ -127,10 +153,17 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     scanning: index.scan !== undefined && !index.scan.finished,
     session: (key) => store.byFile(key),
     sessions: all,
-    rows(filter, order) {
-      if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order) rowsMemo = { filter, order, rows: sessionRows(this.items, { filter, order, now }) };
+    rows(filter, order, allProjects = true) {
+      const all = allProjects || !opts.scope;
+      if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order || rowsMemo.all !== all) {
+        const scope = opts.scope;
+        const items = all || !scope ? this.items : this.items.filter((i) => inProjectScope({ file: i.key, cwd: i.cwd }, scope));
+        rowsMemo = { filter, order, all, rows: sessionRows(items, { filter, order, now }) };
+      }
       return rowsMemo.rows;
     },
+    scope: opts.scope,
+    resumeRefusal: (s) => verdict(s),
     problems: problemRowsNow,
     lineage: () => (lineage ??= layoutLineage(lineageNodes(all()))),
     turns: (session) => turnsOf(session, now),

@@ -109,8 +109,10 @@ describe('App shell', () => {
     await type(KEY.tab);
     expect(frame()).toContain('missing parent 0f6c2d9a');
     await type(KEY.tab);
+    expect(frame()).toMatch(/problems? · \d+ errors?/); // the fourth view: Problems
+    await type(KEY.tab);
     expect(frame()).toMatch(/STATE +ID/);
-    await type(KEY.shiftTab);
+    await type(KEY.shiftTab, KEY.shiftTab);
     expect(frame()).toContain('missing parent');
   });
 

@@ -149,7 +149,7 @@ describe('TurnsView', () => {
     expect(before).toContain('step 1');
     await v.press('?', ESC);
     expect(v.selected()).toBe(before);
-    await v.press('\t', '\t', '\t'); // Lineage, Sessions, Turns
+    await v.press('\t', '\t', '\t', '\t'); // Lineage, Problems, Sessions, Turns
     expect(v.state().view).toBe('turns');
     expect(v.selected()).toBe(before);
     expect(v.frame()).toContain('▾ turn 1');

@@ -123,12 +123,13 @@ describe('app state under random keys and store changes', () => {
           }
           if (state.view === 'sessions' && state.filterEditing) continue;
 
-          // f targets the selection
+          // f targets the selection (in Problems: the highlighted problem's session)
           const f = probe('f');
-          if (f.dialog) expect(f.dialog.sourceKey).toBe(state.selection);
-          else expect(state.selection === undefined || state.view === 'turns').toBe(true);
+          const problemRow = state.view === 'problems' ? world.problems()[state.problems.hint] : undefined;
+          if (f.dialog) expect(f.dialog.sourceKey).toBe(state.view === 'problems' ? problemRow?.sessionKey : state.selection);
+          else expect(state.selection === undefined || state.view === 'turns' || state.view === 'problems').toBe(true); // a problem row of a file that is no session
           // Enter (Sessions, Lineage) opens the selection; Tab from Sessions shows it in Turns
-          if (state.view !== 'turns' && state.selection !== undefined) {
+          if ((state.view === 'sessions' || state.view === 'lineage') && state.selection !== undefined) {
             const enter = probe('\r');
             expect(enter.view).toBe('turns');
             expect(enter.selection).toBe(state.selection);

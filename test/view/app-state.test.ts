@@ -294,7 +294,7 @@ describe('Turns state per session', () => {
     d.keys('\r'); // open in Turns
     d.keys('ljj');
     const t = d.state.turns.get(key)!;
-    d.keys('?\x1b\t\t\t');
+    d.keys('?\x1b\t\t\t\t'); // Lineage, Problems, Sessions, Turns
     expect(d.state.view).toBe('turns');
     expect(d.state.turns.get(key)).toBe(t);
     d.keys('\x1b\x1b\x1b'); // back to Sessions, clear the filter
@@ -343,7 +343,7 @@ describe('duplicate ids', () => {
       expect(layout.ambiguous).toEqual([path.join(root, 'spawned.jsonl')]);
       expect(layout.rows.map((r) => r.text).join('\n')).toContain('ambiguous parent twin-W7');
       // both twins say DUPLICATE_ID in the Sessions list and the Lineage labels
-      expect(d.world.rows('', 'recent').filter((r) => r.title.startsWith('DUPLICATE_ID')).map((r) => r.id).sort()).toEqual(['twin-W7', 'twin-W7']);
+      expect(d.world.rows('', 'recent').filter((r) => r.title.startsWith('⚠ DUPLICATE_ID')).map((r) => r.id).sort()).toEqual(['twin-W7', 'twin-W7']);
       expect(layout.rows.filter((r) => r.text.includes('twin-W7 (DUPLICATE_ID)'))).toHaveLength(2);
       // in-process: the child records its parent's file
       const live = driver(idx, 'lineage').world.lineage();
