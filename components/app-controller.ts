@@ -62,6 +62,8 @@ export class AppController {
   onCopy: (text: string) => void = (text) => {
     if (process.stdout.isTTY) process.stdout.write(`\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`);
   };
+  /** shows text in $PAGER and comes back (runTui leaves the screen for it); default: unavailable */
+  onPager: (content: string) => string | undefined = () => 'no pager here: run dsh-browse in a terminal';
   /** what R asked to run once the browser has left the screen (runTui runs it) */
   pendingRun?: ResumeCommand;
 
@@ -181,6 +183,12 @@ export class AppController {
         this.pendingRun = e.command;
         this.onExit();
         return;
+      case 'pager': {
+        const problem = this.onPager(e.content);
+        if (problem) this.dispatch({ type: 'exportFailed', message: problem, pager: true });
+        else this.dispatch({ type: 'world' }); // redraw the whole screen
+        return;
+      }
       case 'export':
         try {
           const out = exportToFile(e.session, this.index.store.list(), this.opts.exportDir ?? process.cwd(), { format: 'md', upTo: e.upTo });

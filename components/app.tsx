@@ -19,6 +19,8 @@ import { ForkDialog } from './fork-dialog.js';
 import { HelpOverlay } from './help-overlay.js';
 import { LineageView } from './lineage-view.js';
 import { ProblemsView } from './problems-view.js';
+import { ReaderView } from './reader-view.js';
+import { readerHints } from '../src/view/reader-keys.js';
 import { SessionsView } from './sessions-view.js';
 import { colorFromEnv, ThemeProvider } from './theme.js';
 import { forkTargetOf, TurnsView } from './turns-view.js';
@@ -68,6 +70,8 @@ function hintsFor(state: AppState, world: World): KeyHint[] {
   if (d?.kind === 'confirm') return [{ keys: 'Enter', label: 'fork' }, { keys: 'Esc', label: 'cancel' }, { keys: '←→', label: 'caret' }, { keys: 'Ctrl-U', label: 'clear' }];
   if (state.menu) return [{ keys: '↑↓', label: 'choose' }, { keys: 'Enter', label: 'run' }, { keys: 'Esc', label: 'close' }];
   if (state.help) return [{ keys: '↑↓', label: 'scroll' }, { keys: 'Esc', label: 'close' }, { keys: 'q', label: 'quit' }];
+  if (state.reader) return readerHints(state.reader.prompt !== null);
+  if (state.view === 'turns' && state.turnSearch?.editing) return [{ keys: 'Enter', label: 'search' }, { keys: 'Esc', label: 'cancel' }, { keys: '←→', label: 'caret' }];
   if (state.compare?.open) return [{ keys: '↑↓', label: 'row' }, { keys: '←→/Tab', label: 'side' }, { keys: 'Enter', label: 'open turn' }, { keys: 'Esc', label: 'back' }];
   if (state.view === 'sessions' && state.filterEditing) return [{ keys: 'Enter', label: 'keep filter' }, { keys: 'Esc', label: 'clear' }, { keys: '↑↓', label: 'move' }, { keys: '←→', label: 'caret' }];
   const why = forkDisabled(state, world);
@@ -77,6 +81,7 @@ function hintsFor(state: AppState, world: World): KeyHint[] {
 function Body({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
   const lay = layoutOf(state);
   if (state.help) return <HelpOverlay view={state.view} width={lay.width} height={lay.content} scroll={state.help.scroll} />;
+  if (state.reader) return <ReaderView state={state.reader} width={lay.width} />;
   const c = state.compare;
   if (c?.open) return <CompareView comparison={c.comparison} rows={c.rows} cursor={c.cs.cursor} side={c.cs.side} from={c.cs.from} width={lay.width} height={lay.content} />;
   if (lay.view <= 0) return null;

@@ -8,6 +8,7 @@ import { usageText, withSplit } from '../src/session/usage.js';
 import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../src/view/app-layout.js';
 import { cutOfRow, turnsStateOf, turnsView, type AppState } from '../src/view/app-state.js';
 import { displayWidth, sanitizeInline, truncate } from '../src/view/sanitize.js';
+import { caretParts } from '../src/view/text-field.js';
 import { detailLines, fitDetail } from '../src/view/turn-detail.js';
 import { clip, fitSegments, type Segment } from '../src/view/turn-row-text.js';
 import type { ForkTarget, TurnRow } from '../src/view/turn-rows.js';
@@ -60,13 +61,34 @@ function LineView({ segments, width, inverse }: LineProps): React.JSX.Element {
 }
 
 /** `›` marks the selection even where inverse video is lost (no colour support); `┊` marks inherited rows. */
-function rowSegments(row: TurnRow, gutter: number, selected: boolean): Segment[] {
+/** Whether any of the sorted `seqs` lies in [from, to]. */
+function anyIn(seqs: readonly number[], from: number, to: number): boolean {
+  let lo = 0;
+  let hi = seqs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (seqs[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < seqs.length && seqs[lo] <= to;
+}
+
+/**
+ * `›` marks the selection even where inverse video is lost (no colour support);
+ * `┊` marks inherited rows; `◉` a row holding a search match; `≠` the row where
+ * a fork child's seed first differs from its parent's log.
+ */
+function rowSegments(row: TurnRow, gutter: number, selected: boolean, matches?: readonly number[], divergence?: number): Segment[] {
   const marker = row.kind === 'boundary' || row.kind === 'inherited-divider';
   const seq = marker ? '' : String(row.seq);
   const glyph = row.expandable ? (row.expanded ? '▾ ' : '▸ ') : '  ';
+  const hit = !marker && matches !== undefined && anyIn(matches, row.seq, row.lastSeq);
+  const differs = !marker && divergence !== undefined && row.seq <= divergence && divergence <= row.lastSeq;
   return [
     { text: selected ? '›' : ' ', bold: true },
     { text: seq.padStart(gutter) + (row.inherited ? '┊' : ' '), color: row.inherited ? 'cyan' : 'gray', dim: true },
+    ...(hit ? [{ text: '◉ ', color: 'yellow' as const, bold: true }] : []),
+    ...(differs ? [{ text: '≠ seed differs from the parent here (o: both versions) ', color: 'red' as const, bold: true }] : []),
     { text: '  '.repeat(row.depth) + glyph },
     ...row.segments,
   ];
@@ -137,11 +159,12 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   const visible = visibleWindow(active.rows, sel.index, lay.list, sel.top);
   const detail = detailShown ? detailLines(selectedRow, session.events) : [];
 
+  const search = state.turnSearch?.key === state.selection ? state.turnSearch : undefined;
   const duplicates = world.items.filter((i) => i.id === session.id).length;
   lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length } : undefined, duplicates)} />);
   visible.rows.forEach((row, i) => {
     const isSel = visible.top + i === sel.index;
-    let segs = rowSegments(row, gutter, isSel);
+    let segs = rowSegments(row, gutter, isSel, search && !search.editing ? search.seqs : undefined, data.divergence?.seq);
     if (isSel && !t.showHistory && target && 'error' in target && target.error.code === 'OPEN_TURN' && w > INSIDE_HINT.length + 8) {
       const room = w - INSIDE_HINT.length;
       const body = fitSegments(segs, room);
@@ -160,7 +183,10 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
     fitDetail(detail, w, lay.pane).forEach((l, i) => lines.push(<Line key={`d${i}`} width={w} segments={[{ text: l.text, color: l.color, bold: l.heading, dim: l.heading && !l.color }]} />));
     while (lines.length < 2 + lay.list + lay.pane) lines.push(<Text key={`dpad${lines.length}`}> </Text>);
   }
-  lines.push(<Line key="status" width={w} segments={statusSegments(target)} />);
+  if (search?.editing) {
+    const { before, at, after } = caretParts(search.field);
+    lines.push(<Line key="status" width={w} segments={[{ text: '/', color: 'yellow', bold: true }, { text: sanitizeInline(before) }, { text: sanitizeInline(at), color: 'yellow', bold: true }, { text: sanitizeInline(after) }, { text: '   Enter search · Esc cancel · tool:NAME is:error reason:KIND "words" -word', dim: true }]} />);
+  } else lines.push(<Line key="status" width={w} segments={statusSegments(target)} />);
 
   return (
     <Box flexDirection="column" width={w} height={Math.max(0, height)} overflow="hidden">

@@ -18,6 +18,7 @@ import { AppController } from '../components/app-controller.js';
 import { App } from '../components/app.js';
 import type { TuiStartOptions } from './cli/default-root.js';
 import type { ResumeCommand } from './session/resume-command.js';
+import { pagerCommand } from './view/reader-keys.js';
 import { sanitizeInline } from './view/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
 import { newRootIndex } from './storage/load-root.js';
@@ -63,6 +64,21 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     startScoped: opts.defaultRoot === true && !opts.all,
   });
   const app = render(React.createElement(App, { index, controller }), { exitOnCtrlC: false });
+  // O in the reader: leave the screen for $PAGER (default less -R) with the content on its stdin, then come back
+  controller.onPager = (content) => {
+    const { command, args } = pagerCommand(process.env);
+    try {
+      if (process.stdin.isTTY) process.stdin.setRawMode(false);
+      process.stdout.write(LEAVE_SCREEN);
+      const r = spawnSync(command, args, { input: content, stdio: ['pipe', 'inherit', 'inherit'] });
+      if (r.error) return `cannot run ${command}: ${(r.error as NodeJS.ErrnoException).code ?? r.error.message}`;
+      return undefined;
+    } finally {
+      process.stdout.write(ENTER_SCREEN);
+      if (process.stdin.isTTY) process.stdin.setRawMode(true);
+      app.clear(); // the screen is blank again: the next frame is drawn whole
+    }
+  };
   const onSignal = (sig: keyof typeof SIGNALS): void => {
     app.unmount();
     restore();

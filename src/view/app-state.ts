@@ -16,6 +16,12 @@ import { appLayout, AUTO_DETAIL_HEIGHT, lineageListHeight, problemsListHeight, s
 import { afterForkFailure, openForkDialog, type Dialog, type Problem } from './fork-dialog-state.js';
 import { helpLines, helpPageSize } from './help.js';
 import type { KeyPress } from './keys.js';
+import type { SessionEvent } from '../session/events.js';
+import { isQueryError, parseQuery } from '../session/query.js';
+import { initialReaderState, readerDoc, readerReducer, eventReaderContent, type ReaderState } from './reader-state.js';
+import { readerCommandFor, readerPromptKey } from './reader-keys.js';
+import { seedDiffText } from './seed-diff.js';
+import { openToSeq, stepMatch, turnMatches } from './turn-search.js';
 import { commandFor, type Command, type ViewName } from './keymap.js';
 import { isMove, moveCursor } from './list-cursor.js';
 import type { LineageRow } from './lineage-layout.js';
@@ -66,6 +72,20 @@ export interface AppState {
   compare?: CompareSurface;
   /** the action menu (`a`): what can be done on the selection, disabled entries with their reason */
   menu?: { cursor: number };
+  /** the full-screen reader of one event's content (Enter/o in Turns); Esc returns to the same row */
+  reader?: ReaderState;
+  /** the `/` search of the Turns session: the query being typed, then its matches (n/N) */
+  turnSearch?: TurnSearch;
+}
+
+export interface TurnSearch {
+  /** the session it searched */
+  key: string;
+  field: TextField;
+  editing: boolean;
+  /** seqs of the matching events, ascending (after Enter) */
+  seqs: number[];
+  query?: string;
 }
 
 export interface CompareSurface {
@@ -85,7 +105,7 @@ export type AppAction =
   | { type: 'forked'; child: Session; source: Session }
   | { type: 'forkFailed'; error: Problem }
   | { type: 'exported'; file: string; bytes: number }
-  | { type: 'exportFailed'; message: string }
+  | { type: 'exportFailed'; message: string; pager?: boolean }
   | { type: 'statusExpired'; id: number };
 
 export type Effect =
@@ -97,6 +117,8 @@ export type Effect =
   | { type: 'copy'; text: string }
   /** leave the browser (terminal restored) and run `dsh argv…` in `cwd` */
   | { type: 'run'; command: ResumeCommand }
+  /** leave the screen for $PAGER with `content`, then come back */
+  | { type: 'pager'; content: string }
   /** write a transcript of `session` (up to seq `upTo`) to a new file in the export folder */
   | { type: 'export'; session: Session; upTo?: number };
 
@@ -286,8 +308,10 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
   switch (a.type) {
     case 'key':
       return onKey(s, a.press, world);
-    case 'resize':
-      return step({ ...s, size: a.size });
+    case 'resize': {
+      const next = { ...s, size: a.size };
+      return step(next.reader ? { ...next, reader: readerReducer(next.reader, { type: 'resize', width: layoutOf(next).width, height: readerHeight(next) }) } : next);
+    }
     case 'world':
       return step(s);
     case 'statusExpired':
@@ -304,7 +328,7 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
     case 'exported':
       return withStatus(s, `exported to ${sanitizeInline(a.file)} (${a.bytes} bytes)`, 'ok');
     case 'exportFailed':
-      return withStatus(s, `export failed: ${sanitizeInline(a.message)}`, 'error');
+      return withStatus(s, `${a.pager ? 'pager' : 'export'} failed: ${sanitizeInline(a.message)}`, 'error');
     case 'forkFailed': {
       const d = s.dialog;
       if (d?.kind !== 'confirm') return withStatus(s, `fork failed: ${a.error.code}: ${sanitizeInline(a.error.message)}`, 'error');
@@ -318,7 +342,9 @@ function onKey(s: AppState, p: KeyPress, world: World): Step {
   if (s.dialog) return dialogKey(s, s.dialog, p, world);
   if (s.menu) return menuKey(s, p, world);
   if (s.help) return helpKey(s, p);
+  if (s.reader) return readerKey(s, s.reader, p);
   if (s.compare?.open) return compareKey(s, s.compare, p, world);
+  if (s.view === 'turns' && s.turnSearch?.editing) return searchKey(s, s.turnSearch, p, world);
   if (s.view === 'sessions' && s.filterEditing) return filterKey(s, p, world);
   if (p.paste !== undefined) return step(s); // a paste outside a text field is not a stream of commands
   const cmd = commandFor(s.view, p.input, p.key);
@@ -393,6 +419,100 @@ function problemsCommand(s: AppState, cmd: Command, world: World): Step {
     default:
       return step(s);
   }
+}
+
+/** Rows of reader text: the content area less its title and status lines. */
+const readerHeight = (s: AppState): number => Math.max(1, layoutOf(s).content - 2);
+
+/** The event a Turns row shows in the reader: its own, a turn's prompt. */
+function readerEvent(row: TurnRow, events: readonly SessionEvent[]): SessionEvent | undefined {
+  if (row.kind === 'turn') {
+    for (let i = row.seq; i <= row.lastSeq && i < events.length; i++) if (events[i].type === 'user/message') return events[i];
+  }
+  return events[row.seq];
+}
+
+/** Enter on a leaf / o: the selected event full screen. */
+function openReader(s: AppState, world: World): Step {
+  const session = selectedSession(s, world);
+  if (!session) return step(s);
+  const data = world.turns(session);
+  if (!data.ok) return withStatus(s, `cannot read this session: ${sanitizeInline(data.error)}`, 'error');
+  const t = turnsStateOf(s, s.selection);
+  const v = turnsView(s, data)(t);
+  const row = v.rows[cursorIndex(t.showHistory ? t.history : t.tree, v)];
+  if (!row || row.kind === 'boundary' || row.kind === 'inherited-divider') return withStatus(s, 'nothing to read on this row');
+  const div = data.divergence;
+  let doc;
+  if (div && row.seq <= div.seq && div.seq <= row.lastSeq) doc = readerDoc(seedDiffText(div), `${session.id} · seq ${div.seq} differs from the parent's seed`);
+  else {
+    const e = row.entry ? data.session.events[row.entry.seq] : readerEvent(row, data.session.events);
+    if (!e) return withStatus(s, 'nothing to read on this row');
+    const { title, content } = eventReaderContent(e);
+    doc = readerDoc(content, `${session.id} · ${title}`);
+  }
+  return step({ ...s, reader: initialReaderState(doc, layoutOf(s).width, readerHeight(s)) });
+}
+
+function readerKey(s: AppState, r: ReaderState, p: KeyPress): Step {
+  if (r.prompt !== null) {
+    if (p.paste === undefined) {
+      const a = readerPromptKey(p.input, p.key);
+      if (a) return step({ ...s, reader: readerReducer(r, a) });
+    }
+    const field = editField(textField(r.prompt), p);
+    return step(field && field.text !== r.prompt ? { ...s, reader: readerReducer(r, { type: 'searchInput', text: field.text }) } : s);
+  }
+  if (p.paste !== undefined) return step(s);
+  const cmd = readerCommandFor(p.input, p.key);
+  if (!cmd) return step(s);
+  if ('action' in cmd) return step({ ...s, reader: readerReducer(r, cmd.action) });
+  if (cmd.app === 'close') return step({ ...s, reader: undefined });
+  return step(s, [{ type: 'pager', content: r.doc.lines.map((l) => l.text).join('\n') + '\n' }]);
+}
+
+/** Typing the Turns search: Enter runs it (matches, the first one at or after the cursor), Esc cancels. */
+function searchKey(s: AppState, t: TurnSearch, p: KeyPress, world: World): Step {
+  if (p.paste === undefined && p.key.escape) return step({ ...s, turnSearch: undefined });
+  if (p.paste === undefined && p.key.return) {
+    const text = t.field.text.trim();
+    if (!text) return step({ ...s, turnSearch: undefined });
+    const q = parseQuery(text);
+    if (isQueryError(q)) return withStatus(s, `query error at column ${q.position + 1}: ${q.message}`, 'error');
+    const session = selectedSession(s, world);
+    if (!session) return step(s);
+    let seqs: number[];
+    try {
+      seqs = [...new Set(turnMatches(q, session.events).map((m) => m.seq))].sort((a, b) => a - b);
+    } catch (e) {
+      return withStatus(s, `cannot search this session: ${sanitizeInline((e as Error).message)}`, 'error');
+    }
+    const next = { ...s, turnSearch: { ...t, editing: false, seqs, query: text } };
+    if (!seqs.length) return withStatus(next, `no match for ${sanitizeInline(text)}`, 'error');
+    return gotoMatch(next, world, 1, true);
+  }
+  const field = editField(t.field, p);
+  return step(field && field !== t.field ? { ...s, turnSearch: { ...t, field } } : s);
+}
+
+/** n / N: the next (previous) match from the cursor; folded parents open to show it. */
+function gotoMatch(s: AppState, world: World, dir: 1 | -1, inclusive = false): Step {
+  const t = s.turnSearch;
+  const session = selectedSession(s, world);
+  if (!t || !t.seqs.length || !session || t.key !== s.selection) return withStatus(s, 'no search here: / searches this session');
+  const data = world.turns(session);
+  if (!data.ok) return step(s);
+  const ts = turnsStateOf(s, t.key);
+  const v = turnsView(s, data)(ts);
+  const row = v.rows[cursorIndex(ts.tree, v)];
+  const from = row === undefined ? undefined : inclusive ? row.seq - dir : row.seq;
+  const seq = stepMatch(t.seqs, from, dir);
+  if (seq === undefined) return step(s);
+  const expansion = openToSeq(ts.expansion, data.tree, seq);
+  const opened = { ...ts, showHistory: false, expansion };
+  const next = turnsReducer(opened, { type: 'pick', view: turnsView(s, data), pick: (rows) => rowIndexForSeq(rows, seq) });
+  const k = t.seqs.indexOf(seq) + 1;
+  return withStatus(setTurns(s, t.key, next), `match ${k} of ${t.seqs.length}: seq ${seq} (n/N)`);
 }
 
 /** m: marks the selection, or unmarks it when it is the mark. */
@@ -647,8 +767,20 @@ function turnsCommand(s: AppState, cmd: Command, world: World): Step {
       return apply({ type: cmd, view });
     case 'expandAll':
       return apply({ type: 'expandAll' });
-    case 'open':
+    case 'open': {
+      // Enter folds a parent row; on a leaf it opens the event in the reader
+      const v = view(t);
+      const row = v.rows[cursorIndex(t.showHistory ? t.history : t.tree, v)];
+      if (row && (t.showHistory || !row.expandable) && row.kind !== 'boundary' && row.kind !== 'inherited-divider') return openReader(s, world);
       return apply({ type: 'toggle', view, autoDetail: auto });
+    }
+    case 'openReader':
+      return openReader(s, world);
+    case 'search':
+      return step({ ...s, turnSearch: { key, field: textField(s.turnSearch?.key === key ? s.turnSearch.field.text : ''), editing: true, seqs: [] } });
+    case 'nextMatch':
+    case 'prevMatch':
+      return gotoMatch(s, world, cmd === 'nextMatch' ? 1 : -1);
     case 'toggleDetail':
       return apply({ type: 'toggleDetail', autoDetail: auto });
     case 'jumpBoundary':

@@ -7,7 +7,8 @@ export type Command =
   | 'open' | 'back' | 'nextView' | 'prevView' | 'help' | 'quit'
   | 'fork' | 'filter' | 'cycleSort'
   | 'expand' | 'collapse' | 'expandAll' | 'collapseAll' | 'toggleHistory' | 'toggleDetail' | 'jumpBoundary'
-  | 'copyResume' | 'resume' | 'mark' | 'compare' | 'export' | 'menu' | 'toggleScope';
+  | 'copyResume' | 'resume' | 'mark' | 'compare' | 'export' | 'menu' | 'toggleScope'
+  | 'openReader' | 'search' | 'nextMatch' | 'prevMatch';
 
 /** Ink's key flags (a subset of ink's Key). */
 export interface KeyFlags {
@@ -40,7 +41,11 @@ export const BINDINGS: Binding[] = [
   { keys: 'Shift-Tab', command: 'prevView', views: all, help: 'previous view', match: (_i, k) => Boolean(k.tab) && Boolean(k.shift) },
   { keys: 'f', command: 'fork', views: all, help: 'fork at the selection (only at a turn boundary)', match: ch('f') },
   { keys: 'b', command: 'jumpBoundary', views: ['turns'], help: 'jump to the nearest fork boundary', match: ch('b') },
-  { keys: '/', command: 'filter', views: ['sessions'], help: 'filter by id, title or cwd', match: ch('/') },
+  { keys: '/', command: 'filter', views: ['sessions'], help: 'filter with a query: words, tool:NAME, is:error, reason:KIND, is:open|fork|spawn|damaged, cwd:, id:, after:, before:, -term, "quoted words"', match: ch('/') },
+  { keys: '/', command: 'search', views: ['turns'], help: 'search this session (same query language); n / N next and previous match', match: ch('/') },
+  { keys: 'n', command: 'nextMatch', views: ['turns'], help: 'next search match', match: ch('n') },
+  { keys: 'N', command: 'prevMatch', views: ['turns'], help: 'previous search match', match: ch('N') },
+  { keys: 'o', command: 'openReader', views: ['turns'], help: 'read the selected event full screen (scroll, wrap, / search, O opens $PAGER); Enter does it on a leaf row', match: ch('o') },
   { keys: 'p', command: 'toggleScope', views: ['sessions'], help: 'this project only / all projects (in dsh\'s own root, as its /resume)', match: ch('p') },
   { keys: 's', command: 'cycleSort', views: ['sessions'], help: 'cycle order: recent, created, id, threaded', match: ch('s') },
   { keys: '→ / l', command: 'expand', views: ['turns'], help: 'expand / go to child', match: (i, k) => Boolean(k.rightArrow) || ch('l')(i, k) },

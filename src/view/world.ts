@@ -7,7 +7,7 @@ import { layoutOf } from '../storage/layout.js';
 import { inProjectScope, type ProjectScope } from '../storage/project-scope.js';
 import { resumeVerdict } from '../storage/resume.js';
 import { resolveParents } from '../session/lineage.js';
-import { problemRows, worstBySession, type ProblemRow } from '../session/problems.js';
+import { problemRows, seedDivergence, worstBySession, type ProblemRow, type SeedDivergence } from '../session/problems.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
 import type { Session } from '../session/session.js';
@@ -20,7 +20,15 @@ import { buildTurnRows, historyRows, rowsContext, type Expansion, type TurnRow, 
 
 /** A session's turn tree, or why it cannot be read (a file deleted before it was opened). */
 export type TurnsData =
-  | { ok: true; session: Session; tree: readonly TreeNode[]; rows(expansion: Expansion): TurnRowsModel; history(upTo: number): TurnRow[] }
+  | {
+      ok: true;
+      session: Session;
+      tree: readonly TreeNode[];
+      rows(expansion: Expansion): TurnRowsModel;
+      history(upTo: number): TurnRow[];
+      /** a fork child whose seed differs from its parent's log: where, with both versions (null: it does not) */
+      readonly divergence: SeedDivergence | null;
+    }
   | { ok: false; session: Session; error: string };
 
 export interface World {
@@ -62,7 +70,7 @@ interface TurnsMemo {
 /** Turn data survives snapshots: it is rebuilt only when its session's log changed. */
 const turnsMemo = new WeakMap<Session, TurnsMemo>();
 
-function turnsOf(session: Session, now: number): TurnsData {
+function turnsOf(session: Session, now: number, sessions: () => readonly Session[]): TurnsData {
   const sig = `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}`;
   const hit = turnsMemo.get(session);
   if (hit && hit.sig === sig) return hit.data;
@@ -73,6 +81,7 @@ function turnsOf(session: Session, now: number): TurnsData {
     const ctx = rowsContext(session, now);
     let last: { e: Expansion; m: TurnRowsModel } | undefined;
     let lastHistory: { upTo: number; rows: TurnRow[] } | undefined;
+    let divergence: SeedDivergence | null | undefined;
     data = {
       ok: true,
       session,
@@ -84,6 +93,16 @@ function turnsOf(session: Session, now: number): TurnsData {
       history(upTo) {
         if (lastHistory?.upTo !== upTo) lastHistory = { upTo, rows: historyRows(events, upTo) };
         return lastHistory.rows;
+      },
+      get divergence() {
+        if (divergence === undefined) {
+          try {
+            divergence = session.kind === 'fork' ? seedDivergence(session, sessions()) : null;
+          } catch {
+            divergence = null; // the parent cannot be read now: nothing to mark
+          }
+        }
+        return divergence;
       },
     };
   } catch (e) {
@@ -166,7 +185,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     resumeRefusal: (s) => verdict(s),
     problems: problemRowsNow,
     lineage: () => (lineage ??= layoutLineage(lineageNodes(all()))),
-    turns: (session) => turnsOf(session, now),
+    turns: (session) => turnsOf(session, now, all),
     newChildId,
     forkError(session, boundary) {
       try {

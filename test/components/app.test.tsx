@@ -287,7 +287,7 @@ describe('App shell', () => {
     const shown = bindingsFor('sessions').slice(0, 12);
     for (const b of shown) expect(f).toContain(b.keys);
     expect(f).toContain('fork at the selection');
-    expect(f).toContain('filter by id, title or cwd');
+    expect(f).toContain('filter with a query');
     await type('G');
     expect(frame()).toContain(BINDINGS.find((b) => b.command === 'quit')!.keys);
     await type(KEY.esc);
