@@ -105,7 +105,7 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
     );
   }
   if (state.view === 'lineage') {
-    const layout = world.lineage();
+    const layout = world.lineage(state.lineage.collapsed);
     const ancestry = state.selection ? ancestryKeys(layout, state.selection) : new Set<string>();
     return <LineageView layout={layout} selected={indexOfKey(layout.rows, state.selection)} top={state.lineage.top} ancestry={ancestry} mark={state.mark} width={lay.width} height={lay.view} />;
   }

@@ -53,7 +53,7 @@ export interface AppState {
   ghost: boolean;
   /** highlighted row index and window top of each list (where a vanished selection's successor is) */
   sessions: { hint: number; top: number };
-  lineage: { hint: number; top: number };
+  lineage: { hint: number; top: number; collapsed: ReadonlySet<string> };
   problems: { hint: number; top: number };
   filter: TextField;
   filterEditing: boolean;
@@ -136,7 +136,7 @@ export function initialAppState(size: Size, view: ViewName = 'sessions'): AppSta
     size,
     ghost: false,
     sessions: { hint: 0, top: 0 },
-    lineage: { hint: 0, top: 0 },
+    lineage: { hint: 0, top: 0, collapsed: new Set() },
     problems: { hint: 0, top: 0 },
     filter: textField(''),
     filterEditing: false,
@@ -264,7 +264,7 @@ export function normalize(s0: AppState, world: World): AppState {
     const top = visibleWindow(rows, i, sessionsListHeight(lay.view), s.sessions.top).top;
     if (i !== s.sessions.hint || top !== s.sessions.top) s = { ...s, sessions: { hint: i, top } };
   } else if (s.view === 'lineage') {
-    const rows = world.lineage().rows;
+    const rows = world.lineage(s.lineage.collapsed).rows;
     let i = indexOfKey(rows, s.selection);
     if (i < 0) {
       i = nearestSessionRow(rows, Math.min(Math.max(0, s.lineage.hint), rows.length - 1), 1);
@@ -272,7 +272,7 @@ export function normalize(s0: AppState, world: World): AppState {
       if (i < 0) i = 0;
     }
     const top = visibleWindow(rows, i, lineageListHeight(lay.view), s.lineage.top).top;
-    if (i !== s.lineage.hint || top !== s.lineage.top) s = { ...s, lineage: { hint: i, top } };
+    if (i !== s.lineage.hint || top !== s.lineage.top) s = { ...s, lineage: { ...s.lineage, hint: i, top } };
   } else if (s.view === 'problems') {
     const rows = world.problems();
     const i = rows.length ? Math.min(Math.max(0, s.problems.hint), rows.length - 1) : 0;
@@ -702,7 +702,7 @@ function sessionsCommand(s: AppState, cmd: Command, world: World): Step {
 }
 
 function lineageCommand(s: AppState, cmd: Command, world: World): Step {
-  const rows = world.lineage().rows;
+  const rows = world.lineage(s.lineage.collapsed).rows;
   if (isMove(cmd)) {
     if (!rows.length) return step(s);
     const from = Math.max(0, indexOfKey(rows, s.selection));
@@ -719,6 +719,16 @@ function lineageCommand(s: AppState, cmd: Command, world: World): Step {
       return step({ ...s, view: 'sessions' });
     case 'fork':
       return requestFork(s, session, undefined, world);
+    case 'collapse':
+    case 'expand': {
+      // h hides the selected node's subtree, l shows it again
+      const row = rows[indexOfKey(rows, s.selection)];
+      if (!row || s.selection === undefined || !row.hasChildren) return step(s);
+      const collapsed = new Set(s.lineage.collapsed);
+      if (cmd === 'collapse') collapsed.add(s.selection);
+      else collapsed.delete(s.selection);
+      return step({ ...s, lineage: { ...s.lineage, collapsed } });
+    }
     default:
       return step(s);
   }

@@ -52,7 +52,8 @@ export interface World {
   readonly scope?: ProjectScope;
   /** Why `dsh --resume` would refuse the session, or undefined when it would resume it. */
   resumeRefusal(session: Session): string | undefined;
-  lineage(): LineageLayout;
+  /** the lineage graph with the subtrees of `collapsed` (keys) hidden */
+  lineage(collapsed?: ReadonlySet<string>): LineageLayout;
   turns(session: Session): TurnsData;
   /** Every diagnostic and audit finding known so far, worst first (the audit runs in the background). */
   problems(): readonly ProblemRow[];
@@ -66,6 +67,8 @@ interface TurnsMemo {
   sig: string;
   data: TurnsData;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** Turn data survives snapshots: it is rebuilt only when its session's log changed. */
 const turnsMemo = new WeakMap<Session, TurnsMemo>();
@@ -132,7 +135,8 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
   let sessions: Session[] | undefined;
   const all = () => (sessions ??= store.list());
   let items: SessionListItem[] | undefined;
-  let lineage: LineageLayout | undefined;
+  let lineage: { collapsed: ReadonlySet<string>; layout: LineageLayout } | undefined;
+  let nodes: ReturnType<typeof lineageNodes> | undefined;
   let rowsMemo: { filter: string; order: SortOrder; all: boolean; rows: SessionRow[] } | undefined;
   let diagnostics: number | undefined;
   let problems: ProblemRow[] | undefined;
@@ -184,7 +188,10 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     scope: opts.scope,
     resumeRefusal: (s) => verdict(s),
     problems: problemRowsNow,
-    lineage: () => (lineage ??= layoutLineage(lineageNodes(all()))),
+    lineage(collapsed = NONE) {
+      if (!lineage || lineage.collapsed !== collapsed) lineage = { collapsed, layout: layoutLineage((nodes ??= lineageNodes(all())), { collapsed }) };
+      return lineage.layout;
+    },
     turns: (session) => turnsOf(session, now, all),
     newChildId,
     forkError(session, boundary) {

@@ -387,3 +387,20 @@ it('selection keys are store keys', () => {
   expect(index.store.byFile(d.state.selection!)).toBeDefined();
   expect(SessionStore.keyOf(index.store.byFile(d.state.selection!)!)).toBe(d.state.selection);
 });
+
+describe('lineage collapse', () => {
+  it('h hides the selected node subtree (the row says how many), l shows it again; the selection stays', () => {
+    const d = driver(index, 'lineage');
+    const root = fileOf('fix-flaky-retry-test');
+    for (let i = 0; i < 20 && d.state.selection !== root; i++) d.keys('j');
+    expect(d.state.selection).toBe(root);
+    const before = d.world.lineage(d.state.lineage.collapsed).rows.length;
+    d.keys('h');
+    const rows = d.world.lineage(d.state.lineage.collapsed).rows;
+    expect(rows.length).toBe(before - 4); // its two forks, their child and the spawned subagent
+    expect(rows.find((r) => r.key === root)).toMatchObject({ collapsed: true, hidden: 4 });
+    expect(d.state.selection).toBe(root);
+    d.keys('l');
+    expect(d.world.lineage(d.state.lineage.collapsed).rows.length).toBe(before);
+  });
+});
