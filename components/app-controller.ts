@@ -5,6 +5,10 @@
 // are coalesced into one `world` action per frame.
 import { rootRefusals } from '../src/cli/commands.js';
 import { AuditIndex } from '../src/session/audit-index.js';
+import { isQueryError, parseQuery } from '../src/session/query.js';
+import { indexSome, runFilter, SearchIndex, startFilter, type FilterJob } from '../src/session/search-index.js';
+import { hasEventTerms } from '../src/session/search.js';
+import type { FilterAnswers } from '../src/view/session-filter.js';
 import { newChildId } from '../src/session/ids.js';
 import type { ProjectScope } from '../src/storage/project-scope.js';
 import { exportToFile } from '../src/export/export.js';
@@ -96,13 +100,20 @@ export class AppController {
     return this.refusals.of(s);
   };
 
+  /** the store (or the audit) changed since the last snapshot, not only the filter's answers */
+  private contentDirty = true;
+
   private takeWorld(): World {
     this.dirty = false;
+    const base = this.contentDirty || !this.snap ? undefined : this.snap.world;
+    this.contentDirty = false;
     return snapshotWorld(this.index, ++this.version, this.opts.now ?? Date.now(), this.newId, {
+      base,
       audit: this.auditIndex,
       scope: this.opts.scope,
       rootRefusal: this.rootRefusal,
       rootLabel: this.opts.rootLabel,
+      filterAnswers: this.filterAnswers(),
     });
   }
 
@@ -124,6 +135,46 @@ export class AppController {
 
   private closed = false;
 
+  // ---- the Sessions filter's query, answered in the background -------------
+  private readonly searchIndex = new SearchIndex();
+  private filter?: { text: string; job?: FilterJob };
+  private filterTimer?: ReturnType<typeof setTimeout>;
+
+  private filterAnswers(): FilterAnswers | undefined {
+    const f = this.filter;
+    if (!f?.job) return undefined;
+    return { text: f.text, results: f.job.results, todo: new Set(f.job.todo.map((s) => s.file ?? `mem:${s.id}`)) };
+  }
+
+  /** A new filter text starts a new job over every session; its answers arrive in ~8 ms slices. */
+  private syncFilter(text: string): boolean {
+    if (this.filter?.text === text) return false;
+    const q = text.trim() ? parseQuery(text) : undefined;
+    this.filter = { text, job: q && !isQueryError(q) && hasEventTerms(q) ? startFilter(q, this.index.store.list()) : undefined };
+    this.scheduleFilter();
+    return true;
+  }
+
+  private scheduleFilter(): void {
+    if (this.filterTimer || this.closed || !this.filter?.job) return;
+    this.filterTimer = setTimeout(() => {
+      this.filterTimer = undefined;
+      const f = this.filter;
+      if (!f?.job) return;
+      const job = f.job;
+      if (!job.done) runFilter(job, this.searchIndex, 8);
+      else {
+        // sessions without a search document answered 'pending': index them, then ask again
+        const pending = this.index.store.list().filter((s) => job.results.get(s.file ?? `mem:${s.id}`) === 'pending');
+        if (pending.length === 0) return;
+        if (indexSome(this.searchIndex, pending, 8) === 0) f.job = startFilter(job.query, this.index.store.list());
+      }
+      this.storeChanged(false);
+      this.scheduleFilter();
+    }, 5);
+    this.filterTimer.unref?.();
+  }
+
   /**
    * Ages ("open 5s", "12m") keep counting while nothing else changes: redraw
    * every `tickMs` while the newest activity is under an hour old (ages in
@@ -134,14 +185,15 @@ export class AppController {
     for (const i of this.snap.world.items) newest = Math.max(newest, i.lastEventTime ?? i.createdAt ?? 0);
     const ms = Date.now() - newest < 3_600_000 ? (this.opts.tickMs ?? 5000) : 60_000;
     this.tick = setTimeout(() => {
-      this.storeChanged();
+      this.storeChanged(false); // only the clock moved: reuse the snapshot's derived data
       this.armTick();
     }, ms);
     this.tick.unref?.();
   }
 
-  private storeChanged(): void {
+  private storeChanged(content = true): void {
     this.dirty = true;
+    if (content) this.contentDirty = true;
     if (this.frame) return;
     this.frame = setTimeout(() => {
       this.frame = undefined;
@@ -167,6 +219,12 @@ export class AppController {
     const world = this.world();
     const { state, effects } = reduce(this.snap.state, action, world);
     this.snap = { state, world };
+    // a new filter query: draw this state with its (empty, searching) answers at once
+    if (this.syncFilter(state.filter.text)) {
+      this.dirty = true;
+      const w = this.world();
+      this.snap = { state: reduce(state, { type: 'world' }, w).state, world: w };
+    }
     for (const e of effects) this.run(e);
     for (const fn of this.listeners) fn();
   };
@@ -220,6 +278,7 @@ export class AppController {
   close(): void {
     this.closed = true;
     if (this.auditTimer) clearTimeout(this.auditTimer);
+    if (this.filterTimer) clearTimeout(this.filterTimer);
     this.unsubscribe();
     if (this.frame) clearTimeout(this.frame);
     if (this.tick) clearTimeout(this.tick);

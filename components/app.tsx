@@ -101,6 +101,7 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
         width={lay.width}
         height={lay.view}
         scanning={world.scanning}
+        searching={world.filterSearching(state.filter.text)}
       />
     );
   }

@@ -23,6 +23,8 @@ export interface SessionsViewProps {
   mark?: string;
   /** which projects are listed, when the root has a project scope */
   scope?: string;
+  /** the filter's query is still searching events: more rows may join */
+  searching?: boolean;
   width: number;
   height: number;
   /** the root is still being scanned: an empty list is not the final word */
@@ -100,6 +102,7 @@ function FilterText(props: { field: TextField; editing: boolean; width: number }
 }
 
 export function SessionsView(props: SessionsViewProps): React.JSX.Element {
+  const tone = useTone();
   const cols = sessionColumns(props.width);
   const listHeight = Math.max(1, props.height - 2);
   const win = visibleWindow(props.rows, Math.max(0, props.selected), listHeight, props.top);
@@ -112,8 +115,9 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
       <Text wrap="truncate-end">
         <Text bold>{`${count} session${props.total === 1 ? '' : 's'}`}</Text>
         <Text dimColor>{` · order: ${props.order} (s)`}</Text>
-        {props.scope ? <Text dimColor>{truncate(` · ${props.scope}`, Math.max(1, props.width - 40))}</Text> : null}
         <FilterText field={props.filter} editing={props.editing} width={Math.max(1, props.width - 40)} />
+        {props.searching ? <Text color={tone('yellow')}>{' · searching events…'}</Text> : null}
+        {props.scope ? <Text dimColor>{truncate(` · ${props.scope}`, Math.max(1, props.width - 40))}</Text> : null}
       </Text>
       <Text dimColor wrap="truncate-end">
         {truncate(head, props.width)}

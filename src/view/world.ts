@@ -3,6 +3,8 @@
 // Derived data is computed lazily and memoised, so a key press costs only what
 // it reads; a new snapshot is taken after every store change.
 import { AuditIndex } from '../session/audit-index.js';
+import { isQueryError, parseQuery } from '../session/query.js';
+import { filterByQuery, searching, type FilterAnswers } from './session-filter.js';
 import { layoutOf } from '../storage/layout.js';
 import { inProjectScope, type ProjectScope } from '../storage/project-scope.js';
 import { resumeVerdict } from '../storage/resume.js';
@@ -48,6 +50,8 @@ export interface World {
   sessions(): readonly Session[];
   /** Sessions rows for a filter and order, in the project scope unless `all` (memoised). */
   rows(filter: string, order: SortOrder, all?: boolean): readonly SessionRow[];
+  /** the Sessions filter's query is still being answered in the background */
+  filterSearching(filter: string): boolean;
   /** the current project's scope (dsh's own root), when the app was started with one */
   readonly scope?: ProjectScope;
   /** Why `dsh --resume` would refuse the session, or undefined when it would resume it. */
@@ -123,6 +127,10 @@ export interface WorldOptions {
   /** rc.8's refusal of a session's whole root (reads the disk: the caller caches it) */
   rootRefusal?: (s: Session) => string | undefined;
   rootLabel?: string;
+  /** the background answers of the Sessions filter's query (its event terms) */
+  filterAnswers?: FilterAnswers;
+  /** a snapshot of the same store contents (only the filter's answers moved on): its derived data is reused */
+  base?: World;
 }
 
 export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, opts: WorldOptions = {}): World {
@@ -140,6 +148,17 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
   let rowsMemo: { filter: string; order: SortOrder; all: boolean; rows: SessionRow[] } | undefined;
   let diagnostics: number | undefined;
   let problems: ProblemRow[] | undefined;
+  /** The filter as a query (a text that does not parse filters as plain text, as before). */
+  const filteredRows = (items: readonly SessionListItem[], filter: string, order: SortOrder): SessionRow[] => {
+    const q = filter.trim() ? parseQuery(filter) : undefined;
+    if (!q || isQueryError(q)) return sessionRows(items, { filter, order, now });
+    const answers = opts.filterAnswers?.text === filter ? opts.filterAnswers : undefined;
+    const kept = filterByQuery(items, q, (k) => store.byFile(k), answers);
+    return sessionRows(kept.items, { filter: '', order, now }).map((r) => {
+      const n = kept.counts.get(r.key);
+      return n === undefined ? r : { ...r, title: `[${n} match${n === 1 ? '' : 'es'}] ${r.title}` };
+    });
+  };
   const problemRowsNow = (): ProblemRow[] => {
     if (!problems) {
       const refused = [...index.files.values()].flatMap((f) => f.refused ?? []);
@@ -153,6 +172,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     rootLabel: opts.rootLabel ?? index.root,
     now,
     get items() {
+      if (!items && opts.base) items = opts.base.items as SessionListItem[];
       if (!items) {
         const parents = resolveParents(all());
         const worst = worstBySession(problemRowsNow());
@@ -171,7 +191,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       return items;
     },
     get diagnostics() {
-      return (diagnostics ??= diagnosticCount(index));
+      return (diagnostics ??= opts.base ? opts.base.diagnostics : diagnosticCount(index));
     },
     scanning: index.scan !== undefined && !index.scan.finished,
     session: (key) => store.byFile(key),
@@ -181,14 +201,16 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order || rowsMemo.all !== all) {
         const scope = opts.scope;
         const items = all || !scope ? this.items : this.items.filter((i) => inProjectScope({ file: i.key, cwd: i.cwd }, scope));
-        rowsMemo = { filter, order, all, rows: sessionRows(items, { filter, order, now }) };
+        rowsMemo = { filter, order, all, rows: filteredRows(items, filter, order) };
       }
       return rowsMemo.rows;
     },
+    filterSearching: (filter) => opts.filterAnswers?.text === filter && searching(opts.filterAnswers),
     scope: opts.scope,
     resumeRefusal: (s) => verdict(s),
-    problems: problemRowsNow,
+    problems: () => (opts.base ? opts.base.problems() : problemRowsNow()),
     lineage(collapsed = NONE) {
+      if (opts.base) return opts.base.lineage(collapsed);
       if (!lineage || lineage.collapsed !== collapsed) lineage = { collapsed, layout: layoutLineage((nodes ??= lineageNodes(all())), { collapsed }) };
       return lineage.layout;
     },
