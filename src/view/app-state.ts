@@ -787,7 +787,7 @@ function turnsCommand(s: AppState, cmd: Command, world: World): Step {
     case 'openReader':
       return openReader(s, world);
     case 'search':
-      return step({ ...s, turnSearch: { key, field: textField(s.turnSearch?.key === key ? s.turnSearch.field.text : ''), editing: true, seqs: [] } });
+      return step({ ...s, turnSearch: { key, field: textField(''), editing: true, seqs: [] } }); // empty, as / in less and vim
     case 'nextMatch':
     case 'prevMatch':
       return gotoMatch(s, world, cmd === 'nextMatch' ? 1 : -1);
