@@ -77,7 +77,7 @@ export class AppController {
   ) {
     this.newId = opts.newId ?? (() => newChildId());
     const world = this.takeWorld();
-    const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, allProjects: !(opts.scope && opts.startScoped) };
+    const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, pinTop: opts.selection === undefined, allProjects: !(opts.scope && opts.startScoped) };
     this.snap = { state: reduce(initial, { type: 'world' }, world).state, world };
     this.unsubscribe = index.store.subscribe(() => {
       this.storeChanged();

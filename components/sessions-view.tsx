@@ -106,7 +106,7 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
   const cols = sessionColumns(props.width);
   const listHeight = Math.max(1, props.height - 2);
   const win = visibleWindow(props.rows, Math.max(0, props.selected), listHeight, props.top);
-  const count = props.filter.text ? `${props.rows.length} of ${props.total}` : `${props.total}`;
+  const count = props.filter.text || props.rows.length !== props.total ? `${props.rows.length} of ${props.total}` : `${props.total}`;
   const head =
     `  ${fit('STATE', cols.badge)} ${fit('ID', cols.id)} ${fit('TITLE', cols.title)} ${fit('CWD', cols.cwd)} ` +
     `${right('T', cols.turns)} ${right('EV', cols.events)} ${cols.tokens ? right('TOK', cols.tokens) + ' ' : ''}${right('AGE', cols.age)}`;

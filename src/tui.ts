@@ -59,7 +59,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   const controller = new AppController(index, {
     size: { columns: process.stdout.columns || 80, rows: process.stdout.rows || 24 },
     rootLabel: opts.rootLabel,
-    scope: opts.scope,
+    // projects exist only in a harness root: elsewhere a scope toggle would only hide sessions
+    scope: opts.defaultRoot || isHarnessRoot(dir) ? opts.scope : undefined,
     // like dsh's own /resume: in its root, the list starts with the current project (p toggles, --all starts with all)
     startScoped: opts.defaultRoot === true && !opts.all,
   });
@@ -126,6 +127,15 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     controller.close();
   }
   return controller.pendingRun ? runResume(controller.pendingRun) : 0;
+}
+
+/** A harness root holds project folders: `--<project>--` (rc.8), `cwd-<hash>` (RFC era) or `_no-cwd`. */
+function isHarnessRoot(dir: string): boolean {
+  try {
+    return fs.readdirSync(dir).some((n) => /^--.*--$/.test(n) || /^cwd-[0-9a-f]{12}$/.test(n) || n === '_no-cwd');
+  } catch {
+    return false;
+  }
 }
 
 /** The first executable `name` on the PATH, if any. */

@@ -47,6 +47,8 @@ export interface AppState {
   size: Size;
   /** THE selection: a session key (file path), shared by every view */
   selection?: string;
+  /** until the first key, the selection is the top row (the first scan keeps adding rows above a key) */
+  pinTop: boolean;
   /** the instance last seen for the selection (kept on screen, marked deleted, when its file goes) */
   selected?: Session;
   /** the selection is a deleted session, shown until the user moves away */
@@ -134,6 +136,7 @@ export function initialAppState(size: Size, view: ViewName = 'sessions'): AppSta
   return {
     view,
     size,
+    pinTop: true,
     ghost: false,
     sessions: { hint: 0, top: 0 },
     lineage: { hint: 0, top: 0, collapsed: new Set() },
@@ -256,6 +259,7 @@ export function normalize(s0: AppState, world: World): AppState {
   const lay = layoutOf(s);
   if (s.view === 'sessions' || (s.view === 'turns' && s.selection === undefined)) {
     const rows = sessionsRows(s, world);
+    if (s.pinTop && rows.length && s.selection !== rows[0].key) s = { ...select(s, rows[0].key, world), sessions: { ...s.sessions, hint: 0 } };
     let i = indexOfKey(rows, s.selection);
     if (i < 0) {
       i = rows.length ? Math.min(Math.max(0, s.sessions.hint), rows.length - 1) : 0;
@@ -337,7 +341,8 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
   }
 }
 
-function onKey(s: AppState, p: KeyPress, world: World): Step {
+function onKey(s0: AppState, p: KeyPress, world: World): Step {
+  const s = s0.pinTop ? { ...s0, pinTop: false } : s0;
   if (p.key.ctrl && p.input === 'c') return step(s, [{ type: 'exit' }]);
   if (s.dialog) return dialogKey(s, s.dialog, p, world);
   if (s.menu) return menuKey(s, p, world);
@@ -443,7 +448,7 @@ function openReader(s: AppState, world: World): Step {
   const row = v.rows[cursorIndex(t.showHistory ? t.history : t.tree, v)];
   if (!row || row.kind === 'boundary' || row.kind === 'inherited-divider') return withStatus(s, 'nothing to read on this row');
   const div = data.divergence;
-  let doc;
+  let doc; // (readerDoc sanitises the title and the content)
   if (div && row.seq <= div.seq && div.seq <= row.lastSeq) doc = readerDoc(seedDiffText(div), `${session.id} · seq ${div.seq} differs from the parent's seed`);
   else {
     const e = row.entry ? data.session.events[row.entry.seq] : readerEvent(row, data.session.events);

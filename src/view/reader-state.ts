@@ -6,7 +6,7 @@ import stringWidth from 'string-width';
 import { contentText, messageOf, type SessionEvent } from '../session/events.js';
 import { safeStringify, textOf } from '../session/json-safe.js';
 import { wordRegex } from '../session/search.js';
-import { sanitizeBlock } from './sanitize.js';
+import { sanitizeBlock, sanitizeInline } from './sanitize.js';
 
 export type ReaderLineKind = 'text' | 'add' | 'del' | 'hunk' | 'meta' | 'context';
 
@@ -91,7 +91,8 @@ function diffKind(l: string): ReaderLineKind {
 }
 
 /** Content -> a reader document: JSON pretty-printed, a unified diff with line kinds, else text. */
-export function readerDoc(content: string, title = ''): ReaderDoc {
+export function readerDoc(content: string, rawTitle = ''): ReaderDoc {
+  const title = sanitizeInline(rawTitle); // it names the session and the event: from the file
   const trimmed = content.trim();
   if ((trimmed.startsWith('{') || trimmed.startsWith('[')) && trimmed.length <= MAX_JSON_BYTES) {
     try {

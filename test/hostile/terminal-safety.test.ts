@@ -186,6 +186,13 @@ describe('in a real pty', () => {
       s.write(keys.down);
       await new Promise((r) => setTimeout(r, 150));
     }
+    // every other surface that shows file text: reader (o), Problems, Lineage, the action menu, Compare
+    for (const k of [keys.esc, keys.esc, 'o', keys.esc, keys.esc, '\t', '\t', '\t', 'a', keys.esc, 'm', '\t', '\t', 'j', 'c', keys.enter, keys.esc, keys.esc]) {
+      s.write(k);
+      await new Promise((r) => setTimeout(r, 60));
+    }
+    await s.flush();
+    expectNoAttackReached(s);
     s.write(keys.esc);
     await new Promise((r) => setTimeout(r, 200));
     s.write('q');
