@@ -32,7 +32,7 @@ describe('branch workflows in a terminal', () => {
     s.write('\x1b\x1b/bisect\rc');
     await s.waitFor('fix-flaky-retry-test.spy-random');
     s.write('\x1b\x1b/issue-writeup.gh\rc');
-    const cmp = await s.waitFor('common ancestor fix-flaky-retry-test, logs agree through seq 43');
+    const cmp = await s.waitFor((scr) => scr.includes('common ancestor fix-flaky-retry-test, logs agree through seq 43') && /total/.test(scr));
     expect(cmp).toMatch(/fix-flaky-retry-test\.spy-random +│ fix-flaky-retry-test\.issue-writeup\.gh/);
     s.write(keys.enter);
     await s.waitFor(/Turns: fix-flaky-retry-test\.spy-random/);
@@ -41,7 +41,8 @@ describe('branch workflows in a terminal', () => {
     s.write(keys.esc);
     await s.waitFor(/STATE +ID/);
     s.write('a');
-    const menu = await s.waitFor('Actions: fix-flaky-retry-test.issue-writeup.gh');
+    // (a frame can arrive in pieces: wait for the menu's last entry, not its title)
+    const menu = await s.waitFor((scr) => scr.includes('Actions: fix-flaky-retry-test.issue-writeup.gh') && scr.includes('resume in the harness'));
     expect(menu).toContain('compare with the marked session');
     expect(menu).toContain('❯ Enter  open in Turns');
     s.write('j');

@@ -57,7 +57,7 @@ describe('key bursts in one write equal the same keys one at a time (real termin
     expect(comparable(A.s, A.dir)).toBe(comparable(B.s, B.dir));
 
     await both(A.s, B.s, [keys.down, 'f']);
-    const dialog = await A.s.waitFor('Fork session');
+    const dialog = await A.s.waitFor((x) => x.includes('Fork session') && x.includes('child id')); // the whole dialog
     const source = /source +(\S+)/.exec(dialog)![1];
     expect(rows[4]).toContain(source.slice(0, 12));
     await B.s.waitFor(`source      ${source}`);
@@ -86,7 +86,7 @@ describe('key bursts in one write equal the same keys one at a time (real termin
       s.write('/bump\r');
       await s.waitFor('filter "bump"');
       s.write('f');
-      await s.waitFor('Fork session');
+      await s.waitFor((x) => x.includes('Fork session') && x.includes('child id'));
     }
     A.s.write('\x15' + idA + '\r'); // Ctrl-U, the paste and Enter, in one write
     await A.s.waitFor(`forked bump-vitest -> ${idA}`);

@@ -55,8 +55,7 @@ describe('dsh-browse in a terminal (80x24)', () => {
     await press(s, '/', 'review-pr', keys.enter);
     await s.waitFor('filter "review-pr"');
     await press(s, 'f');
-    await s.waitFor('Fork session');
-    const dialog = s.screen();
+    const dialog = await s.waitFor((x) => x.includes('Fork session') && /child id +\S+/.test(x)); // the whole dialog
     expect(dialog).toMatch(/source +review-pr-482/);
     expect(dialog).toMatch(/seedLength +22/);
     const childId = /child id +(\S+)/.exec(dialog)![1];
