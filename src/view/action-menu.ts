@@ -2,7 +2,8 @@
 // active view, each entry with its key (the fast path) and, when it cannot be
 // done now, the reason (lazygit style). Pure: derived from the state and the
 // world, like the footer hints.
-import { compareDisabled, cutOfRow, selectedSession, turnsStateOf, turnsView, type AppState } from './app-state.js';
+import { compareDisabled } from './app-commands.js';
+import { cutOfRow, selectedSession, turnsStateOf, turnsView, type AppState } from './app-state.js';
 import type { Session } from '../session/session.js';
 import { layoutOf } from '../storage/layout.js';
 import type { Command } from './keymap.js';
