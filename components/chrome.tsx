@@ -99,7 +99,8 @@ export function Footer(props: { hints: KeyHint[]; width: number; status?: Status
     );
   }
   // Drop hints before the last two (help, quit) until the line fits: never wrap.
-  const render = (h: KeyHint): string => `${h.keys} ${h.label}${h.disabled ? ` (${h.disabled})` : ''}`;
+  // a disabled action says why, briefly (`f fork: open turn`); the full reason is in the view or the menu
+  const render = (h: KeyHint): string => `${h.keys} ${h.label}${h.disabled ? `: ${h.disabled}` : ''}`;
   const total = (hs: KeyHint[]): number => hs.reduce((n, h, i) => n + displayWidth(render(h)) + (i ? 2 : 0), 0);
   const shown = [...props.hints];
   while (shown.length > 2 && total(shown) > props.width) shown.splice(shown.length - 3, 1);

@@ -102,8 +102,12 @@ function headerSegments(session: Session, history: { upTo: number; entries: numb
   const badge = session.gone ? ({ text: 'file deleted', color: 'red' } as const) : STATE_BADGES[session.state];
   const out: Segment[] = [{ text: clip(session.id, 80), bold: true }, { text: '  ' }, { text: `[${badge.text}]`, color: badge.color, bold: true }];
   if (duplicates > 1) out.push({ text: `  [DUPLICATE_ID: ${duplicates} sessions share this id]`, color: 'yellow', bold: true });
-  if (session.kind === 'fork') out.push({ text: `  inherited from ${clip(session.parentSession, 80)}, seedLength ${session.seedLength}`, color: 'cyan' });
+  if (session.kind === 'fork') out.push({ text: `  ${session.header.origin === 'subagent' ? 'subagent fork of' : 'inherited from'} ${clip(session.parentSession, 80)}, seedLength ${session.seedLength}`, color: 'cyan' });
   else if (session.kind === 'spawn') out.push({ text: `  spawned by ${clip(session.parentSession, 80)}`, color: 'cyan' });
+  // rc.8 header facts the harness shows
+  const h = session.header;
+  const rc8 = [h.origin !== undefined ? `origin ${clip(h.origin, 20)}` : '', typeof h.delegationDepth === 'number' ? `depth ${h.delegationDepth}` : '', h.agentPreset !== undefined ? `preset ${clip(h.agentPreset, 30)}` : ''].filter(Boolean);
+  if (rc8.length) out.push({ text: `  · ${rc8.join(' · ')}`, dim: true });
   if (history) out.push({ text: `  · model history up to seq ${history.upTo}: ${history.entries} entries (t: tree)`, color: 'magenta', bold: true });
   else {
     out.push({ text: `  · ${plural(session.facts.turns, 'turn')} · ${plural(session.length, 'event')}`, dim: true });

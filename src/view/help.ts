@@ -17,7 +17,10 @@ export function helpLines(view: ViewName): HelpLine[] {
   lines.push({ keys: 'boundary', text: 'the log ends between turns: forkable' });
   lines.push({ keys: 'open 5m', text: 'inside an open turn; age of its last event (live writer or crash)' });
   lines.push({ keys: 'empty ⚠2', text: 'no events; ⚠ n = diagnostics (damaged lines)' });
-  lines.push({ keys: '◆ / ◇', text: 'fork child / spawned subagent' });
+  lines.push({ keys: '◆ / ◈ / ◇', text: 'fork child / a subagent\'s fork child / spawned subagent' });
+  lines.push({ keys: '⚑', text: 'marked for compare (m, then c on another session)' });
+  lines.push({ keys: '⊘', text: 'dsh --resume would refuse it (the reason: R, or the a menu)' });
+  lines.push({ keys: '⚠ CODE', text: 'the worst problem of the session (the Problems tab lists them all)' });
   return lines;
 }
 

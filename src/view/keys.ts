@@ -109,7 +109,7 @@ export function createKeySplitter(): { push(event: string): KeyPress[] } {
           // (Alt+key, or Esc then a key in one read) is Escape, then that key: the
           // app binds no Alt keys, and "Esc Tab" typed fast must close, then switch.
           const next = rest.slice(1);
-          if (next === '' || next === ESC) {
+          if (next === '') {
             out.push(press('', { escape: true }));
             return out;
           }

@@ -41,6 +41,8 @@ export interface SessionListItem {
   parentAmbiguous?: boolean;
   /** the worst problem of the session (a diagnostic or an audit finding: SEED_MISMATCH, DUPLICATE_ID…) and how many it has */
   problem?: { severity: 'error' | 'warning'; code: string; count: number };
+  /** rc.8 `origin: "subagent"`: a subagent's fork or spawn, not the user's */
+  subagent?: boolean;
   /** tokens in + out from assistant/message usage (undefined: the log records none) */
   tokens?: number;
   /** in a harness root: why `dsh --resume` would refuse it (undefined: it would resume it, or not a harness file) */
@@ -72,6 +74,7 @@ export function listItemOf(s: Session): SessionListItem {
     forkable: isForkable(f),
   };
   if (f.usage && f.usage.messages > 0) item.tokens = f.usage.input + f.usage.output;
+  if (s.header.origin === 'subagent') item.subagent = true;
   if (f.title !== undefined) item.title = f.title;
   if (s.cwd !== undefined) item.cwd = s.cwd;
   if (s.parentSession !== undefined) item.parentSession = s.parentSession;
@@ -88,7 +91,7 @@ export interface SessionRow {
   key: string;
   depth: number;
   kind: 'root' | 'fork' | 'spawn';
-  /** `◆` fork child, `◇` spawned subagent, `` root */
+  /** `◆` fork child, `◈` a subagent's fork child, `◇` spawned subagent, `` root */
   mark: string;
   id: string;
   title: string;
@@ -191,7 +194,8 @@ export function rowOf(s: SessionListItem, depth: number, now: number): SessionRo
     key: s.key,
     depth,
     kind: s.kind,
-    mark: s.kind === 'fork' ? '◆' : s.kind === 'spawn' ? '◇' : '',
+    // ◈ a subagent's fork (rc.8 origin "subagent"), told apart from a fork the user made
+    mark: s.kind === 'fork' ? (s.subagent ? '◈' : '◆') : s.kind === 'spawn' ? '◇' : '',
     id: sanitizeInline(s.id),
     // the worst problem where the row is read (the badge column is too narrow for a code)
     title: (s.problem ? `⚠ ${s.problem.code}${s.problem.count > 1 ? ` +${s.problem.count - 1}` : ''} · ` : '') + sanitizeInline(s.title ?? ''),

@@ -101,7 +101,7 @@ describe('App shell', () => {
     expect(f).toMatch(/open \d+[smhd] ⚠2 +migrate-eslint/);
     expect(f).toMatch(/empty +5e0b7c1d/);
     expect(f).toContain('◇ fix-flaky-retry-'); // spawn child marked
-    expect(f.split('\n').at(-1)).toMatch(/f fork \(open turn\).*q quit/); // greyed hint with its reason
+    expect(f.split('\n').at(-1)).toMatch(/f fork: open turn .*q quit/); // greyed hint with its short reason
     await type(KEY.tab);
     f = frame();
     expect(f).toContain('add-retry-metrics');

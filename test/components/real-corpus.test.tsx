@@ -21,6 +21,19 @@ describe.skipIf(!fs.existsSync(REAL))('real harness logs in the Turns view', () 
     expect(sessions).toHaveLength(33);
   });
 
+  it("a subagent's fork is told apart (◈) and its rc.8 header facts are shown", async () => {
+    const child = sessions.find((s) => s.file!.includes('subagent-fork-in-process__session.1'))!;
+    const m = mountApp({ index: index!, view: 'turns', selection: child.file!, size: { columns: 200, rows: 24 } });
+    try {
+      expect(m.frame()).toMatch(/subagent fork of \S+, seedLength \d+/);
+      expect(m.frame()).toContain('origin subagent · depth 1');
+      await m.press('\t', '\t', '\t'); // Lineage, Problems, Sessions
+      expect(m.frame()).toContain(`◈ ${child.id.slice(0, 8)}`);
+    } finally {
+      m.unmount();
+    }
+  });
+
   it.each(sessions.map((s) => [path.basename(s.file!), s] as const))('%s', async (_name, session) => {
     const m = mountApp({ index: index!, view: 'turns', selection: session.file!, size: { columns: W, rows: H } });
     try {
