@@ -135,7 +135,7 @@ export function App(props: AppProps): React.JSX.Element {
   useLayoutEffect(() => {
     controller.rendered = snap;
   }, [controller, snap]);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (size.columns !== state.size.columns || size.rows !== state.size.rows) controller.dispatch({ type: 'resize', size });
   }, [controller, size, state.size]);
   useKeyInput(controller.dispatch);
@@ -146,7 +146,8 @@ export function App(props: AppProps): React.JSX.Element {
   const selected = selectedSession(state, world);
   return (
     <ThemeProvider color={props.color ?? colorFromEnv()}>
-      <Box flexDirection="column" width={lay.width} height={Math.max(1, state.size.rows - 1)} overflow="hidden">
+      {/* the terminal's size at once (the state's follows in a layout effect): a resize never draws past the screen */}
+      <Box flexDirection="column" width={Math.min(lay.width, size.columns)} height={Math.max(1, Math.min(state.size.rows, size.rows) - 1)} overflow="hidden">
         <TitleBar root={sanitizeInline(world.rootLabel)} sessions={world.items.length} diagnostics={world.diagnostics} status={liveNotice} background={backgroundText(index)} width={lay.width} />
         <TabBar view={state.view} turnsLabel={selected ? sanitizeInline(selected.id) : undefined} width={lay.width} />
         <Box flexDirection="column" height={lay.content} overflow="hidden">
