@@ -137,7 +137,7 @@ export function columnBreaks(text: string, width: number): Array<[number, number
   return out;
 }
 
-/** The part of `text` from column `left`, at most `width` columns (code-unit offsets). */
+/** The part of `text` from column `left`, at most `width` columns, or one grapheme wider than that (code-unit offsets). */
 export function columnSlice(text: string, left: number, width: number): [number, number] {
   if (ASCII.test(text)) return [Math.min(left, text.length), Math.min(text.length, left + width)];
   let col = 0;
@@ -145,7 +145,8 @@ export function columnSlice(text: string, left: number, width: number): [number,
   for (const { segment, index } of graphemes.segment(text)) {
     const sw = stringWidth(segment);
     if (start < 0 && col >= left) start = index;
-    if (start >= 0 && col + sw > left + width) return [start, index];
+    // at least one grapheme, as columnBreaks does: a wide one in a 1-column window is shown, not lost
+    if (start >= 0 && col + sw > left + width && index > start) return [start, index];
     col += sw;
   }
   return start < 0 ? [text.length, text.length] : [start, text.length];

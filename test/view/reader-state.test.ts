@@ -133,6 +133,11 @@ describe('readerReducer', () => {
     expect(row.highlights).toEqual([{ start: expect.any(Number), end: expect.any(Number), current: true }]);
     expect(row.text.slice(row.highlights[0].start, row.highlights[0].end)).toBe('TARGET');
   });
+  it('a wide character in a one-column window without wrap is shown, and a search finds it (a property counterexample)', () => {
+    const d = readerDoc(bigDiff(300) + '漢字'.repeat(100));
+    const s = run(initialReaderState(d, 50, 12), { type: 'toggleWrap' }, { type: 'resize', width: 1, height: 1 }, { type: 'search', query: '字' });
+    expect(readerWindow(s).rows.some((r) => r.highlights.some((h) => h.current))).toBe(true);
+  });
   it('property: any action sequence keeps top in range and the window within height and width', () => {
     const d = readerDoc(bigDiff(300) + '漢字'.repeat(100));
     const action = fc.oneof(
