@@ -16,7 +16,10 @@ import { cleanupTmp, evs, hashTree, hdr, isRoot, listTree, REPO, sha256, tmpDir,
 const CLI = path.join(REPO, 'dist', 'dsh-browse.mjs'); // the bundled bin users run
 const mounts: string[] = [];
 afterAll(() => {
-  for (const m of mounts.splice(0)) spawnSync('umount', ['-l', m]);
+  for (const m of mounts.splice(0)) {
+    spawnSync('umount', ['-l', m]);
+    fs.rmSync(m, { recursive: true, force: true }); // the (now empty) mount point
+  }
   cleanupTmp();
 });
 

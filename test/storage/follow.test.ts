@@ -5,14 +5,22 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { followRoot, type Follower } from '../../src/storage/follow.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { readLog } from '../../src/storage/session-file.js';
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-follow-'));
+const made: string[] = [];
+const tmp = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-follow-'));
+  made.push(d);
+  return d;
+};
 let follower: Follower | undefined;
 afterEach(() => follower?.close());
+afterAll(() => {
+  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
 
 function eventLines(from: number, turns: number): string[] {
   const out: string[] = [];

@@ -2,15 +2,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadRootSync, newRootIndex } from '../../src/storage/load-root.js';
 import { scanRoot, type ScanProgress } from '../../src/storage/scan.js';
 import { iterateSessionFiles, listSessionFiles } from '../../src/storage/walk.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
 
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
 function layoutTree(): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-scan-'));
+  made.push(root);
   const head = (id: string) => JSON.stringify({ type: 'session', version: 0, id, createdAt: 1 }) + '\n';
   const files = ['flat.jsonl', 'cwd-0123456789ab/a.jsonl', 'cwd-0123456789ab/b.jsonl', '_no-cwd/c.jsonl', '--proj--/s1/session.jsonl', '--proj--/..~002Fx/session.jsonl', 'deep/er/still/d.jsonl'];
   for (const f of files) {
