@@ -4,6 +4,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    // dist/ is built once per run, before any file (tests spawn the built bin)
+    globalSetup: ['test/support/build-once.ts'],
+    // every fast-check property runs from one fixed seed (FC_SEED overrides it)
+    setupFiles: ['test/support/property-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.ci/test-results.json' }]] : ['default'],

@@ -92,6 +92,11 @@ async function main(): Promise<void> {
     rows.push({ figure: `Sessions filter: query answered (in-process, ${words.length} queries)`, corpus: preset, unit: 'ms', value: r.query, floorLabel: '—', goal: '≤ 200 ms', pass: r.query.max <= 200, note: `index of ${r.sessions} sessions built in ${r.indexMs.toFixed(0)} ms in 8 ms slices (worst slice ${r.worstIndexSlice.toFixed(0)} ms: one session is the unit), +${r.heapMB.toFixed(0)} MB heap after gc; worst query slice ${r.worstSlice.toFixed(1)} ms` });
   });
 
+  await attempt('lineage layout', '10,000 nodes', '≤ 50 ms', 'sort of the 10,000 keys', async () => {
+    const r = await F.figureLineageLayout(loop);
+    rows.push({ figure: 'lineage layout of 10,000 sessions (chain, fan-out, forest; per shape)', corpus: 'synthetic', unit: 'ms', value: r.app, floor: r.floor, floorLabel: 'sort of the 10,000 keys', ratio: r.app.median / r.floor!.median, goal: '≤ 50 ms', pass: r.app.median <= 50 });
+  });
+
   const frames: Record<string, number> = {};
   for (const [name, info] of [[preset, main], ['B', second], ['quick', small]] as const) {
     if (!info) continue;

@@ -357,3 +357,39 @@ export async function rssOnce(dir: string, bigFile?: string): Promise<RssReport>
   if (r.code !== 0) throw new Error(`rss-child exited ${r.code}: ${r.stderr.slice(0, 500)}`);
   return JSON.parse(r.stdout) as RssReport;
 }
+
+/**
+ * Lineage layout at 10,000 sessions, three shapes (a 10,000-deep chain, a
+ * 10,000-wide fan-out, a random forest), against a floor in the same loop:
+ * sorting the same 10,000 keys, which any layout must at least do. (The unit
+ * tests check these shapes' output; their speed is measured here, not there.)
+ */
+export async function figureLineageLayout(loop: Loop) {
+  const { layoutLineage } = await import('../src/view/lineage-layout.js');
+  type N = import('../src/view/lineage-layout.js').LineageNodeInput;
+  const n = 10_000;
+  const node = (key: string, parent: string | undefined, i: number, kind: N['kind']): N => ({ key, id: key, parentId: parent, kind, label: key, createdAt: i, seedLength: kind === 'fork' ? i : undefined });
+  const chain: N[] = Array.from({ length: n }, (_, i) => node(`c${i}`, i ? `c${i - 1}` : undefined, i, i ? 'fork' : 'root'));
+  const fan: N[] = [node('hub', undefined, 0, 'root'), ...Array.from({ length: n - 1 }, (_, i) => node(`k${i}`, 'hub', i + 1, 'spawn'))];
+  let seed = 42;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const forest: N[] = Array.from({ length: n }, (_, i) => {
+    const r = rand();
+    return i === 0 || r < 0.05 ? node(`s${i}`, undefined, i, 'root') : node(`s${i}`, `s${Math.floor(rand() * i)}`, i, r < 0.6 ? 'fork' : 'spawn');
+  });
+  const keys = forest.map((x) => x.key);
+  const r = await paired(
+    loop,
+    () => {
+      const t0 = performance.now();
+      for (const nodes of [chain, fan, forest]) layoutLineage(nodes);
+      return (performance.now() - t0) / 3;
+    },
+    () => {
+      const t0 = performance.now();
+      [...keys].sort();
+      return performance.now() - t0;
+    },
+  );
+  return { ...r, nodes: n };
+}

@@ -101,10 +101,10 @@ function plainReadTolerant(file: string): { header: any; rows: any[] } {
 
 describe('dsh-browse CLI', () => {
   let sample: string;
-  let real: string | undefined;
+  let real: string;
   beforeAll(() => {
     sample = copyDir(SAMPLE_DIR, path.join(tmpDir('dsh-cli-'), 'sample'));
-    if (fs.existsSync(REAL_DIR)) real = copyDir(REAL_DIR, path.join(tmpDir('dsh-cli-'), 'real'));
+    real = copyDir(REAL_DIR, path.join(tmpDir('dsh-cli-'), 'real'));
   });
 
   it('--help prints the usage and exits 0', () => {
@@ -157,7 +157,6 @@ describe('dsh-browse CLI', () => {
     });
 
     it('--json on the real corpus: 33 sessions, the v3 file refused with UNSUPPORTED_VERSION', () => {
-      if (!real) return;
       const { code, body } = json('list', '--dir', real);
       expect(code).toBe(0);
       expect(body.sessions).toHaveLength(33);
@@ -189,7 +188,6 @@ describe('dsh-browse CLI', () => {
 
   describe('tree', () => {
     it('--json: id, file, turns, boundaries (real multi-turn file)', () => {
-      if (!real) return;
       const file = path.join(real, 'toninfo-deepseek-harness__rfc0706__multi-turn__session.jsonl');
       const { rows, header } = plainRead(file);
       const { code, body } = json('tree', '--dir', real, '--session', header.id);
@@ -203,7 +201,6 @@ describe('dsh-browse CLI', () => {
     });
 
     it('--json on a fork child carries seedLength', () => {
-      if (!real) return;
       const file = path.join(real, 'toninfo-deepseek-harness__rfc0706__subagent-fork__session.1.jsonl');
       const { body } = json('tree', '--dir', real, '--session', file);
       expect(body).toMatchObject({ file, seedLength: 38 });
@@ -223,7 +220,6 @@ describe('dsh-browse CLI', () => {
     });
 
     it('an ambiguous duplicate id is a usage error naming the files; the file path works', () => {
-      if (!real) return;
       const r = run('tree', '--dir', real, '--session', '{{sessionId}}');
       expectUsage(r, /10 sessions/);
       expect(r.stderr).toContain('rc8__cancel__session.jsonl');
@@ -276,7 +272,6 @@ describe('dsh-browse CLI', () => {
     });
 
     it('a duplicate id is addressed by file path', () => {
-      if (!real) return;
       const dir = copyDir(REAL_DIR, path.join(tmpDir('dsh-cli-'), 'r'));
       const file = path.join(dir, 'toninfo-deepseek-harness__rfc0706__error-finish__session.jsonl');
       expectUsage(run('fork', '--dir', dir, '--session', '{{sessionId}}'), /pass a file path/);
@@ -373,7 +368,6 @@ describe('dsh-browse CLI', () => {
     });
 
     it('exit 0 on the real corpus without the v3 file (only warnings), exit 1 with it', () => {
-      if (!real) return;
       const dir = copyDir(REAL_DIR, path.join(tmpDir('dsh-cli-'), 'r'));
       const withV3 = json('audit', '--dir', dir);
       expect(withV3.code).toBe(1);

@@ -1,4 +1,4 @@
-// Compatibility: every real harness file in ../shared/dsh-real-sessions loads
+// Compatibility: every real harness file in test/fixtures/real-sessions loads
 // as DOMAIN.md §6 says. Expected numbers come from a table checked against
 // plain JSON parsing of the files, never from our reader. Skipped when the
 // folder is absent (a plain clone of this repo).
@@ -92,7 +92,7 @@ function plainBoundaries(events: PlainEvent[], rc8 = false): number[] {
   return out;
 }
 
-describe.skipIf(!fs.existsSync(dir))('real harness sessions (../shared/dsh-real-sessions)', () => {
+describe('real harness sessions (test/fixtures/real-sessions)', () => {
   const files = () => fs.readdirSync(dir).filter((n) => n.endsWith('.jsonl')).sort();
 
   it('the corpus is the 34 files of DOMAIN.md §6', () => {

@@ -7,14 +7,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { mountApp } from '../support/app-harness.js';
+import { REAL_DIR } from '../support/fixtures.js';
 
-const REAL = path.resolve(__dirname, '../../../shared/dsh-real-sessions');
+const REAL = REAL_DIR;
 const wait = (ms = 25) => new Promise((r) => setTimeout(r, ms));
 const W = 100;
 const H = 24;
 
-describe.skipIf(!fs.existsSync(REAL))('real harness logs in the Turns view', () => {
-  const index = fs.existsSync(REAL) ? loadRootSync(REAL) : undefined;
+describe('real harness logs in the Turns view', () => {
+  const index = loadRootSync(REAL);
   const sessions = index ? index.store.list() : [];
 
   it('loads 33 of the 34 files as sessions', () => {

@@ -190,7 +190,7 @@ describe('auditSessions', () => {
   });
 });
 
-describe.skipIf(!fs.existsSync(REAL_DIR))('auditSessions on the real corpus', () => {
+describe('auditSessions on the real corpus', () => {
   it('finds exactly the v3 refusal, the ten-way DUPLICATE_ID and the subagent-mixed orphan', () => {
     const idx = loadRootSync(REAL_DIR);
     const fileDiags = [...idx.files.values()].flatMap((f) => f.refused ?? []);

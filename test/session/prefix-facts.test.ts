@@ -5,8 +5,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyFacts, foldEvent, prefixFacts } from '../../src/session/log-facts.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
+import { REAL_DIR } from '../support/fixtures.js';
 
-const ROOTS = [path.resolve(__dirname, '../../sample-sessions'), path.resolve(__dirname, '../../../shared/dsh-real-sessions')].filter((d) => fs.existsSync(d));
+const ROOTS = [path.resolve(__dirname, '../../sample-sessions'), REAL_DIR].filter((d) => fs.existsSync(d));
 
 describe('prefixFacts', () => {
   const sessions = ROOTS.flatMap((r) => loadRootSync(r).store.list());

@@ -1,6 +1,7 @@
 // The query language: a pure parser (unit + property tests) and the matcher
 // over real events of both eras.
 import fc from 'fast-check';
+import { runs } from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { expandRow, type SessionEvent } from '../../src/session/events.js';
 import { formatQuery, isQueryError, parseQuery, type Query } from '../../src/session/query.js';
@@ -64,7 +65,7 @@ describe('parseQuery', () => {
           }
         }
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
   it('property: a parsed query printed back parses to the same terms', () => {
@@ -183,7 +184,7 @@ describe('matcher', () => {
         const hit = matchEntries(q, buildSearchDoc([JSON.parse(raw)])).length > 0;
         if (hit) expect(rawMayMatch(Buffer.from(raw), requiredLiterals(q)!)).toBe(true);
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 });

@@ -91,7 +91,7 @@ describe('buildTurnTree on crafted logs', () => {
   });
 });
 
-describe.skipIf(!fs.existsSync(REAL_DIR))('buildTurnTree on real harness files', () => {
+describe('buildTurnTree on real harness files', () => {
   it('rfc0706 tool-call-turn: one completed turn, two steps, the bash call paired with its ok result', () => {
     const f = real('rfc0706__tool-call-turn__session');
     const { rows } = plainRead(f);
@@ -191,7 +191,7 @@ describe('modelHistory', () => {
     expect(modelHistory(ev).map((h) => h.text)).toEqual(['summary', 'c', 'd']);
   });
 
-  it.skipIf(!fs.existsSync(REAL_DIR))('rc8 compaction-recovery: the checkpoint replaces the first prompt', () => {
+  it('rc8 compaction-recovery: the checkpoint replaces the first prompt', () => {
     const f = real('rc8__compaction-recovery__session');
     const { rows } = plainRead(f);
     const rep = rows.find((r) => r.surfaceOp?.op === 'replace');
@@ -217,7 +217,7 @@ describe('modelHistory', () => {
     expect(after[3].text).toBe('COMPACTION RECOVERED');
   });
 
-  it.skipIf(!fs.existsSync(REAL_DIR))('rfc0706 subagent-fork: the child history at seedLength equals the parent history at the boundary', () => {
+  it('rfc0706 subagent-fork: the child history at seedLength equals the parent history at the boundary', () => {
     const parent = eventsOf(real('rfc0706__subagent-fork__session'));
     const child = eventsOf(real('rfc0706__subagent-fork__session.1'));
     const n = plainRead(real('rfc0706__subagent-fork__session.1')).header.seedLength;
@@ -231,7 +231,7 @@ describe('modelHistory', () => {
     expect(modelHistory(child).length).toBeGreaterThan(h.length);
   });
 
-  it.skipIf(!fs.existsSync(REAL_DIR))('rc8 subagent-fork-in-process: the same holds at seedLength 42', () => {
+  it('rc8 subagent-fork-in-process: the same holds at seedLength 42', () => {
     const parent = eventsOf(real('rc8__subagent-fork-in-process__session'));
     const child = eventsOf(real('rc8__subagent-fork-in-process__session.1'));
     expect(modelHistory(child, 41)).toEqual(modelHistory(parent, 41));

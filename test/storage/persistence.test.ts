@@ -138,7 +138,7 @@ describe('fork -> child file -> reload', () => {
     expect(JSON.parse(splitHeader(g.file!).header)).toMatchObject({ parentSession: 'c', seedLength: 7 });
   });
 
-  it.skipIf(!fs.existsSync(REAL_DIR))('rc8 packed rows: the seed is copied verbatim (lines != events) and reloads to the same events', () => {
+  it('rc8 packed rows: the seed is copied verbatim (lines != events) and reloads to the same events', () => {
     const root = tmpDir();
     const name = 'toninfo-deepseek-harness__rc8__subagent-fork-in-process__session.jsonl';
     const parent = path.join(root, name);

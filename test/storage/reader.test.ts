@@ -313,7 +313,7 @@ describe('packed rows (rc8)', () => {
     expect(r.reader.events.map((e) => e.seq)).toEqual([0, 1, 2, 5]);
   });
 
-  it.skipIf(!fs.existsSync(REAL_DIR))('the real rc8 packed-chunks file expands to one event per seq', () => {
+  it('the real rc8 packed-chunks file expands to one event per seq', () => {
     const f = path.join(REAL_DIR, 'toninfo-deepseek-harness__rc8__packed-chunks__session.jsonl');
     const lines = fs.readFileSync(f, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l));
     let expected = 0;

@@ -99,7 +99,7 @@ describe('resumeVerdict', () => {
     expect(body.sessions[0]).toMatchObject({ id: 's', resumable: false, resumeReason: expect.stringMatching(/mixed encodings/) });
   });
 
-  it.skipIf(!fs.existsSync(REAL_DIR))('the real logs in their roots are resumable, placeholders made concrete', () => {
+  it('the real logs in their roots are resumable, placeholders made concrete', () => {
     for (const era of ['rc8', 'rfc0706'] as const) {
       const { root } = realRoot(tmpDir(), era);
       const idx = loadRootSync(root);
@@ -107,7 +107,7 @@ describe('resumeVerdict', () => {
     }
   });
 
-  it.skipIf(!fs.existsSync(REAL_DIR))('the real logs as shipped ({{cwd}}, a flat folder) are not, each with a reason', () => {
+  it('the real logs as shipped ({{cwd}}, a flat folder) are not, each with a reason', () => {
     const idx = loadRootSync(REAL_DIR);
     for (const s of idx.store.list()) expect(resumeVerdict(s).resumable).toBe(false);
   });
@@ -138,7 +138,7 @@ describe('what rc.8 shows', () => {
     expect(loadRootSync(root).store.get('c1')!.facts.title).toBe('Named by the model');
   });
 
-  it.skipIf(!fs.existsSync(CLI) || !fs.existsSync(REAL_DIR))('list --json: era, origin, delegationDepth, resumable; a subagent fork is labelled apart from a plain fork', () => {
+  it.skipIf(!fs.existsSync(CLI))('list --json: era, origin, delegationDepth, resumable; a subagent fork is labelled apart from a plain fork', () => {
     const r = spawnSync(process.execPath, [CLI, 'list', '--dir', REAL_DIR, '--json'], { encoding: 'utf8' });
     const body = JSON.parse(r.stdout);
     const sub = body.sessions.find((s: any) => s.file.endsWith('rc8__subagent-fork-in-process__session.1.jsonl'));

@@ -9,7 +9,8 @@ import { SessionForkError } from '../../src/session/errors.js';
 import type { SessionEvent, SessionHeader } from '../../src/session/events.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const REAL_DIR = path.resolve(REPO, '..', 'shared', 'dsh-real-sessions');
+/** The real harness logs the tests read, carried in the repository (see test/fixtures/README.md). */
+export const REAL_DIR = path.join(REPO, 'test', 'fixtures', 'real-sessions');
 export const SAMPLE_DIR = path.join(REPO, 'sample-sessions');
 
 const made: string[] = [];

@@ -1,4 +1,4 @@
-// Harness roots built from the real logs in ../shared/dsh-real-sessions, with
+// Harness roots built from the real logs in test/fixtures/real-sessions, with
 // the placeholders ({{sessionId}}, {{cwd}}) made concrete so that each file
 // sits where its harness keeps it. Compressed copies are made by the zstd
 // command line tool: a frame with the header line, then one frame per batch.
@@ -12,7 +12,7 @@ import { REAL_DIR } from './fixtures.js';
 export const PROJECT_CWD = '/work/proj';
 
 export const realFiles = (era: 'rc8' | 'rfc0706'): string[] =>
-  fs.existsSync(REAL_DIR) ? fs.readdirSync(REAL_DIR).filter((n) => n.includes(`__${era}__`)).sort() : [];
+  fs.readdirSync(REAL_DIR).filter((n) => n.includes(`__${era}__`)).sort();
 
 /** zstd frames of `text` (the tool, with checksums): the header line alone, then batches of `linesPerFrame` lines. */
 export function zstdFrames(text: string, linesPerFrame = 10): Buffer {

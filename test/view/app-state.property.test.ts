@@ -3,6 +3,7 @@
 // every step, the session `f`, Enter and Tab act on is the highlighted row,
 // and an open fork dialog's cut never changes.
 import fc from 'fast-check';
+import { runs } from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/session/events.js';
 import { foldEvent } from '../../src/session/log-facts.js';
@@ -138,7 +139,7 @@ describe('app state under random keys and store changes', () => {
           if (state.view === 'sessions') expect(probe('\t').selection).toBe(state.selection);
         }
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 });

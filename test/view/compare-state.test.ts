@@ -1,6 +1,7 @@
 // The Compare view state reducer: cursor bounds, sides, a steady window, Enter targets.
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { runs } from '../support/property.js';
 import { compareSessions } from '../../src/session/compare.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { compareRows, compareWindow, rowHeight } from '../../src/view/compare-model.js';
@@ -53,7 +54,7 @@ describe('compareReducer', () => {
           if (w.to - w.from > 1) expect(used).toBeLessThanOrEqual(height);
         }
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

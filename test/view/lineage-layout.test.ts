@@ -248,31 +248,25 @@ describe('layoutLineage: scale', () => {
     const n = 10_000;
     const nodes: N[] = [root('n0', 0)];
     for (let i = 1; i < n; i++) nodes.push(fork(`n${i}`, `n${i - 1}`, i, i, i));
-    const t0 = performance.now();
     const l = layoutLineage(nodes);
     const anc = ancestryKeys(l, `n${n - 1}`);
-    const ms = performance.now() - t0;
     expect(l.rows).toHaveLength(n);
     expect(l.rows.every((r, i) => r.depth === i && r.key === `n${i}`)).toBe(true);
     expect(l.rows[1].prefix).toBe('└─');
     expect(l.rows[2].prefix).toBe('  └─');
     expect(Math.max(...l.rows.map((r) => r.prefix.length))).toBeLessThanOrEqual(65 * 2);
     expect(anc.size).toBe(n);
-    expect(ms).toBeLessThan(1000);
   });
 
   it('survives a 10,000-wide fan-out', () => {
     const n = 10_000;
     const nodes: N[] = [root('hub', 0)];
     for (let i = 0; i < n; i++) nodes.push(spawn(`k${i}`, 'hub', i + 1));
-    const t0 = performance.now();
     const l = layoutLineage(nodes);
-    const ms = performance.now() - t0;
     expect(l.rows).toHaveLength(n + 1);
     expect(l.rows[1].prefix).toBe('├─');
     expect(l.rows[n].prefix).toBe('└─');
     expect(l.rows.slice(1).every((r) => r.depth === 1)).toBe(true);
-    expect(ms).toBeLessThan(1000);
   });
 
   it('survives a 5,000-deep spine of branch points (10,000 nodes) with bounded prefixes', () => {
@@ -292,7 +286,8 @@ describe('layoutLineage: scale', () => {
     expect(Math.max(...l.rows.map((r) => r.prefix.length))).toBeLessThanOrEqual(9 * 2);
   });
 
-  it('lays out a 1,000-node random forest quickly, every node exactly once', () => {
+  // (their speed is a bench figure, `lineage layout of 10,000 sessions`, not a timed test)
+  it('lays out a 1,000-node random forest, every node exactly once', () => {
     let seed = 42;
     const rand = (): number => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -308,14 +303,10 @@ describe('layoutLineage: scale', () => {
       else if (r < 0.6) nodes.push(fork(key, `s${Math.floor(rand() * i)}`, i, i, i % 7));
       else nodes.push(spawn(key, `s${Math.floor(rand() * i)}`, i));
     }
-    layoutLineage(nodes); // warm up
-    const t0 = performance.now();
     const l = layoutLineage(nodes);
-    const ms = performance.now() - t0;
     const keys = l.rows.flatMap((r) => (r.key === null ? [] : [r.key]));
     expect(keys).toHaveLength(1000);
     expect(new Set(keys).size).toBe(1000);
-    expect(ms).toBeLessThan(50);
   });
 });
 

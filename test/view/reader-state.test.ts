@@ -1,5 +1,6 @@
 // The reader reducer on a 2,000-line diff, JSON, wide and hostile text.
 import fc from 'fast-check';
+import { runs } from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { columnBreaks, eventReaderContent, initialReaderState, readerDoc, readerReducer, readerWindow, rowOf, type ReaderAction, type ReaderState } from '../../src/view/reader-state.js';
 import { displayWidth } from '../../src/view/sanitize.js';
@@ -157,7 +158,7 @@ describe('readerReducer', () => {
         const last = as.at(-1)?.type;
         if (s.search && s.search.current >= 0 && (last === 'search' || last === 'next' || last === 'prev')) expect(w.rows.some((r) => r.highlights.some((h) => h.current))).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
   it('rowOf and columnBreaks agree', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { runs } from '../support/property.js';
 import {
   displayWidth,
   fit,
@@ -178,7 +179,7 @@ describe('properties', () => {
         expect(twice).not.toMatch(DANGEROUS);
         expect(twice).toBe(once);
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 
@@ -192,7 +193,7 @@ describe('properties', () => {
           expect(sanitizeInline(l)).toBe(l);
         }
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -210,7 +211,7 @@ describe('properties', () => {
         expect(s.startsWith(t.slice(0, -1))).toBe(true);
         expect(t).not.toMatch(/\p{Cs}/u);
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 });

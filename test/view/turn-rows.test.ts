@@ -5,6 +5,7 @@ import { buildTurnTree } from '../../src/session/replay.js';
 import type { Session } from '../../src/session/session.js';
 import { memorySession, SessionStore } from '../../src/session/store.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
+import { REAL_DIR } from '../support/fixtures.js';
 import { displayWidth } from '../../src/view/sanitize.js';
 import { fitSegments, reasonColor } from '../../src/view/turn-row-text.js';
 import { detailLines, fitDetail } from '../../src/view/turn-detail.js';
@@ -74,8 +75,7 @@ describe('turn rows', () => {
   });
 
   it('reaches every boundary of the real harness files, rc8 standalone events included', () => {
-    const dir = '/work/shared/dsh-real-sessions';
-    if (!fs.existsSync(dir)) return;
+    const dir = REAL_DIR;
     const real = loadRootSync(dir).store;
     let boundaries = 0;
     for (const s of real.list()) {
