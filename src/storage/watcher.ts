@@ -17,7 +17,10 @@
 // - a slow safety poll (every ~2 s) walks the tree even in watch mode, because
 //   inotify can drop events (queue overflow) and cannot see symlink targets;
 // - any fs.watch error (ENOSPC: out of inotify watches, EMFILE, ...) switches to
-//   polling: the whole tree is walked and stat'ed every `pollIntervalMs`.
+//   polling: the whole tree is walked and stat'ed every `pollIntervalMs`;
+// - `ready` and `sync()` are promises of a delivered full comparison, so tests
+//   and callers wait on that event rather than on time (a sleep is too short
+//   on a loaded machine and wasted on an idle one).
 // Nothing here throws out of a callback, and close() stops every watcher and
 // timer.
 import fs from 'node:fs';
@@ -50,6 +53,24 @@ export interface RootWatcher {
   readonly fallbackReason?: string;
   /** walk the whole tree soon and report whatever differs from what was last reported */
   rescan(): void;
+  /**
+   * Resolves once the watcher is installed and its first full comparison
+   * (against `initial`, or against nothing) has been delivered to onChanges;
+   * from then on every file-system change is seen. Resolves (never rejects)
+   * also when close() comes first. So a test or a caller waits on this event
+   * instead of sleeping "long enough" after start.
+   */
+  readonly ready: Promise<void>;
+  /**
+   * Walks the whole tree now (a full comparison, as rescan: every known file
+   * stat'ed, every folder listed), delivers whatever differs from what was
+   * last reported, and resolves after that delivery: so once it resolves,
+   * every change made before the call has been reported. Never delivers
+   * inside the caller's stack (the walk runs from a timer); resolves at once
+   * when closed, and when close() comes before the walk. This is what a test
+   * awaits to say "nothing else arrived" instead of sleeping and hoping.
+   */
+  sync(): Promise<void>;
   /** folders that cannot be watched (and are polled instead), with the reason */
   readonly unwatched: ReadonlyMap<string, string>;
 }
@@ -153,6 +174,11 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   let sweepAt = 0;
   let rescanTimer: NodeJS.Timeout | undefined;
   let delivering = false;
+  /** resolves `ready` (after the first full comparison, or at close) */
+  let markReady: (() => void) | undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  /** sync() calls waiting for the next full comparison to start and be delivered */
+  let syncWaiters: (() => void)[] = [];
 
   const safeFileName = (p: string): boolean => {
     return accept(p);
@@ -446,6 +472,10 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   /** Walk the whole tree (adding watchers for folders missed), compare everything. */
   function reconcile(): void {
     if (closed) return;
+    // Only the sync() calls made before this walk started are answered by it:
+    // one made during the delivery (from onChanges) waits for the next walk.
+    const answered = syncWaiters;
+    syncWaiters = [];
     try {
       if (mode === 'watch') {
         // drop watchers of folders that vanished without an event
@@ -456,7 +486,17 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       flush();
     } catch {
       /* never throw out of a timer */
+    } finally {
+      // resolved even after a failed walk: a waiter must never hang
+      settle(answered);
     }
+  }
+
+  /** The walk that answers `waiters` is done and delivered (or the watcher is closed). */
+  function settle(waiters: (() => void)[]): void {
+    markReady?.();
+    markReady = undefined;
+    for (const resolve of waiters) resolve();
   }
 
   // ---- modes ------------------------------------------------------------------------
@@ -593,6 +633,15 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     rescan() {
       scheduleRescan(0);
     },
+    ready,
+    sync() {
+      if (closed) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        syncWaiters.push(resolve);
+        // a walk already scheduled starts after this call, so it answers it too
+        scheduleRescan(0);
+      });
+    },
     close() {
       if (closed) return;
       closed = true;
@@ -611,6 +660,10 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       watchers.clear();
       pending.clear();
       dirtyDirs.clear();
+      // nothing will be delivered any more: whoever waits is told so now
+      const waiting = syncWaiters;
+      syncWaiters = [];
+      settle(waiting);
     },
   };
 }

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupStaleTemps, tempPathFor } from '../../src/storage/atomic-writer.js';
 import { followRoot } from '../../src/storage/follow.js';
-import { allDiagnostics, loadRootSync, newRootIndex } from '../../src/storage/load-root.js';
+import { allDiagnostics, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
 import { MAX_LINE_BYTES } from '../../src/storage/log-reader.js';
 import { scanRoot } from '../../src/storage/scan.js';
 import { watchRoot, type RootWatcher } from '../../src/storage/watcher.js';
@@ -54,14 +54,66 @@ function runChild(script: string, timeout = HANG_DEADLINE_MS): { status: number 
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: r.signal === 'SIGKILL' };
 }
 
-async function until<T>(what: string, fn: () => T | undefined | false, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Calls `wake` at each event of something a test waits on; returns how to stop. */
+type Events = (wake: () => void) => () => void;
+
+/**
+ * Resolves with fn()'s value once it is truthy, checked now and at each of
+ * `events` (a child's output, a store emit, a watcher's batch), not on a
+ * timer; the deadline, far above the expected time, only turns a hang into a
+ * failure. A check runs inside the emitter's callback, so it must not throw.
+ */
+function until<T>(what: string, fn: () => T | undefined | false, events: Events, ms = 60_000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let off = () => {};
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, ms);
+    const check = () => {
+      const v = fn();
+      if (!v) return false;
+      off();
+      clearTimeout(timer);
+      resolve(v);
+      return true;
+    };
+    if (!check()) off = events(check);
+  });
+}
+
+/** A child's output and its end (after its streams closed, so its output is all in). */
+function childEvents(c: ChildProcess): Events {
+  return (wake) => {
+    c.stdout?.on('data', wake);
+    c.on('close', wake);
+    return () => {
+      c.stdout?.off('data', wake);
+      c.off('close', wake);
+    };
+  };
+}
+
+/** The store's emits: the follower emits once per applied batch. */
+const storeEvents =
+  (index: RootIndex): Events =>
+  (wake) => {
+    const off = index.store.subscribe(wake);
+    return () => void off();
+  };
+
+/** A bell the test rings from a callback (onChanges, onStatus). */
+function bell(): { ring(): void; events: Events } {
+  const wakes = new Set<() => void>();
+  return {
+    ring: () => {
+      for (const w of [...wakes]) w();
+    },
+    events: (wake) => {
+      wakes.add(wake);
+      return () => void wakes.delete(wake);
+    },
+  };
 }
 
 /** A folder chain below `root` whose absolute path is over PATH_MAX (4096), made with relative mkdirs. */
@@ -190,7 +242,9 @@ describe('following a line that grows past the limit', () => {
     let err = '';
     c.stdout.on('data', (d) => (out += d));
     c.stderr.on('data', (d) => (err += d));
-    await until('the follower to start', () => out.includes('ready') || c.exitCode !== null);
+    let closed = false;
+    c.on('close', () => (closed = true));
+    await until('the follower to start', () => out.includes('ready') || closed, childEvents(c));
     const TOTAL = 160 * 1024 * 1024;
     const fd = fs.openSync(file, 'a');
     fs.writeSync(fd, '{"type":"x/blob","seq":1,"time":1,"data":"');
@@ -202,7 +256,7 @@ describe('following a line that grows past the limit', () => {
     }
     fs.writeSync(fd, '"}\n' + JSON.stringify({ type: 'turn/end', seq: 2, time: 2, data: { turn: 1, reason: { kind: 'completed' } } }) + '\n');
     fs.closeSync(fd);
-    await until('the follower to load the event after the long line', () => out.includes('"length"') || c.exitCode !== null, 120_000);
+    await until('the follower to load the event after the long line', () => out.includes('"length"') || closed, childEvents(c), 120_000);
     const res = JSON.parse(out.split('\n').find((l) => l.includes('"length"')) ?? 'null');
     expect(res, err).not.toBeNull();
     expect(res.diags).toContain('LINE_TOO_LONG');
@@ -223,10 +277,15 @@ describe('following a line that grows past the limit', () => {
       const size = fs.statSync(file).size;
       fs.truncateSync(file, size + 4.5 * 1024 ** 3); // 4.5 GiB of zeros, no newline, no disk
       fs.appendFileSync(file, '\n' + JSON.stringify({ type: 'turn/end', seq: 1, time: 2, data: { turn: 1, reason: { kind: 'completed' } } }) + '\n');
-      const s = await until('the event after the 4.5 GiB line', () => {
-        const s = index.store.list()[0];
-        return s && s.length === 2 && s;
-      }, 120_000);
+      const s = await until(
+        'the event after the 4.5 GiB line',
+        () => {
+          const s = index.store.list()[0];
+          return s && s.length === 2 && s;
+        },
+        storeEvents(index),
+        120_000,
+      );
       expect(s.diagnostics.map((d) => d.code)).toContain('LINE_TOO_LONG');
       expect(status.filter((m) => /out of range|could not read/.test(m))).toEqual([]);
     } finally {
@@ -382,7 +441,7 @@ describe('entries that are not session files get one clear diagnostic each', () 
     const f = followRoot(index);
     try {
       fs.appendFileSync(real, EVENTS.slice(3).map((e) => JSON.stringify(e) + '\n').join(''));
-      await until('the append to be followed', () => index.store.get('latin')?.length === EVENTS.length);
+      await until('the append to be followed', () => index.store.get('latin')?.length === EVENTS.length, storeEvents(index));
       expect(allDiagnostics(index)).toEqual([]);
     } finally {
       f.close();
@@ -407,19 +466,24 @@ describe('a sub-folder that cannot be watched', () => {
     const { firstTooLong } = overLongChain(path.join(root, 'long'));
     const changes: string[] = [];
     const unwatched: string[] = [];
+    const batches = bell();
     const w: RootWatcher = watchRoot(root, {
-      onChanges: (cs) => changes.push(...cs.map((c) => `${path.basename(c.file)} ${c.kind}`)),
+      onChanges: (cs) => {
+        changes.push(...cs.map((c) => `${path.basename(c.file)} ${c.kind}`));
+        batches.ring();
+      },
       onUnwatched: (m) => unwatched.push(...m.keys()),
       onModeChange: (mode, why) => changes.push(`MODE ${mode} ${why}`),
     });
     try {
-      await until('the first comparison', () => changes.some((c) => c.startsWith('a.jsonl')));
+      await w.ready; // the first comparison, delivered
+      expect(changes).toContain('a.jsonl new');
       expect(w.mode).toBe('watch');
       expect([...w.unwatched.keys()]).toEqual([firstTooLong]);
       expect(w.unwatched.get(firstTooLong)).toMatch(/ENAMETOOLONG/);
       expect(unwatched).toContain(firstTooLong);
       fs.appendFileSync(a, JSON.stringify(EVENTS[2]) + '\n');
-      await until('the append to be seen', () => changes.includes('a.jsonl grown'));
+      await until('the append to be seen', () => changes.includes('a.jsonl grown'), batches.events);
       expect(changes.filter((c) => c.startsWith('MODE'))).toEqual([]);
     } finally {
       w.close();
@@ -427,9 +491,15 @@ describe('a sub-folder that cannot be watched', () => {
     // and the follower says which folder it polls
     const index = loadRootSync(root);
     const status: string[] = [];
-    const f = followRoot(index, { onStatus: (m) => status.push(m) });
+    const said = bell();
+    const f = followRoot(index, {
+      onStatus: (m) => {
+        status.push(m);
+        said.ring();
+      },
+    });
     try {
-      await until('the status line', () => status.some((m) => m.includes('cannot be watched')));
+      await until('the status line', () => status.some((m) => m.includes('cannot be watched')), said.events);
       expect(f.mode).toBe('watch');
       expect(status.find((m) => m.includes('cannot be watched'))).toContain(firstTooLong);
     } finally {

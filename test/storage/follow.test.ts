@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { followRoot, type Follower } from '../../src/storage/follow.js';
-import { loadRootSync } from '../../src/storage/load-root.js';
+import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
 import { readLog } from '../../src/storage/session-file.js';
 
 const made: string[] = [];
@@ -63,12 +63,37 @@ function runWriter(file: string, payload: Buffer, seed: number): Promise<void> {
   });
 }
 
-async function until(pred: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('timed out waiting for the follower');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/**
+ * Resolves once `pred` holds, checked now and after every store emit (the
+ * follower emits once per applied batch): it waits on the follower's own
+ * event, not on a timer. The deadline, far above the expected time, only
+ * turns a follower that never catches up into a failure.
+ */
+function until(index: RootIndex, pred: () => boolean, ms = 20_000): Promise<void> {
+  let failed: unknown;
+  // A listener runs inside the follower's emit: it must not throw into it (a
+  // session is briefly absent while it is re-read).
+  const holds = () => {
+    try {
+      return pred();
+    } catch (e) {
+      failed = e;
+      return false;
+    }
+  };
+  return new Promise((resolve, reject) => {
+    if (holds()) return resolve();
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timed out waiting for the follower${failed ? ` (last check: ${String(failed)})` : ''}`));
+    }, ms);
+    const off = index.store.subscribe(() => {
+      if (!holds()) return;
+      off();
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 describe.each([
@@ -87,7 +112,7 @@ describe.each([
     const lines = eventLines(s.length, 200); // 3,000 events
     await runWriter(file, Buffer.from(lines.join('\n') + '\n'), forcePolling ? 7 : 11);
     const expectedEvents = 15 + lines.length;
-    await until(() => index.store.get(file)!.length === expectedEvents);
+    await until(index, () => index.store.get(file)!.length === expectedEvents);
     const live = index.store.get(file)!;
     const fresh = readLog(file, true).reader;
     expect(live.facts).toEqual(fresh.facts);
@@ -111,20 +136,20 @@ describe('follow: file life cycle', () => {
     follower = followRoot(index, { onStatus: (m) => statuses.push(m) });
     const b = path.join(dir, 'b.jsonl');
     fs.writeFileSync(b, head('b'));
-    await until(() => index.store.get('b') !== undefined);
+    await until(index, () => index.store.get('b') !== undefined);
 
     const old = index.store.get(a)!;
     const tmpFile = path.join(dir, '.a.tmp');
     fs.writeFileSync(tmpFile, head('a') + eventLines(0, 2).join('\n') + '\n');
     fs.renameSync(tmpFile, a);
-    await until(() => index.store.get(a) !== old);
+    await until(index, () => index.store.get(a) !== old);
     expect(index.store.get(a)!.length).toBe(30);
     expect(() => index.store.fork({ source: old })).toThrow(expect.objectContaining({ code: 'SESSION_NOT_LIVE' }));
     expect(statuses.some((m) => m.includes('replaced'))).toBe(true);
 
     const live = index.store.get(a)!;
     fs.unlinkSync(a);
-    await until(() => live.gone);
+    await until(index, () => live.gone);
     expect(index.store.get(a)).toBeUndefined();
   });
 
@@ -138,7 +163,7 @@ describe('follow: file life cycle', () => {
     follower = followRoot(index, { onStatus: (m) => statuses.push(m) });
     expect(index.store.get('t')!.length).toBe(45);
     fs.truncateSync(f, Buffer.byteLength(head + eventLines(0, 1).join('\n') + '\n'));
-    await until(() => index.store.get('t')?.length === 15);
+    await until(index, () => index.store.get('t')?.length === 15);
     expect(statuses.some((m) => m.includes('shrank'))).toBe(true);
     expect(index.store.get('t')!.events).toEqual(readLog(f, true).reader.events);
   });
@@ -175,7 +200,7 @@ describe('follow: file life cycle', () => {
     follower = followRoot(index, {});
     expect(index.store.boundaryError(index.store.get('open')!)?.code).toBe('OPEN_TURN');
     fs.appendFileSync(f, all.slice(12).join('\n') + '\n');
-    await until(() => index.store.get('open')!.state === 'at-boundary');
+    await until(index, () => index.store.get('open')!.state === 'at-boundary');
     expect(index.store.boundaryError(index.store.get('open')!)).toBeNull();
   });
 });

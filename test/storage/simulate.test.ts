@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { simulate } from '../../src/storage/simulate.js';
+import { watchRoot } from '../../src/storage/watcher.js';
 
 let dir: string;
 beforeEach(() => {
@@ -168,13 +169,37 @@ describe('simulate', () => {
   it('human pace: speed 1 spaces events 50 ms or more apart on average', async () => {
     const ac = new AbortController();
     const t0 = Date.now();
+    const file = path.join(dir, 'slow.jsonl');
+    // Abort once 3 events are written, as the session's watcher reports them
+    // (not after a fixed time, which a loaded machine may fill with fewer).
+    const written = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        w.close();
+        reject(new Error('simulate wrote fewer than 3 events in 20 s'));
+      }, 20_000);
+      const w = watchRoot(dir, {
+        onChanges: () => {
+          let n = 0;
+          try {
+            n = fs.readFileSync(file, 'utf8').split('\n').length - 2; // complete lines, minus the header
+          } catch {
+            return;
+          }
+          if (n < 3) return;
+          clearTimeout(timer);
+          w.close();
+          resolve();
+        },
+      });
+    });
     const p = simulate({ dir, id: 'slow', speed: 1, signal: ac.signal, turns: 1 });
-    await new Promise((r) => setTimeout(r, 700));
+    await written;
     ac.abort();
     const r = await p;
     const { events } = parseFile(r.file);
     const span = Date.now() - t0;
     // at least the first events, and not a burst: fewer than one event per 10 ms
+    // (3 paced events take 100 ms or more; the abort adds only the 2 or 3 that close the turn)
     expect(events.length).toBeGreaterThanOrEqual(3);
     expect(events.length).toBeLessThan(span / 10);
   });

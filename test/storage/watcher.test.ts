@@ -6,6 +6,7 @@ import { listSessionFiles, watchRoot, type FileChange, type RootWatcher } from '
 
 let root: string;
 const open: RootWatcher[] = [];
+const madeOutside: string[] = [];
 
 beforeEach(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-watch-')));
@@ -13,9 +14,14 @@ beforeEach(() => {
 afterEach(() => {
   for (const w of open.splice(0)) w.close();
   fs.rmSync(root, { recursive: true, force: true });
+  for (const d of madeOutside.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// No test here sleeps before an assertion: each waits on an event (a batch, the
+// watcher's `ready`, a `sync()` that walked the whole tree, a loop turn), with a
+// deadline far above the expected time, so a loaded machine (2 cores, a CPU
+// burner beside the suite) only makes them slower, never red.
+const DEADLINE_MS = 15_000;
 
 const line = (seq: number, text = 'x') => JSON.stringify({ type: 'assistant/chunk', seq, time: Date.now(), data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text } } }) + '\n';
 const header = (id: string) => JSON.stringify({ type: 'session', version: 0, id, createdAt: Date.now() }) + '\n';
@@ -65,7 +71,7 @@ function collector(): Collector & { onChanges(c: FileChange[]): void } {
     },
     all: () => batches.flatMap((b) => b.changes),
     clear: () => void batches.splice(0),
-    waitFor(pred, timeoutMs = 5000) {
+    waitFor(pred, timeoutMs = DEADLINE_MS) {
       const seen = batches.flatMap((b) => b.changes).find(pred);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
@@ -84,9 +90,54 @@ function collector(): Collector & { onChanges(c: FileChange[]): void } {
 
 const is = (file: string, kind: FileChange['kind']) => (c: FileChange) => c.file === file && c.kind === kind;
 
-/** Let the watcher settle: initial scan done and nothing pending. */
-async function settle(ms = 80): Promise<void> {
-  await sleep(ms);
+/** The changes as [path below the root, kind], sorted: what a test compares. */
+const kindsOf = (cs: FileChange[]) => cs.map((c) => [path.relative(root, c.file), c.kind]).sort();
+
+/** One loop turn: what was queued so far (fs.watch callbacks, close callbacks) has run. */
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * Resolves at the next fs.watch event in `dir`, seen by a watch of our own
+ * (closed at once). libuv hands one inotify event to every watch of that folder
+ * in the same loop turn, so one `turn()` later the watcher under test has had
+ * it too.
+ */
+function nextEventIn(dir: string): Promise<void> {
+  return new Promise((resolve) => {
+    const w = fs.watch(dir, () => {
+      w.close();
+      resolve();
+    });
+  });
+}
+
+const count = (xs: string[], k: string) => xs.filter((x) => x === k).length;
+const resources = () => process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
+
+/**
+ * The active resources once `done` holds for them, looked at turn by turn for
+ * at most DEADLINE_MS (then as they are: the caller's assertion says what is
+ * wrong). A closed handle leaves the list only when its uv_close callback has
+ * run, at the end of a loop turn, not inside close().
+ */
+async function resourcesWhen(done: (r: string[]) => boolean): Promise<string[]> {
+  const end = Date.now() + DEADLINE_MS;
+  for (;;) {
+    const r = resources();
+    if (done(r) || Date.now() > end) return r;
+    await turn();
+  }
+}
+
+/** A session file in the root that is a symlink to a file outside it: inotify sees no change of its target. */
+function linkedOutside(): { target: string; link: string; outside: string } {
+  const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-watch-out-')));
+  madeOutside.push(outside);
+  const target = path.join(outside, 'real.jsonl');
+  fs.writeFileSync(target, header('r'));
+  const link = path.join(root, 'link.jsonl');
+  fs.symlinkSync(target, link);
+  return { target, link, outside };
 }
 
 for (const mode of ['watch', 'poll'] as const) {
@@ -100,8 +151,9 @@ for (const mode of ['watch', 'poll'] as const) {
 
     it('reports new, grown, truncated, replaced and deleted', async () => {
       const col = collector();
-      start(col);
-      await settle();
+      const w = start(col);
+      await w.ready;
+      expect(col.all()).toEqual([]); // an empty root: the first comparison found nothing
       const f = path.join(root, 'a.jsonl');
 
       harnessCreate(f, header('a') + line(0));
@@ -128,7 +180,8 @@ for (const mode of ['watch', 'poll'] as const) {
       const d = await col.waitFor(is(f, 'deleted'));
       expect(d.size).toBe(0);
 
-      // the temp files and the non-session name were never reported
+      // the temp files and the non-session name were never reported, nor are they later
+      await w.sync();
       for (const c of col.all()) expect(c.file).toBe(f);
       // each batch has at most one entry per file
       for (const b of col.batches) expect(new Set(b.changes.map((c) => c.file)).size).toBe(b.changes.length);
@@ -136,8 +189,7 @@ for (const mode of ['watch', 'poll'] as const) {
 
     it('follows new sub-folders at runtime (rc8 and v0 layouts), including nested ones created at once', async () => {
       const col = collector();
-      start(col);
-      await settle();
+      await start(col).ready;
       const rc8 = path.join(root, '--home-dev-app--', 'sess-1', 'session.jsonl');
       harnessCreate(rc8, header('sess-1'));
       await col.waitFor(is(rc8, 'new'));
@@ -164,8 +216,8 @@ for (const mode of ['watch', 'poll'] as const) {
 
     it('ignores *.tmp, .git and node_modules, but not encoded ids starting with "."', async () => {
       const col = collector();
-      start(col);
-      await settle();
+      const w = start(col);
+      await w.ready;
       const dotted = path.join(root, '.hidden.jsonl'); // the encoding of the id ".hidden"
       fs.writeFileSync(dotted, header('h'));
       fs.writeFileSync(path.join(root, 'x.jsonl.tmp'), header('t'));
@@ -177,7 +229,8 @@ for (const mode of ['watch', 'poll'] as const) {
       const ok = path.join(root, 'ok.jsonl');
       fs.writeFileSync(ok, header('ok'));
       await col.waitFor(is(ok, 'new'));
-      await sleep(150);
+      // a whole walk later, still only these two: the junk is not reported late either
+      await w.sync();
       expect(col.all().map((c) => c.file).sort()).toEqual([dotted, ok].sort());
     });
 
@@ -199,11 +252,12 @@ for (const mode of ['watch', 'poll'] as const) {
         [gone, { size: 3, ino: 42, mtimeMs: 0 }],
       ]);
       const col = collector();
-      start(col, { initial });
-      await col.waitFor(is(fresh, 'new'));
-      await sleep(100);
+      const w = start(col, { initial });
+      await w.ready; // the first comparison is delivered, all of it
       const kinds = Object.fromEntries(col.all().map((c) => [path.relative(root, c.file), c.kind]));
       expect(kinds).toEqual({ 'grew.jsonl': 'grown', 'repl.jsonl': 'replaced', 'gone.jsonl': 'deleted', [path.join('sub', 'fresh.jsonl')]: 'new' });
+      expect(col.batches.length).toBe(1);
+      await w.sync(); // and nothing else comes after it
       expect(col.batches.length).toBe(1);
     });
 
@@ -213,10 +267,13 @@ for (const mode of ['watch', 'poll'] as const) {
       harnessCreate(a, header('a'));
       harnessCreate(b, header('b'));
       const col = collector();
-      start(col);
-      await col.waitFor(is(b, 'new'));
-      await col.waitFor(is(a, 'new'));
-      await sleep(120);
+      const w = start(col);
+      await w.ready;
+      expect(kindsOf(col.all())).toEqual([
+        [path.relative(root, b), 'new'],
+        ['flat.jsonl', 'new'],
+      ]);
+      await w.sync(); // once: a whole walk later, nothing more
       expect(col.all().length).toBe(2);
     });
 
@@ -224,26 +281,36 @@ for (const mode of ['watch', 'poll'] as const) {
       const f = path.join(root, 'burst.jsonl');
       harnessCreate(f, header('b') + line(0));
       const col = collector();
-      // watch mode: the burst fits in one coalescing window; poll mode: in one poll period
-      start(col, { coalesceMs: 60, pollIntervalMs: 400 });
-      await col.waitFor(is(f, 'new'));
-      await settle(mode === 'poll' ? 450 : 120);
+      // Watch mode: a burst must fit in one coalescing window, here a second wide
+      // so that a stall on a loaded machine does not split it; no safety poll,
+      // whose walk would deliver a burst half-way. Poll mode: each burst below
+      // is written with no yield, so no tick can fall inside it at any period.
+      const w = start(col, mode === 'watch' ? { coalesceMs: 1000, safetyPollMs: 0 } : {});
+      await w.ready;
+      expect(kindsOf(col.all())).toEqual([['burst.jsonl', 'new']]);
       col.clear();
-      fs.truncateSync(f, 0);
-      // Watch mode stats at each event, so it sees the short file if it gets an
-      // event before the regrow; a poller sees only what exists at its ticks, so
-      // there a truncate+regrow inside one period reads as the net size change.
-      // (No yield in poll mode: a poll tick between the two writes would see the truncation.)
-      if (mode === 'watch') await sleep(10);
+      if (mode === 'watch') {
+        // Watch mode stats at each event: once the truncation's event has been
+        // handed out (to our own watch, and in the same loop turn to the
+        // watcher's), the watcher has seen the short file, so a regrow past the
+        // old size in the same window still reads as a truncation. An event
+        // spaces the two writes, not a sleep that a loaded machine may outlast.
+        const seen = nextEventIn(root);
+        fs.truncateSync(f, 0);
+        await seen;
+        await turn();
+      } else {
+        // A poller sees only what exists at its ticks: with no yield between the
+        // two writes, no tick falls between them, and the burst reads as the net
+        // size change.
+        fs.truncateSync(f, 0);
+      }
       fs.writeFileSync(f, header('b') + line(0) + line(1) + line(2), { flag: 'r+' });
       const first = await col.waitFor((c) => c.file === f);
-      await settle(mode === 'poll' ? 450 : 120);
-      // Watch mode: 'truncated' when the event's stat came before the regrow, which a
-      // loaded machine may not give in 10 ms; either way one change with the final size.
-      if (mode === 'watch') expect(['truncated', 'grown']).toContain(first.kind);
-      else expect(first.kind).toBe('grown');
+      await w.sync();
+      expect(first.kind).toBe(mode === 'watch' ? 'truncated' : 'grown');
       expect(first.size).toBe(fs.statSync(f).size);
-      expect(col.all().length).toBe(1);
+      expect(col.all().length).toBe(1); // one change, with the final size
       col.clear();
       fs.unlinkSync(f);
       fs.writeFileSync(path.join(root, 'keep-inode-busy.txt'), 'x');
@@ -251,6 +318,8 @@ for (const mode of ['watch', 'poll'] as const) {
       const r = await col.waitFor((c) => c.file === f);
       expect(r.kind).toBe('replaced');
       expect(r.size).toBe(fs.statSync(f).size);
+      await w.sync();
+      expect(col.all().length).toBe(1);
     });
 
     it('coalesces: 100 quick appends arrive in a few batches, one entry per file, final size last', async () => {
@@ -259,9 +328,9 @@ for (const mode of ['watch', 'poll'] as const) {
       harnessCreate(f, header('busy'));
       harnessCreate(g, header('other'));
       const col = collector();
-      start(col);
-      await col.waitFor(is(g, 'new'));
-      await settle(120);
+      const w = start(col);
+      await w.ready;
+      expect(kindsOf(col.all())).toEqual([['busy.jsonl', 'new'], ['other.jsonl', 'new']]);
       col.clear();
       const fd = fs.openSync(f, 'a');
       const fd2 = fs.openSync(g, 'a');
@@ -270,13 +339,14 @@ for (const mode of ['watch', 'poll'] as const) {
       for (let i = 0; i < 100; i++) {
         fs.writeSync(fd, line(i));
         if (i % 10 === 0) fs.writeSync(fd2, line(i));
-        if (i % 5 === 0) await new Promise((r) => setImmediate(r));
+        if (i % 5 === 0) await turn();
       }
       fs.closeSync(fd);
       fs.closeSync(fd2);
       const size = fs.statSync(f).size;
+      const size2 = fs.statSync(g).size;
       await col.waitFor((c) => c.file === f && c.size === size);
-      await settle(100);
+      await w.sync(); // whatever was still coming has come
       console.log(`[watcher coalescing ${mode}] 100 appends -> ${col.batches.length} batch(es)`);
       expect(col.batches.length).toBeLessThanOrEqual(20); // far fewer batches than appends
       for (const b of col.batches) {
@@ -286,48 +356,122 @@ for (const mode of ['watch', 'poll'] as const) {
       const sizes = col.all().filter((c) => c.file === f).map((c) => c.size);
       expect([...sizes].sort((a, b) => a - b)).toEqual(sizes);
       expect(sizes[sizes.length - 1]).toBe(size);
+      expect(col.all().filter((c) => c.file === g).at(-1)?.size).toBe(size2);
     });
 
     it('a throwing onChanges does not stop the watcher', async () => {
-      let calls = 0;
+      const col = collector();
       const w = watchRoot(root, {
         forcePolling: mode === 'poll',
         pollIntervalMs: 50,
-        onChanges: () => {
-          calls++;
+        // no safety poll: it would report the second file even if a throw had stopped the events
+        safetyPollMs: 0,
+        onChanges: (c) => {
+          col.onChanges(c);
           throw new Error('consumer bug');
         },
       });
       open.push(w);
-      await settle();
-      fs.writeFileSync(path.join(root, 'one.jsonl'), header('1'));
-      await sleep(200);
-      fs.writeFileSync(path.join(root, 'two.jsonl'), header('2'));
-      await sleep(200);
-      expect(calls).toBe(2);
+      await w.ready;
+      const one = path.join(root, 'one.jsonl');
+      const two = path.join(root, 'two.jsonl');
+      fs.writeFileSync(one, header('1'));
+      await col.waitFor(is(one, 'new'));
+      fs.writeFileSync(two, header('2'));
+      await col.waitFor(is(two, 'new'));
+      await w.sync();
+      expect(col.batches.length).toBe(2); // one call each, none repeated after a throw
     });
 
     it('close() stops everything and leaves no handles', async () => {
       fs.mkdirSync(path.join(root, 'd1', 'd2'), { recursive: true });
-      await sleep(30); // handles closed by earlier tests go away on a later loop turn
-      const before = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
+      // handles closed by earlier tests leave the list at the end of a loop turn
+      await turn();
+      await turn();
+      const before = resources();
       const col = collector();
       const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), forcePolling: mode === 'poll', pollIntervalMs: 20 });
-      await settle();
+      await w.ready;
       const during = process.getActiveResourcesInfo();
-      if (mode === 'watch') expect(during.filter((r) => r === 'FSEventWrap').length).toBeGreaterThanOrEqual(3);
+      if (mode === 'watch') expect(count(during, 'FSEventWrap')).toBeGreaterThanOrEqual(3);
       w.close();
       w.close(); // idempotent
-      await sleep(30); // uv_close completes on the next loop turn
-      const after = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
-      const count = (xs: string[], k: string) => xs.filter((x) => x === k).length;
+      const after = await resourcesWhen((r) => count(r, 'FSEventWrap') <= count(before, 'FSEventWrap'));
       expect(count(after, 'FSEventWrap')).toBe(count(before, 'FSEventWrap'));
       expect(count(after, 'Timeout')).toBeLessThanOrEqual(count(before, 'Timeout'));
       expect(count(after, 'Immediate')).toBeLessThanOrEqual(count(before, 'Immediate'));
+      // nothing can deliver any more: a rescan schedules no timer (so no later
+      // batch can come, without waiting to see), sync() and ready answer at once
       fs.writeFileSync(path.join(root, 'd1', 'late.jsonl'), header('late'));
       w.rescan();
-      await sleep(150);
+      const later = resources();
+      expect(count(later, 'Timeout')).toBeLessThanOrEqual(count(before, 'Timeout'));
+      expect(count(later, 'Immediate')).toBeLessThanOrEqual(count(before, 'Immediate'));
+      await w.sync();
+      await w.ready;
       expect(col.all()).toEqual([]);
+    });
+
+    it('ready and sync() resolve when close() comes first, and nothing is delivered', async () => {
+      harnessCreate(path.join(root, 'a.jsonl'), header('a'));
+      const col = collector();
+      const w = start(col);
+      const pending = w.sync();
+      w.close();
+      await w.ready;
+      await pending;
+      await w.sync();
+      expect(col.all()).toEqual([]);
+    });
+
+    it('sync() resolves once every change made before the call is delivered, never inside the call', async () => {
+      // The link's target is outside the root: no event (watch mode) and no poll
+      // tick (a minute away) reports its growth; only the walk sync() asks for.
+      const { target } = linkedOutside();
+      const col = collector();
+      const w = start(col, { pollIntervalMs: 60_000, safetyPollMs: 0 });
+      await w.ready;
+      expect(kindsOf(col.all())).toEqual([['link.jsonl', 'new']]);
+      append(target, line(0));
+      const synced = w.sync();
+      expect(col.all().length).toBe(1); // not delivered inside the caller's stack
+      await synced;
+      expect(col.all().map((c) => c.kind)).toEqual(['new', 'grown']);
+      expect(col.all()[1].size).toBe(fs.statSync(target).size);
+      // two calls at once are answered (by one walk or two), with nothing new to report
+      await Promise.all([w.sync(), w.sync()]);
+      expect(col.all().length).toBe(2);
+    });
+
+    it('sync() called inside onChanges is answered by a later walk, which sees what changed before the call', async () => {
+      harnessCreate(path.join(root, 'a.jsonl'), header('a'));
+      const { target } = linkedOutside();
+      const col = collector();
+      let depth = 0;
+      let deepest = 0;
+      let inner: Promise<void> | undefined;
+      const w: RootWatcher = watchRoot(root, {
+        forcePolling: mode === 'poll',
+        pollIntervalMs: 60_000,
+        safetyPollMs: 0,
+        onChanges: (c) => {
+          deepest = Math.max(deepest, ++depth);
+          col.onChanges(c);
+          if (!inner) {
+            // inside the first delivery: a change no event reports, then sync()
+            append(target, line(0));
+            inner = w.sync();
+          }
+          depth--;
+        },
+      });
+      open.push(w);
+      await w.ready;
+      expect(inner).toBeDefined();
+      expect(kindsOf(col.all())).toEqual([['a.jsonl', 'new'], ['link.jsonl', 'new']]);
+      await inner;
+      expect(kindsOf(col.all())).toEqual([['a.jsonl', 'new'], ['link.jsonl', 'grown'], ['link.jsonl', 'new']]);
+      expect(deepest).toBe(1); // never delivered inside a delivery
     });
 
     it(`latency from append to onChanges (${mode})`, async () => {
@@ -337,22 +481,30 @@ for (const mode of ['watch', 'poll'] as const) {
       const pollIntervalMs = 250; // the default
       const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), forcePolling: mode === 'poll', pollIntervalMs });
       open.push(w);
-      await col.waitFor(is(f, 'new'));
-      await settle(100);
+      await w.ready;
+      expect(kindsOf(col.all())).toEqual([['lat.jsonl', 'new']]);
       const lat: number[] = [];
+      // Each append follows the previous delivery at once: in poll mode that is
+      // just after a tick, so every sample is the worst case (about one period),
+      // which is what the poll bound is about; a random pause between samples
+      // would only spread them and cost a second. Watch mode has no phase.
       for (let i = 0; i < 8; i++) {
         const t0 = performance.now();
         append(f, line(i));
         const size = fs.statSync(f).size;
         await col.waitFor((c) => c.file === f && c.size === size);
         lat.push(performance.now() - t0);
-        await sleep(20 + Math.random() * 250); // random phase against the poll period
       }
       lat.sort((a, b) => a - b);
       const med = lat[lat.length >> 1];
       console.log(`[watcher latency ${mode}] min ${lat[0].toFixed(1)} ms, median ${med.toFixed(1)} ms, max ${lat[lat.length - 1].toFixed(1)} ms`);
-      if (mode === 'watch') expect(med).toBeLessThan(100);
-      else expect(lat[lat.length - 1]).toBeLessThan(pollIntervalMs + 150);
+      // Measured, printed, and bounded only loosely: an idle machine sees about
+      // 20 ms (watch) and one period (poll), a loaded one (2 cores, a CPU burner
+      // beside the suite) can add hundreds of ms of scheduling delay. The bounds
+      // catch a real bug (a lost event waiting for the 2 s safety poll, a poll
+      // that skips ticks), not a slow machine.
+      if (mode === 'watch') expect(med).toBeLessThan(1000);
+      else expect(lat[lat.length - 1]).toBeLessThan(pollIntervalMs + 1000);
     });
   });
 }
@@ -366,7 +518,8 @@ describe('watchRoot fallbacks', () => {
     open.push(w);
     expect(w.mode).toBe('poll');
     expect(w.fallbackReason).toMatch(/not a directory/);
-    await sleep(20);
+    expect(modes).toEqual([]); // said soon, not inside watchRoot()
+    await w.ready;
     expect(modes[0]?.[0]).toBe('poll');
     const f = path.join(missing, '--p--', 'id', 'session.jsonl');
     harnessCreate(f, header('id'));
@@ -377,50 +530,43 @@ describe('watchRoot fallbacks', () => {
     const modes: string[] = [];
     const w = watchRoot(root, { onChanges: () => {}, onModeChange: (m) => modes.push(m), forcePolling: true });
     open.push(w);
-    await sleep(30);
+    await w.ready; // past the moment a fallback would be said
+    await w.sync();
     expect(w.mode).toBe('poll');
     expect(w.fallbackReason).toBeUndefined();
     expect(modes).toEqual([]);
   });
 
   it('rescan() reports a change the watcher was not told about (symlinked file target)', async () => {
-    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-watch-out-'));
-    try {
-      const target = path.join(outside, 'real.jsonl');
-      fs.writeFileSync(target, header('r'));
-      const link = path.join(root, 'link.jsonl');
-      fs.symlinkSync(target, link);
-      const col = collector();
-      const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), safetyPollMs: 0 });
-      open.push(w);
-      await col.waitFor(is(link, 'new'));
-      append(target, line(0));
-      await sleep(80);
-      expect(col.all().filter((c) => c.kind === 'grown')).toEqual([]); // no event inside the root
-      w.rescan();
-      const g = await col.waitFor(is(link, 'grown'));
-      expect(g.size).toBe(fs.statSync(target).size);
-    } finally {
-      fs.rmSync(outside, { recursive: true, force: true });
-    }
+    const { target, link } = linkedOutside();
+    const col = collector();
+    const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), safetyPollMs: 0 });
+    open.push(w);
+    await w.ready;
+    expect(kindsOf(col.all())).toEqual([['link.jsonl', 'new']]);
+    append(target, line(0));
+    // A change inside the root after the append: once it is reported, every
+    // event before it has been handled, and none made the link grow (there is
+    // no event inside the root for a target outside it).
+    const marker = path.join(root, 'marker.jsonl');
+    fs.writeFileSync(marker, header('m'));
+    await col.waitFor(is(marker, 'new'));
+    expect(col.all().filter((c) => c.kind === 'grown')).toEqual([]);
+    w.rescan();
+    const g = await col.waitFor(is(link, 'grown'));
+    expect(g.size).toBe(fs.statSync(target).size);
   });
 
   it('the safety poll catches changes in watch mode without any event', async () => {
-    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-watch-out-'));
-    try {
-      const target = path.join(outside, 'real.jsonl');
-      fs.writeFileSync(target, header('r'));
-      const link = path.join(root, 'link.jsonl');
-      fs.symlinkSync(target, link);
-      const col = collector();
-      const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), safetyPollMs: 100 });
-      open.push(w);
-      await col.waitFor(is(link, 'new'));
-      append(target, line(0));
-      await col.waitFor(is(link, 'grown'), 1000);
-    } finally {
-      fs.rmSync(outside, { recursive: true, force: true });
-    }
+    const { target, link } = linkedOutside();
+    const col = collector();
+    const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), safetyPollMs: 100 });
+    open.push(w);
+    await w.ready;
+    expect(kindsOf(col.all())).toEqual([['link.jsonl', 'new']]);
+    append(target, line(0));
+    // nothing but the safety poll can report it (no event, no rescan, no sync)
+    await col.waitFor(is(link, 'grown'));
   });
 });
 
