@@ -9,7 +9,6 @@ import { loadRootSync } from '../../src/storage/load-root.js';
 import { mountApp } from '../support/app-harness.js';
 
 const REAL = path.resolve(__dirname, '../../../shared/dsh-real-sessions');
-const wait = (ms = 25) => new Promise((r) => setTimeout(r, ms));
 const W = 100;
 const H = 24;
 
