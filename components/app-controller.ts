@@ -130,6 +130,7 @@ export class AppController {
       const { changed, done } = this.auditIndex.step(this.index.store.list(), 8);
       if (changed) this.storeChanged();
       if (!done) this.scheduleAudit();
+      this.checkIdle();
     }, 20);
     this.auditTimer.unref?.();
   }
@@ -161,19 +162,48 @@ export class AppController {
     this.filterTimer = setTimeout(() => {
       this.filterTimer = undefined;
       const f = this.filter;
-      if (!f?.job) return;
+      if (!f?.job) return this.checkIdle();
       const job = f.job;
       if (!job.done) runFilter(job, this.searchIndex, 8);
       else {
         // sessions without a search document answered 'pending': index them, then ask again
         const pending = this.index.store.list().filter((s) => job.results.get(s.file ?? `mem:${s.id}`) === 'pending');
-        if (pending.length === 0) return;
+        if (pending.length === 0) return this.checkIdle();
         if (indexSome(this.searchIndex, pending, 8) === 0) f.job = startFilter(job.query, this.index.store.list());
       }
       this.storeChanged(false);
       this.scheduleFilter();
     }, 5);
     this.filterTimer.unref?.();
+  }
+
+  // ---- background work, for whoever must wait for it (tests) ---------------
+  private readonly idleWaiters: Array<() => void> = [];
+
+  /**
+   * True while background work still owes the state a change: an audit slice
+   * (it also waits for the scan to finish), a filter search slice, or a store
+   * change not yet applied (the coalesced frame). The clock's redraw of ages
+   * does not count. With `audit: false` the scan is not waited for.
+   */
+  get busy(): boolean {
+    return !this.closed && (this.auditTimer !== undefined || this.filterTimer !== undefined || this.frame !== undefined);
+  }
+
+  /**
+   * Resolves once nothing is `busy` (at once if nothing is): the latest state
+   * then holds every answer the background had to give (the audit's findings,
+   * the filter's matches, the store's changes). An event, not a delay: on a
+   * loaded machine it resolves later, never early. Also resolves on close().
+   */
+  idle(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private checkIdle(): void {
+    if (this.idleWaiters.length === 0 || this.busy) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
   /**
@@ -228,6 +258,7 @@ export class AppController {
     }
     for (const e of effects) this.run(e);
     for (const fn of this.listeners) fn();
+    this.checkIdle();
   };
 
   private run(e: Effect): void {
@@ -286,5 +317,6 @@ export class AppController {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.listeners.clear();
+    this.checkIdle();
   }
 }

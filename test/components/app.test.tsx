@@ -2,20 +2,15 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { render } from 'ink-testing-library';
-import React from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AppController } from '../../components/app-controller.js';
-import { App } from '../../components/app.js';
 import { indexFile, loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
-import { BINDINGS, bindingsFor } from '../../src/view/keymap.js';
+import { BINDINGS, bindingsFor, type ViewName } from '../../src/view/keymap.js';
+import { KEY, mountApp } from '../support/app-harness.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
 const SIZE = { columns: 80, rows: 24 };
 const NOW = 1795990000000;
-const KEY = { esc: '\x1b', enter: '\r', tab: '\t', shiftTab: '\x1b[Z', down: '\x1b[B', up: '\x1b[A', backspace: '\x7f' };
 
-const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
 const sha256 = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 const files = (dir: string) => fs.readdirSync(dir).sort();
 /** The frame as one line of words (undoes the dialog's word wrap and its border). */
@@ -28,7 +23,7 @@ const flat = (frame: string) =>
 
 let dir: string;
 let index: RootIndex;
-let app: ReturnType<typeof render> | undefined;
+let app: ReturnType<typeof mountApp> | undefined;
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-app-'));
@@ -39,45 +34,25 @@ beforeEach(() => {
 afterEach(() => {
   app?.unmount();
   app = undefined;
-  controller?.close();
-  controller = undefined;
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-let controller: AppController | undefined;
-
-function start(props: Partial<React.ComponentProps<typeof App>> = {}) {
-  let n = 0;
-  const size = 'size' in props ? props.size : SIZE;
-  controller = new AppController(index, { size: size ?? { columns: 80, rows: 24 }, initialView: props.initialView, now: NOW, newId: () => `child-${++n}` });
-  app = render(<App index={index} size={size} now={NOW} color={false} controller={controller} />);
+/**
+ * Mounts the app at 80x24 (or following the fake terminal's size) and waits
+ * until its background audit has run and the screen shows it: nothing changes
+ * by itself under the test's keys afterwards.
+ */
+async function start(o: { view?: ViewName; followTerminal?: boolean } = {}) {
+  app = mountApp({ index, size: SIZE, view: o.view, followTerminal: o.followTerminal, now: NOW });
+  await app.idle();
   return app;
 }
 
-/** Resolves once the screen shows the controller's latest state. */
-async function settle() {
-  await new Promise((r) => setImmediate(r));
-  await new Promise((r) => setImmediate(r));
-  const end = Date.now() + 10_000;
-  while (controller!.rendered !== controller!.getSnapshot()) {
-    if (Date.now() > end) throw new Error('the app did not draw its latest state within 10 s');
-    await tick(5);
-  }
-}
+const frame = (): string => app!.frame(); // never taller than rows - 1, never wider than the terminal (checked by the harness)
 
-function frame(): string {
-  const f = app!.lastFrame() ?? '';
-  // the frame never grows taller than the terminal (root box <= rows - 1)
-  expect(f.split('\n').length).toBeLessThanOrEqual(SIZE.rows - 1);
-  for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(SIZE.columns);
-  return f;
-}
-
+/** Presses each key in turn, each drawn before the next is written. */
 async function type(...inputs: string[]) {
-  for (const s of inputs) {
-    app!.stdin.write(s);
-    await settle();
-  }
+  for (const s of inputs) await app!.press(s);
 }
 
 /** Filter to one session and keep the filter: it is then the selection. */
@@ -86,12 +61,11 @@ async function selectById(id: string) {
   expect(frame()).toMatch(new RegExp(`▶ .*${id.slice(0, 15)}`));
 }
 
-const selectedLine = () => frame().split('\n').find((l) => l.startsWith('▶')) ?? '';
+const selectedLine = () => app!.selectedLine();
 
 describe('App shell', () => {
   it('shows the sessions, tabs and a key-hint footer; Tab and Shift-Tab cycle the views', async () => {
-    start();
-    await tick();
+    await start();
     let f = frame();
     expect(f).toContain('12 sessions');
     expect(f).toContain('Sessions');
@@ -117,8 +91,7 @@ describe('App shell', () => {
   });
 
   it('filters with / as you type; Enter keeps the filter, Esc clears it', async () => {
-    start();
-    await tick();
+    await start();
     // id: terms are decided at once (free words may also match inside the logs, answered in the background)
     await type('/', 'id:FLAKY');
     let f = frame();
@@ -139,8 +112,7 @@ describe('App shell', () => {
   });
 
   it('s cycles the order: recent, created, id, threaded', async () => {
-    start();
-    await tick();
+    await start();
     for (const o of ['created', 'id', 'threaded', 'recent']) {
       await type('s');
       expect(frame()).toContain(`order: ${o}`);
@@ -156,8 +128,7 @@ describe('App shell', () => {
     const parent = path.join(dir, 'bump-vitest.jsonl');
     const before = sha256(parent);
     const names = files(dir);
-    start();
-    await tick();
+    await start();
     await selectById('bump-vitest');
     await type('f');
     const f = flat(frame());
@@ -168,7 +139,7 @@ describe('App shell', () => {
     expect(f).toContain('child id child-1');
     expect(files(dir)).toEqual(names); // nothing written before confirming
     await type(KEY.enter);
-    await tick(50);
+    await app!.idle(); // the store's change (the child) drawn and audited
     expect(files(dir)).toEqual([...names, 'child-1.jsonl'].sort());
     expect(sha256(parent)).toBe(before);
     const header = JSON.parse(fs.readFileSync(path.join(dir, 'child-1.jsonl'), 'utf8').split('\n')[0]);
@@ -188,8 +159,7 @@ describe('App shell', () => {
     const session = index.store.get('add-retry-metrics')!;
     const expected = index.store.boundaryError(session)!;
     expect(expected.code).toBe('OPEN_TURN');
-    start();
-    await tick();
+    await start();
     await selectById('add-retry-metrics');
     await type('f');
     const f = flat(frame());
@@ -207,8 +177,7 @@ describe('App shell', () => {
 
   it('forks from Turns at the selected boundary (via the Turns view), and refuses inside the open turn', async () => {
     const names = files(dir);
-    start();
-    await tick();
+    await start();
     await selectById('add-retry-metrics');
     await type(KEY.enter); // open in Turns: the first row is turn 1 (completed)
     expect(frame()).toContain('Turns: add-retry-metrics');
@@ -231,28 +200,26 @@ describe('App shell', () => {
 
   it('a file re-read while the dialog is open: SESSION_NOT_LIVE is shown, the dialog moves to the live instance, Enter then forks fresh data', async () => {
     const parent = path.join(dir, 'bump-vitest.jsonl');
-    start();
-    await tick();
+    await start();
     await selectById('bump-vitest');
     await type('f');
     expect(flat(frame())).toContain('seedLength 29');
     indexFile(index, parent); // what the live follower does for a replaced file: a new instance; the dialog's is stale
     await type(KEY.enter);
-    await tick(50);
+    await app!.idle(); // the re-read applied
     const f = flat(frame());
     expect(f).toContain('SESSION_NOT_LIVE');
     expect(f).toContain('the file was re-read');
     expect(files(dir)).not.toContain('child-1.jsonl'); // nothing forked from stale data
     await type(KEY.enter);
-    await tick(50);
+    await app!.idle();
     expect(files(dir)).toContain('child-1.jsonl');
     expect(frame()).toContain('forked bump-vitest -> child-1');
   });
 
   it('Esc cancels the confirmation and writes nothing', async () => {
     const names = files(dir);
-    start();
-    await tick();
+    await start();
     await selectById('review-pr-482');
     await type('f');
     expect(flat(frame())).toContain('child id child-1');
@@ -264,8 +231,7 @@ describe('App shell', () => {
 
   it('the child id is editable; an id that exists gives SESSION_ALREADY_EXISTS and the app keeps running', async () => {
     const names = files(dir);
-    start();
-    await tick();
+    await start();
     await selectById('review-pr-482');
     await type('f');
     await type(...Array.from({ length: 'child-1'.length }, () => KEY.backspace));
@@ -281,8 +247,7 @@ describe('App shell', () => {
   });
 
   it('? shows the help overlay built from the key table; Esc closes it', async () => {
-    start();
-    await tick();
+    await start();
     await type('?');
     const f = frame();
     const shown = bindingsFor('sessions').slice(0, 12);
@@ -296,8 +261,7 @@ describe('App shell', () => {
   });
 
   it('Lineage: Enter on a fork child opens its Turns at the fork point', async () => {
-    start({ initialView: 'lineage' });
-    await tick();
+    await start({ view: 'lineage' });
     const lines = frame().split('\n');
     const target = lines.findIndex((l) => l.includes('◆ fix-flaky-retry-test.issue-writeup —'));
     const sel = lines.findIndex((l) => l.startsWith('▶'));
@@ -312,24 +276,32 @@ describe('App shell', () => {
   });
 
   it('follows resizes and never draws taller than the terminal', async () => {
-    start({ size: undefined });
-    await tick();
-    const out = app!.stdout as unknown as NodeJS.EventEmitter & Record<string, unknown>;
+    const m = await start({ followTerminal: true });
+    const out = m.r.stdout as unknown as NodeJS.EventEmitter & Record<string, unknown>;
     Object.defineProperty(out, 'rows', { value: 12, configurable: true });
     Object.defineProperty(out, 'columns', { value: 60, configurable: true });
     out.emit('resize');
-    await tick(50);
-    const f = app!.lastFrame() ?? '';
+    await m.until(() => m.state().size.columns === 60 && m.state().size.rows === 12, 'the state to follow the resize');
+    const f = m.r.lastFrame() ?? '';
     expect(f.split('\n').length).toBeLessThanOrEqual(11);
     for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(60);
     expect(f).toContain('q quit');
   });
 
+  it('controller.idle() resolves once the background audit is over and drawn; at once when nothing is pending', async () => {
+    app = mountApp({ index, size: SIZE, view: 'problems', now: NOW });
+    expect(app.controller.busy).toBe(true); // the audit starts in the background
+    expect(frame()).toMatch(/^2 problems/m); // the loader's diagnostics only
+    await app.idle();
+    expect(app.controller.busy).toBe(false);
+    expect(frame()).toMatch(/^3 problems/m); // and the audit's finding
+    await app.controller.idle(); // nothing pending: resolves at once
+  });
+
   it('a new session in the store (another writer, a fork) appears at once', async () => {
-    start();
-    await tick();
+    await start();
     index.store.fork({ source: 'cleanup-stale-branches', sessionId: 'from-outside' });
-    await tick(50);
+    await app!.idle(); // the store's change, applied in the next frame
     expect(frame()).toContain('13 sessions');
     expect(frame()).toContain('from-outside');
   });

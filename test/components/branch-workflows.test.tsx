@@ -103,24 +103,18 @@ describe('the action menu', () => {
 });
 
 describe('the Sessions filter speaks the query language', () => {
-  const until = async (m: ReturnType<typeof mount>, what: () => boolean, label: string) => {
-    const end = Date.now() + 15_000;
-    while (!what()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${label}:\n${m.frame()}`);
-      await new Promise((r) => setTimeout(r, 20));
-      await m.settle();
-    }
-  };
-
   it('session terms narrow at once; words found only in events join with their match count as the index answers', async () => {
     const m = mount();
     await m.press('/', 'is:open', KEY.enter);
     expect(m.frame()).toMatch(/2 of 12 sessions/);
     await m.press(KEY.esc, '/', 'histogram', KEY.enter); // only in a later prompt of add-retry-metrics, not its title
-    await until(m, () => /1 of 12 sessions/.test(m.frame()) && !m.frame().includes('searching events'), 'the event search to finish');
+    await m.idle(); // the event search answered every session
+    expect(m.frame()).not.toContain('searching events');
+    expect(m.frame()).toMatch(/1 of 12 sessions/);
     expect(m.selectedLine()).toMatch(/add-retry-metrics .*\[\d+ match(es)?\]/);
     await m.press(KEY.esc, '/', 'tool:bash is:error', KEY.enter);
-    await until(m, () => !m.frame().includes('searching events'), 'the event search to finish');
+    await m.idle();
+    expect(m.frame()).not.toContain('searching events');
     expect(m.frame()).toContain('bump-vitest'); // its npm install was interrupted: an error result
     expect(m.frame()).not.toContain('review-pr-482');
   });

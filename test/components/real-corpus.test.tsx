@@ -2,7 +2,6 @@
 // end, open the model history and the detail pane, fork at the last boundary —
 // nothing throws, every frame fits, and the fork key gives a boundary or the
 // store's typed error.
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRootSync } from '../../src/storage/load-root.js';
@@ -10,7 +9,6 @@ import { mountApp } from '../support/app-harness.js';
 import { REAL_DIR } from '../support/fixtures.js';
 
 const REAL = REAL_DIR;
-const wait = (ms = 25) => new Promise((r) => setTimeout(r, ms));
 const W = 100;
 const H = 24;
 

@@ -174,13 +174,7 @@ describe('TurnsView on a live log', () => {
       v.unmount();
       follower.close();
     });
-    const until = async (what: () => boolean, label: string) => {
-      const end = Date.now() + 10_000;
-      while (!what()) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${label}:\n${v.frame()}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
+    const until = v.until; // the follower sees the file change in its own time: wait for the screen to show it
     await v.press('G');
     fs.appendFileSync(file, ev('turn/start', { turn: 2 }) + ev('user/message', { content: [{ type: 'text', text: 'second prompt' }] }));
     await until(() => v.turnsSelected().includes('user: second prompt'), 'the cursor to follow to the new last row');

@@ -45,6 +45,18 @@ describe('CompareView in a terminal (80x24)', () => {
     expect(exit.exitCode).toBe(0);
   });
 
+  it('keys read together act in order on the latest state: → and Enter in one write open the right side', async () => {
+    // Ink reads both keys in one chunk and emits them back to back, before React has
+    // re-bound a useInput handler to the state the first key made: Enter must not
+    // act on the state from before → (the program once opened the left side while
+    // its footer said "side: right")
+    const s = spawnPty(process.execPath, [entry, SAMPLE_DIR, 'fix-flaky-retry-test', 'fix-flaky-retry-test.spy-random'], { cols: 80, rows: 24 });
+    await s.waitFor('common ancestor fix-flaky-retry-test, logs agree through seq 78', 15_000);
+    s.write(keys.down + keys.right + keys.enter);
+    await s.waitFor(/OPEN fix-flaky-retry-test\.spy-random 113/, 15_000);
+    expect((await s.exited).exitCode).toBe(0);
+  });
+
   it('a resize redraws within the new size', async () => {
     const s = spawnPty(process.execPath, [entry, SAMPLE_DIR, 'fix-flaky-retry-test.spy-random', 'fix-flaky-retry-test.issue-writeup.gh'], { cols: 100, rows: 24 });
     await s.waitFor('logs agree through seq 43', 15_000);

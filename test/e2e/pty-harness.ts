@@ -64,7 +64,8 @@ export interface PtySession {
   write(keys: string): void;
   /**
    * Resolve with the screen once `pred` holds (a string is a substring test).
-   * Rejects with an Error that shows the screen after `timeoutMs` (default 5000),
+   * Rejects with an Error that shows the screen after `timeoutMs` (default 15 000:
+   * a deadline, not a delay, generous so that a loaded machine is slower, not red),
    * or as soon as the program has exited without the screen matching.
    */
   waitFor(pred: ScreenPredicate, timeoutMs?: number): Promise<string>;
@@ -241,7 +242,7 @@ export function spawnPty(cmd: string, args: string[], opts: SpawnPtyOptions = {}
       child.write(k);
     },
     flush: () => new Promise<void>((resolve) => term.write('', resolve)),
-    waitFor(pred: ScreenPredicate, timeoutMs = 5000): Promise<string> {
+    waitFor(pred: ScreenPredicate, timeoutMs = 15_000): Promise<string> {
       return new Promise<string>((resolve, reject) => {
         let timer: ReturnType<typeof setTimeout> | undefined;
         let poll: ReturnType<typeof setInterval> | undefined;

@@ -19,7 +19,6 @@ beforeAll(() => {
 afterEach(() => killAllPtys());
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const pause = (ms = 60) => new Promise((r) => setTimeout(r, ms));
 const tallest = (s: PtySession) => s.lines().length;
 const selected = (s: PtySession) => s.lines().find((l) => l.startsWith('▶')) ?? '';
 
@@ -49,7 +48,7 @@ describe('dsh-browse in a terminal (80x24)', () => {
     await press(s, keys.esc);
     await s.waitFor((scr) => !scr.includes('OPEN_TURN'));
     await press(s, keys.esc); // clears the filter
-    await s.waitFor('12 sessions · order');
+    await s.waitFor(/^12 sessions · order/m); // not "1 of 12 sessions · order", on screen before the Esc
 
     // fork done at a boundary
     await press(s, '/', 'review-pr', keys.enter);

@@ -167,43 +167,69 @@ describe('in a real pty', () => {
       expect(raw).not.toContain('\x1b[2J');
     });
 
-  it('the TUI: open the hostile session, look at its turns, quit', async (ctx) => {
+  it('the TUI: open the hostile session, look at its turns and every other surface, quit', async (ctx) => {
     const s = spawnPty(process.execPath, [CLI, root], { cols: 160, rows: 40 });
     try {
-      await s.waitFor((screen) => /Sessions/.test(screen) || /not built/.test(screen), 10_000);
+      await s.waitFor((screen) => /Sessions/.test(screen) || /not built/.test(screen), 15_000);
     } catch (e) {
       if (s.hasExited()) return ctx.skip(`the TUI did not start: ${s.screen().trim().slice(0, 200)}`);
       throw e;
     }
     if (/not built/.test(s.screen())) return ctx.skip('the TUI is not built yet');
     expectNoAttackReached(s);
-    // the hostile ids are on screen, inert
-    await s.waitFor(/␛\]0;pwned␇|<U\+202E>|␛/, 5_000);
-    for (let i = 0; i < 5; i++) {
-      s.write(keys.enter);
-      await new Promise((r) => setTimeout(r, 300));
+    // Each key waits for the surface it leads to (no sleeps): a loaded machine only makes this slower.
+    const footer = (scr: string) => scr.split('\n').filter((l) => l.trim()).at(-1) ?? '';
+    const selectedTurn = (scr: string) => scr.split('\n').findIndex((l) => l.startsWith('›'));
+    const hasDetail = (scr: string) => scr.includes('── detail ─');
+    const selectedRow = (scr: string) => scr.split('\n').findIndex((l) => l.startsWith('▶'));
+    const step = async (key: string, pred: (screen: string) => boolean, what: string) => {
+      s.write(key);
+      await s.waitFor(Object.defineProperty(pred, 'name', { value: what }), 15_000);
       expectNoAttackReached(s);
-      s.write(keys.down);
-      await new Promise((r) => setTimeout(r, 150));
+    };
+    /** Sessions: from the top row down to the row `re` matches (the CLI tests above may have added a session). */
+    const selectSession = async (re: RegExp, what: string) => {
+      await step('g', (scr) => selectedRow(scr) === 4, 'the first session selected'); // below the title, tabs, summary and header
+      while (!re.test(s.lines()[selectedRow(s.screen())])) {
+        const before = selectedRow(s.screen());
+        expect(before, `no row for ${what}`).toBeLessThan(s.lines().length - 3);
+        await step(keys.down, (scr) => selectedRow(scr) > before, `the session below row ${before}`);
+      }
+    };
+    // the Sessions list, the hostile ids on screen, inert
+    await s.waitFor((scr) => /\d+ sessions · order: recent/.test(scr) && /^▶ /m.test(scr) && /␛\]0;pwned␇/.test(scr), 15_000);
+    await selectSession(/^▶ boundary +id:␛\]0;pwned␇/, 'the hostile session');
+    await step(keys.enter, (scr) => /^› 0 ▸ turn 1 +error/m.test(scr), 'Turns of the hostile session');
+    await step('e', (scr) => /^› 0 ▾ turn 1/m.test(scr), 'every turn expanded');
+    for (let i = 0; i < 5; i++) {
+      const before = selectedTurn(s.screen());
+      await step(keys.down, (scr) => selectedTurn(scr) > before, `the cursor below row ${before}`);
     }
-    // every other surface that shows file text: reader (o), Problems, Lineage, the action menu, Compare
-    for (const k of [keys.esc, keys.esc, 'o', keys.esc, keys.esc, '\t', '\t', '\t', 'a', keys.esc, 'm', '\t', '\t', 'j', 'c', keys.enter, keys.esc, keys.esc]) {
-      s.write(k);
-      await new Promise((r) => setTimeout(r, 60));
-    }
-    await s.flush();
-    expectNoAttackReached(s);
-    s.write(keys.esc);
-    await new Promise((r) => setTimeout(r, 200));
+    const detail = hasDetail(s.screen());
+    await step('d', (scr) => hasDetail(scr) !== detail, 'the detail pane toggled');
+    // every other surface that shows file text: the reader, Lineage, Problems, the action menu, Compare
+    await step('o', (scr) => / of \d+ lines? · \d+% · wrap/.test(scr) && /Space page/.test(footer(scr)), 'the reader');
+    await step(keys.esc, (scr) => /b boundary +t history/.test(footer(scr)), 'back in Turns');
+    await step('\t', (scr) => /\d+ sessions · \d+ edges · 1 orphan · 1 cycle!/.test(scr), 'Lineage');
+    await step('\t', (scr) => /\d+ problems · \d+ errors/.test(scr) && /^▶ [EW] /m.test(scr), 'Problems');
+    await step('a', (scr) => /Enter run +Esc close/.test(footer(scr)), 'the action menu');
+    await step(keys.esc, (scr) => /^↑↓ move +Enter open/.test(footer(scr)), 'the menu closed');
+    await step('\t', (scr) => /\d+ sessions · order: recent/.test(scr), 'Sessions');
+    await selectSession(/^▶ boundary +id:/, 'the parent');
+    await step('m', (scr) => /^marked id:/.test(footer(scr)), 'the parent marked');
+    await selectSession(/^▶ boundary +◆ child:/, 'its fork');
+    await step('c', (scr) => /common ancestor id:/.test(scr) && /side: left \(id:/.test(scr), 'Compare');
+    await step(keys.right, (scr) => /side: right \(child:/.test(scr), 'the right side');
+    await step(keys.up, (scr) => /^▶ ≡ 1 shared turn/m.test(scr), 'the shared turns'); // T2 has no turn on the right
+    await step(keys.enter, (scr) => /^child:.*\[at boundary\] +inherited from id:/m.test(scr) && /^› .*── fork here · seq 7 ──/m.test(scr), "the fork's turns at the fork point");
+    await step(keys.esc, (scr) => /side: right \(child:/.test(scr), 'back in Compare');
+    await step(keys.esc, (scr) => /\d+ sessions · order: recent/.test(scr) && !/side: right/.test(scr), 'Compare closed');
     s.write('q');
-    const exit = await Promise.race([s.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 5_000))]);
-    if (exit === 'timeout') {
-      s.write('q');
-      await Promise.race([s.exited, new Promise((r) => setTimeout(r, 3_000))]);
-    }
+    const exit = await Promise.race([s.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 15_000).unref())]);
+    expect(exit, 'q quits').not.toBe('timeout');
     await s.flush();
     expectNoAttackReached(s);
     expect(s.hasExited()).toBe(true);
     expect(s.screen()).not.toContain('pwned\x07');
-  });
+  }, 120_000); // some thirty screens, each with its own 15 s deadline
 });
