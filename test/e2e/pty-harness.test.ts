@@ -164,7 +164,11 @@ describe('pty harness', () => {
       '  const [n, setN] = React.useState(0);',
       '  const { exit } = useApp();',
       '  useInput((input, key) => { if (key.upArrow) setN(x => x + 1); if (input === "q") exit(); });',
-      '  return h(Text, null, "count: " + n);',
+      // the count shows once useInput's effects (raw mode on) have run: a key typed
+      // before that meets a line-mode terminal (echoed, Enter turned into \n)
+      '  const [live, setLive] = React.useState(false);',
+      '  React.useEffect(() => setLive(true), []);',
+      '  return h(Text, null, live ? "count: " + n : "starting");',
       '}',
       'render(h(App));',
     ].join("\n");
