@@ -3,19 +3,20 @@
 // also keeps each session in a folder of its own and has its own vocabulary.
 import type { SessionHeader } from './events.js';
 import type { LogFacts } from './log-facts.js';
+import { generationOf } from './generation-name.js';
 
 export type Era = 'rfc' | 'rc8';
 
-/** An rc.8 header: it carries delegationDepth (or another rc.8-only key). */
+/** An rc.8 header: it carries delegationDepth (or another rc.8-only key), or a later format (v1+: every one since rc.8). */
 export const isRc8Header = (h: SessionHeader): boolean =>
-  typeof h.delegationDepth === 'number' || h.origin !== undefined || h.agentPreset !== undefined;
+  h.version >= 1 || typeof h.delegationDepth === 'number' || h.origin !== undefined || h.agentPreset !== undefined;
 
-/** A file in the rc.8 folder layout: <root>/--<project>--|_no-cwd/<id>/session.jsonl[.zstd]. */
+/** A file in the rc.8 folder layout: <root>/--<project>--|_no-cwd/<id>/session[.vN].jsonl[.zstd]. */
 export function isRc8LayoutPath(file: string | undefined): boolean {
   if (!file) return false;
   const parts = file.split(/[\\/]/);
   const n = parts.length;
-  return n >= 3 && /^session\.jsonl(\.zstd)?$/.test(parts[n - 1]) && (/^--.*--$/.test(parts[n - 3]) || parts[n - 3] === '_no-cwd');
+  return n >= 3 && generationOf(parts[n - 1]) !== undefined && (/^--.*--$/.test(parts[n - 3]) || parts[n - 3] === '_no-cwd');
 }
 
 /** The boundary rule a log follows, decided before its events are read: its header and where it lies. */

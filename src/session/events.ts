@@ -1,4 +1,5 @@
-// Event model for both dsh log eras (v0/RFC and rc8). Pure: no I/O.
+// Event model for the dsh log formats v0-v4 (both v0 eras: RFC and rc8). Pure: no I/O.
+import { headerProblem, type FormatVersion, type HeaderProblem } from './formats.js';
 
 export type SurfaceOp = 'append' | { op: 'replace'; start: number; end: number } | { op: string; [k: string]: unknown };
 
@@ -16,12 +17,15 @@ export interface SessionEvent {
 /** The header line of a session file. Unknown keys are kept. */
 export interface SessionHeader {
   type: 'session';
-  version: 0;
+  version: FormatVersion;
   id: string;
   createdAt: number;
   cwd?: string;
   parentSession?: string;
+  /** v0/v1: the number of inherited events */
   seedLength?: number;
+  /** v2+: a fork child (its cut is the last inherited session/end-seed) */
+  isSeeded?: boolean;
   origin?: string;
   delegationDepth?: number;
   agentPreset?: unknown;
@@ -41,19 +45,13 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Checks a parsed header line. Returns the header or a human message saying what is wrong. */
-export function checkHeader(v: unknown): SessionHeader | string {
-  if (!isPlainObject(v)) return `header is not a JSON object (got ${v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v})`;
-  if (v.type !== 'session') return `first line is not a session header (type ${JSON.stringify(v.type) ?? 'missing'})`;
-  if (v.version !== 0) return `unsupported session format version ${JSON.stringify(v.version) ?? '(missing)'}: this browser reads version 0 (v0 and rc8 eras)`;
-  if (typeof v.id !== 'string' || v.id.length === 0) return 'header has no string "id"';
-  if (typeof v.createdAt !== 'number' || !Number.isFinite(v.createdAt)) return 'header has no numeric "createdAt"';
-  if (v.cwd !== undefined && typeof v.cwd !== 'string') return 'header "cwd" is not a string';
-  if (v.parentSession !== undefined && typeof v.parentSession !== 'string') return 'header "parentSession" is not a string';
-  if (v.seedLength !== undefined && !(Number.isInteger(v.seedLength) && (v.seedLength as number) >= 0))
-    return 'header "seedLength" is not a non-negative integer';
-  return v as SessionHeader;
+/** Checks a parsed header line (formats.ts has each version's rules). Returns the header or what is wrong. */
+export function checkHeader(v: unknown): SessionHeader | HeaderProblem {
+  const p = headerProblem(v);
+  return p ?? (v as SessionHeader);
 }
+
+export const isHeaderProblem = (h: SessionHeader | HeaderProblem): h is HeaderProblem => (h as SessionHeader).type !== 'session';
 
 /**
  * Turns one parsed line into the events it stands for: one for an ordinary

@@ -1,6 +1,8 @@
 // The incremental fold that every view of a log shares: a full load and a
 // live append run the same code, so a followed session equals a fresh load.
 import { contentText, endReason, type SessionEvent } from './events.js';
+import { isInheritedEndSeed } from './formats.js';
+import { emptyUsage as noUsage } from './usage.js';
 import { emptyUsage, foldSessionUsage, type SessionUsage } from './usage.js';
 
 export type SessionState = 'empty' | 'at-boundary' | 'open-turn';
@@ -24,8 +26,19 @@ export interface LogFacts {
   boundaries: number[];
   /** the first prompt line; for a fork child, the first prompt after its seed */
   title?: string;
-  /** a fork child's seedLength: prompts before it are inherited, a title from them is provisional */
+  /**
+   * A fork child's cut (v0/v1: the header's seedLength; v2+: the seq of the
+   * last inherited session/end-seed): events before it are inherited, a title
+   * from them is provisional.
+   */
   seedFrom?: number;
+  /**
+   * v2+ logs only: the header's isSeeded, which says whether an inherited
+   * session/end-seed marker must (seeded) or must not (unseeded) be there.
+   */
+  seedMarker?: 'seeded' | 'unseeded';
+  /** seq of an inherited end-seed marker in an unseeded v2+ log (the harness refuses it) */
+  strayInheritedMarker?: number;
   titleInherited?: boolean;
   /** tool/call ids not yet answered, in the open turn */
   pendingCalls: number;
@@ -69,6 +82,7 @@ function firstLine(s: string): string {
 
 /** Folds one event (already seq-checked) into the facts. Mutates `f`. */
 export function foldEvent(f: LogFacts, e: SessionEvent): void {
+  if (f.seedMarker !== undefined && e.type === 'session/end-seed' && isInheritedEndSeed(e)) markSeedCut(f, e.seq);
   f.events++;
   f.lastEventType = e.type;
   f.lastEventTime = e.time;
@@ -119,6 +133,23 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
   if (f.endsAtBoundary && f.validLength === undefined) f.boundaries.push(e.seq);
 }
 
+/**
+ * A v2+ inherited end-seed marker at `seq`: every event before it is
+ * inherited (the last marker wins, so a grandchild's cut supersedes its
+ * parent's). The usage folded so far becomes the inherited part.
+ */
+function markSeedCut(f: LogFacts, seq: number): void {
+  if (f.seedMarker === 'unseeded') {
+    f.strayInheritedMarker ??= seq;
+    return;
+  }
+  f.seedFrom = seq;
+  const { inherited: _i, own: _o, ...total } = f.usage;
+  f.usage.inherited = { ...total, ...(total.models ? { models: [...total.models] } : {}) };
+  f.usage.own = noUsage();
+  if (f.title !== undefined && f.sessionTitle === undefined) f.titleInherited = true;
+}
+
 /** Binary search: is `seq` a fork boundary? */
 export function isBoundary(f: LogFacts, seq: number): boolean {
   const b = f.boundaries;
@@ -165,6 +196,7 @@ export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n
   const f = emptyFacts();
   if (seedFrom !== undefined) f.seedFrom = seedFrom;
   if (parent.rc8Rule) f.rc8Rule = true;
+  if (parent.seedMarker !== undefined) f.seedMarker = parent.seedMarker;
   if (n === 0) return f;
   // The title is decided by the first prompt (or session/title): fold only until then.
   const t = emptyFacts();

@@ -39,8 +39,9 @@ export class Session {
   get parentSession(): string | undefined {
     return this.header.parentSession;
   }
+  /** Inherited events of a fork child: v0/v1 the header's seedLength, v2+ the last inherited end-seed marker's seq. */
   get seedLength(): number | undefined {
-    return this.header.seedLength;
+    return this.header.version >= 2 ? this.log.facts.seedFrom : this.header.seedLength;
   }
   get cwd(): string | undefined {
     return this.header.cwd;
@@ -59,7 +60,7 @@ export class Session {
   }
   get kind(): 'root' | 'fork' | 'spawn' {
     if (this.header.parentSession === undefined) return 'root';
-    return this.header.seedLength !== undefined ? 'fork' : 'spawn';
+    return this.seedLength !== undefined ? 'fork' : 'spawn';
   }
   get isLoaded(): boolean {
     return this.loaded !== undefined;

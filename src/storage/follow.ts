@@ -3,7 +3,7 @@
 // complete line's offset, so a followed session equals a fresh load.
 import fs from 'node:fs';
 import type { Session } from '../session/session.js';
-import { indexFileSafe, recordSkip, type RootIndex } from './load-root.js';
+import { dropGeneration, indexFileSafe, recordSkip, type RootIndex } from './load-root.js';
 import { LogReader } from './log-reader.js';
 import { feedFd, readLog } from './session-file.js';
 import { errorText, openRegular } from './open-file.js';
@@ -71,14 +71,17 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
   const known = sessionByFile(index, c.file);
   const entry = index.files.get(c.file);
   switch (c.kind) {
-    case 'deleted':
+    case 'deleted': {
       index.files.delete(c.file);
       if (known) {
         known.gone = true;
         index.store.remove(known);
         status(`session file deleted: ${c.file}`);
       }
+      const next = dropGeneration(index, c.file);
+      if (next !== undefined && known) status(`session file deleted: ${c.file}; the older generation ${next} is current now`);
       return;
+    }
     case 'truncated':
     case 'replaced':
       if (known) status(`session file ${c.kind === 'truncated' ? 'shrank' : 'was replaced'}: re-read ${c.file}`);

@@ -2,10 +2,10 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { encodeId, encodeSegment, MAX_NAME_BYTES } from './id-encoding.js';
+import { generationName, generationOf } from '../session/generation-name.js';
 
 export type Layout = 'flat' | 'v0-harness' | 'rc8-harness';
 
-const RC8_NAME = /^session\.jsonl(\.zstd)?$/;
 
 /** Session files: *.jsonl and *.jsonl.zstd. Our temp files end in .tmp; a leading '.' is a legal encoded id. */
 export function isSessionFileName(name: string): boolean {
@@ -17,8 +17,8 @@ export function layoutOf(file: string): Layout {
   const base = path.basename(file);
   const dir = path.basename(path.dirname(file));
   const grand = path.basename(path.dirname(path.dirname(file)));
-  // rc.8: <root>/--<project>--/<id>/session.jsonl, or <root>/_no-cwd/<id>/session.jsonl
-  if (RC8_NAME.test(base) && (/^--.*--$/.test(grand) || grand === '_no-cwd')) return 'rc8-harness';
+  // rc.8 and later: <root>/--<project>--/<id>/session[.vN].jsonl[.zstd], or under <root>/_no-cwd/<id>/
+  if (generationOf(base) !== undefined && (/^--.*--$/.test(grand) || grand === '_no-cwd')) return 'rc8-harness';
   if (/^cwd-[0-9a-f]{12}$/.test(dir) || dir === '_no-cwd') return 'v0-harness';
   return 'flat';
 }
@@ -52,7 +52,7 @@ export function projectKey(cwd: string): string {
 /** rc.8's project folder for a session: `_no-cwd` without a cwd (an empty cwd too: the harness cannot key it). */
 export const rc8ProjectFolder = (cwd: string | undefined): string => (cwd === undefined || cwd === '' ? '_no-cwd' : projectKey(cwd));
 
-/** The rc.8 root of a file in the rc.8 layout (<root>/<project>/<id>/session.jsonl). */
+/** The rc.8 root of a file in the rc.8 layout (<root>/<project>/<id>/session[.vN].jsonl). */
 export const rc8RootOf = (file: string): string => path.dirname(path.dirname(path.dirname(file)));
 
 export interface ChildTarget {
@@ -67,13 +67,15 @@ export interface ChildTarget {
  * Where a child of `parentFile` with id `childId` is written, in the parent's
  * layout: flat and v0 next to the parent; rc.8 in a folder of its own under
  * the project folder of its cwd (`_no-cwd` without one), as the harness would
- * place it. `compressed` picks session.jsonl.zstd in an rc.8 root.
+ * place it. `compressed` picks session.jsonl.zstd in an rc.8 root, `version`
+ * the generation name of the parent's format (session.vN.jsonl from v1 on).
  */
-export function childPath(parentFile: string, childId: string, cwd?: string, compressed = false): ChildTarget {
+export function childPath(parentFile: string, childId: string, cwd?: string, compressed = false, version = 0): ChildTarget {
   const layout = layoutOf(parentFile);
   if (layout === 'rc8-harness') {
+    // the child's generation file is the parent's format (session.v4.jsonl.zstd for a compressed v4 parent)
     const dir = path.join(rc8RootOf(parentFile), rc8ProjectFolder(cwd), encodeSegment(childId));
-    return { dir, file: path.join(dir, compressed ? 'session.jsonl.zstd' : 'session.jsonl'), harness: true };
+    return { dir, file: path.join(dir, generationName(version, compressed)), harness: true };
   }
   const dir = path.dirname(parentFile);
   if (layout === 'v0-harness') return { dir, file: path.join(dir, encodeSegment(childId) + '.jsonl'), harness: true };

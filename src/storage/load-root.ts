@@ -6,7 +6,8 @@ import type { Diagnostic } from '../session/diagnostics.js';
 import { SessionStore } from '../session/store.js';
 import { DiskPersistence } from './disk-persistence.js';
 import { sessionFromRead, startReadLog, type FileStat } from './session-file.js';
-import { listSessionFiles, type Skip } from './walk.js';
+import { listSessionFiles, probe, type Skip } from './walk.js';
+import { currentGeneration, forgetGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
 import { NotAFileError, errorText, openRegular } from './open-file.js';
 
 export interface FileEntry extends FileStat {
@@ -14,6 +15,8 @@ export interface FileEntry extends FileStat {
   pending: number;
   /** diagnostics of a file that is not a session (refused) */
   refused?: Diagnostic[];
+  /** an older generation of the session whose current file is beside it: listed, never read */
+  older?: true;
 }
 
 export interface RootIndex {
@@ -26,6 +29,8 @@ export interface RootIndex {
    * folders that cannot be listed, paths over the length limit.
    */
   skipped: Map<string, Diagnostic>;
+  /** the generation files of each session folder (generations.ts): only the highest is a session */
+  generations: GenerationMap;
   /** background work, for a status line: the initial scan, then live following */
   scan?: { done: number; total?: number; finished: boolean };
   live?: { mode: 'watch' | 'poll'; message?: string };
@@ -35,7 +40,7 @@ export { listSessionFiles };
 
 export function newRootIndex(root: string): RootIndex {
   const abs = path.resolve(root);
-  return { root: abs, store: new SessionStore(new DiskPersistence(abs)), files: new Map(), skipped: new Map() };
+  return { root: abs, store: new SessionStore(new DiskPersistence(abs)), files: new Map(), skipped: new Map(), generations: new Map() };
 }
 
 /** Records a skipped entry in the index (one diagnostic per path). */
@@ -60,12 +65,19 @@ export type IndexStep = (() => boolean) & { cancel?(): void };
 
 function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
   index.skipped.delete(file);
+  const current = registerGeneration(index.generations, file);
+  if (current !== undefined && current !== file) {
+    listOlderGeneration(index, file);
+    return undefined;
+  }
   const r = startReadLog(file, false);
   const finish = () => {
     const read = r.result();
     const { session, diagnostics } = sessionFromRead(file, read);
     index.files.set(file, { ...read.stat, pending: read.pending, refused: session ? undefined : diagnostics });
     if (session) index.store.add(session);
+    // a newer generation supersedes the ones beside it (they leave the store, listed as older)
+    if (current !== undefined) for (const other of siblingGenerations(index.generations, file)) listOlderGeneration(index, other);
   };
   if (r.step(pause)) {
     finish();
@@ -80,6 +92,31 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
     { cancel: r.close },
   );
 }
+
+/** Lists `file` as an older generation: out of the store, its stat kept (so the watcher knows it), never read. */
+function listOlderGeneration(index: RootIndex, file: string): void {
+  const s = index.store.byFile(file);
+  if (s) index.store.remove(s);
+  const e = probe(file);
+  const st = e?.kind === 'file' ? e.st : { size: 0, ino: 0, mtimeMs: 0 };
+  index.files.set(file, { ...st, pending: 0, older: true });
+}
+
+/**
+ * A generation file was deleted: forget it, and when it was the current one,
+ * the next highest becomes the session (read now). Returns that file, if any.
+ */
+export function dropGeneration(index: RootIndex, file: string): string | undefined {
+  if (!index.generations.get(path.dirname(file))?.has(file)) return undefined;
+  const wasCurrent = currentGeneration(index.generations, path.dirname(file)) === file;
+  const next = forgetGeneration(index.generations, file);
+  if (!wasCurrent || next === undefined) return undefined;
+  indexFileSafe(index, next);
+  return next;
+}
+
+/** The older generations beside a session's current file, highest first. */
+export const olderGenerations = (index: RootIndex, file: string | undefined): string[] => (file ? siblingGenerations(index.generations, file) : []);
 
 /** indexFile, with an unreadable file (permissions, vanished, not a regular file) recorded as a diagnostic. */
 export function indexFileSafe(index: RootIndex, file: string): void {

@@ -2,7 +2,9 @@
 // expansion, diagnostics with file and line. Feeds only complete lines; a
 // final line without "\n" is pending (an append in progress), never an error.
 import { isUtf8 } from 'node:buffer';
-import { checkHeader, expandRow, type SessionEvent, type SessionHeader } from '../session/events.js';
+import { checkHeader, expandRow, isHeaderProblem, type SessionEvent, type SessionHeader } from '../session/events.js';
+import { generationMismatch, seedByMarker, type HeaderProblem } from '../session/formats.js';
+import { generationOf } from '../session/generation-name.js';
 import { emptyFacts, foldEvent, type LogFacts } from '../session/log-facts.js';
 import { usesRc8Rule } from '../session/era.js';
 
@@ -148,13 +150,18 @@ export class LogReader {
     }
     if (lineNo === 1) {
       const h = checkHeader(value);
-      if (typeof h === 'string') return this.refuse(h, lineNo);
+      if (isHeaderProblem(h)) return this.refuse(h.message, lineNo, h.code);
+      const mismatch = generationMismatch(generationOf(baseName(this.file)), h.version);
+      if (mismatch) return this.refuse(mismatch, lineNo, 'BAD_HEADER');
       this.header = h;
-      if (h.seedLength !== undefined) this.facts.seedFrom = h.seedLength;
+      if (seedByMarker(h)) this.facts.seedMarker = h.isSeeded === true ? 'seeded' : 'unseeded';
+      else if (h.seedLength !== undefined) this.facts.seedFrom = h.seedLength;
       if (usesRc8Rule(h, this.file)) this.facts.rc8Rule = true;
       this.headerEnd = absEnd;
       return;
     }
+    if (lineNo === 2 && isSnapshotRow(value))
+      return this.refuse('rows carry no "seq" or "time": a harness test snapshot (a projected log), not a stored session log', lineNo, 'NOT_A_STORED_LOG');
     const rows = expandRow(value);
     if (typeof rows === 'string') {
       this.anomaly(absStart);
@@ -199,9 +206,9 @@ export class LogReader {
     for (const rows of recovered) this.accept(rows, lineNo, absStart, absEnd);
   }
 
-  private refuse(message: string, line: number): void {
+  private refuse(message: string, line: number, code: HeaderProblem['code'] | 'NOT_A_STORED_LOG' = 'NO_HEADER'): void {
     this.refused = message;
-    this.diag('error', message.startsWith('unsupported session format') ? 'UNSUPPORTED_VERSION' : 'NO_HEADER', message, line);
+    this.diag('error', code, message, line);
   }
 
   private accept(rows: SessionEvent[], lineNo: number, absStart: number, absEnd: number): void {
@@ -230,6 +237,15 @@ export class LogReader {
   }
 
 }
+
+/** A row of the harness's projected test snapshots: an event with neither seq nor time (seq0 marks a packed row). */
+function isSnapshotRow(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  return typeof r.type === 'string' && r.type !== 'session' && 'data' in r && r.seq === undefined && r.time === undefined && r.seq0 === undefined;
+}
+
+const baseName = (file: string): string => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 
 function tryRow(frag: string): SessionEvent[] | undefined {
   try {

@@ -169,8 +169,28 @@ export function sessionFromRead(file: string, r: ReadResult): { session?: Sessio
     if (diagnostics.length === 0) diagnostics.push({ file, line: 1, severity: 'error', code: 'NO_HEADER', message: r.stat.size === 0 ? 'empty file: no session header' : 'no complete header line yet' });
     return { diagnostics };
   }
-  const loader = (current: LogState): LogState => readLog(file, true, current.consumed).reader;
+  seedMarkerCheck(reader);
+  const loader = (current: LogState): LogState => {
+    const next = readLog(file, true, current.consumed).reader;
+    seedMarkerCheck(next);
+    return next;
+  };
   return { session: new Session(reader.header, file, reader, loader), diagnostics: reader.diagnostics };
+}
+
+/**
+ * v2+ seed rules (session-format-v1-to-v2 .. v3-to-v4): a seeded log must mark
+ * its cut with an inherited session/end-seed, and an unseeded one must not
+ * carry one. The harness refuses either; we show the log and say why.
+ */
+export function seedMarkerCheck(reader: LogReader): void {
+  const f = reader.facts;
+  if (reader.diagnostics.some((d) => d.code === 'SEED_MARKER')) return;
+  const v = reader.header?.version;
+  if (f.seedMarker === 'seeded' && f.seedFrom === undefined && f.events > 0)
+    reader.diagnostics.push({ file: reader.file, line: 1, severity: 'error', code: 'SEED_MARKER', message: `format v${v} header says isSeeded, but no session/end-seed {"inherited":true} marks the inherited prefix: the harness refuses this log` });
+  else if (f.strayInheritedMarker !== undefined)
+    reader.diagnostics.push({ file: reader.file, line: 1, severity: 'error', code: 'SEED_MARKER', message: `seq ${f.strayInheritedMarker} is an inherited session/end-seed in a log whose header says isSeeded false: the harness refuses this log` });
 }
 
 export function openSessionFile(file: string, retain = false): { session?: Session; diagnostics: Diagnostic[]; read: ReadResult } {

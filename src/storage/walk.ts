@@ -2,6 +2,7 @@
 // symlinked folders (no loops, nothing outside the root).
 import fs from 'node:fs';
 import path from 'node:path';
+import { compareInFolder } from './generations.js';
 import { isSessionFileName } from './layout.js';
 import { displayName, errorText, fsPath, kindOf } from './open-file.js';
 
@@ -188,7 +189,8 @@ export function* iterateSessionFiles(root: string, onSkip?: OnSkip): Generator<s
       if (skip) onSkip!(skip);
       return false;
     });
-    yield* ok.map((f) => f.path).sort();
+    // a folder's generation files highest first: the current one is read, the older only listed
+    yield* ok.map((f) => f.path).sort(compareInFolder);
     dirs.push(...sub.sort().reverse());
   }
 }

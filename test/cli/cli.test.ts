@@ -156,14 +156,14 @@ describe('dsh-browse CLI', () => {
       expect(body.diagnostics.some((d: any) => d.file.endsWith('migrate-eslint-flat-config.jsonl') && d.code === 'MALFORMED_LINE')).toBe(true);
     });
 
-    it('--json on the real corpus: 33 sessions, the v3 file refused with UNSUPPORTED_VERSION', () => {
+    it('--json on the real corpus: 33 sessions, the v3 template file refused by the v3 header rules (BAD_HEADER)', () => {
       const { code, body } = json('list', '--dir', real);
       expect(code).toBe(0);
       expect(body.sessions).toHaveLength(33);
       for (const s of body.sessions) checkSummary(s);
       expect(body.diagnostics).toHaveLength(1);
-      expect(body.diagnostics[0]).toMatchObject({ file: path.join(real, 'zsagi1368-deepseek-harness-zDSH__v3fixture__rec-child__session.1.v3.jsonl'), line: 1, code: 'UNSUPPORTED_VERSION' });
-      expect(body.diagnostics[0].message).toMatch(/version 3/);
+      expect(body.diagnostics[0]).toMatchObject({ file: path.join(real, 'zsagi1368-deepseek-harness-zDSH__v3fixture__rec-child__session.1.v3.jsonl'), line: 1, code: 'BAD_HEADER' });
+      expect(body.diagnostics[0].message).toMatch(/released v3 header cwd must be an absolute path/);
       expect(body.sessions.filter((s: any) => s.id === '{{sessionId}}')).toHaveLength(10);
     });
 
@@ -371,7 +371,7 @@ describe('dsh-browse CLI', () => {
       const dir = copyDir(REAL_DIR, path.join(tmpDir('dsh-cli-'), 'r'));
       const withV3 = json('audit', '--dir', dir);
       expect(withV3.code).toBe(1);
-      expect(withV3.body.findings.filter((f: any) => f.severity === 'error').map((f: any) => f.code)).toEqual(['UNSUPPORTED_VERSION']);
+      expect(withV3.body.findings.filter((f: any) => f.severity === 'error').map((f: any) => f.code)).toEqual(['BAD_HEADER']);
       fs.rmSync(path.join(dir, 'zsagi1368-deepseek-harness-zDSH__v3fixture__rec-child__session.1.v3.jsonl'));
       const { code, body } = json('audit', '--dir', dir);
       expect(body.findings.map((f: any) => f.code).sort()).toEqual(['DUPLICATE_ID', 'ORPHAN_PARENT']);
@@ -468,7 +468,7 @@ describe('command line edges', () => {
     expect(code).toBe(1);
     expect(body.error).toEqual({ name: 'SessionForkError', code: 'SESSION_NOT_FOUND', message: `session "no-such-session" not found in ${sample}` });
     const dir = tmpDir('dsh-cli-');
-    writeLog(path.join(dir, 'v3.jsonl'), { ...hdr('v3'), version: 3 }, []);
+    writeLog(path.join(dir, 'v3.jsonl'), { ...hdr('v3'), version: 5 }, []);
     const r = run('fork', '--dir', dir, '--session', path.join(dir, 'v3.jsonl'));
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/SessionForkError SESSION_NOT_FOUND: .*not a loadable session: UNSUPPORTED_VERSION/);

@@ -111,7 +111,7 @@ describe('real harness sessions (test/fixtures/real-sessions)', () => {
     }
   });
 
-  it('33 of 34 load as sessions; the version-3 file is refused with UNSUPPORTED_VERSION', () => {
+  it('33 of 34 load as sessions; the v3 template file (placeholder cwd) is refused by the v3 header rules', () => {
     const idx = loadRootSync(dir);
     expect(idx.store.size).toBe(33);
     expect(idx.files.size).toBe(34);
@@ -119,8 +119,8 @@ describe('real harness sessions (test/fixtures/real-sessions)', () => {
     expect(refused.map(([f]) => path.basename(f))).toEqual([V3]);
     const diags = allDiagnostics(idx);
     expect(diags).toHaveLength(1);
-    expect(diags[0]).toMatchObject({ file: path.join(dir, V3), line: 1, severity: 'error', code: 'UNSUPPORTED_VERSION' });
-    expect(diags[0].message).toMatch(/version 3/);
+    expect(diags[0]).toMatchObject({ file: path.join(dir, V3), line: 1, severity: 'error', code: 'BAD_HEADER' });
+    expect(diags[0].message).toBe('released v3 header cwd must be an absolute path');
     expect(idx.store.list().every((s) => s.diagnostics.length === 0)).toBe(true);
   });
 

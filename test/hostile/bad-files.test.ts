@@ -57,7 +57,7 @@ describe('files that are not sessions are refused with file and line 1, the rest
     ['binary garbage without a newline', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0xff, 0xfe]), /header/],
     ['header null', 'null\n' + ev(0) + '\n', /not a JSON object \(got null\)/],
     ['no header: first line is an event', ev(0) + '\n' + ev(1) + '\n', /not a session header/],
-    ['foreign version', line({ ...hdr('v3'), version: 3 }) + '\n' + ev(0) + '\n', /unsupported session format version 3/],
+    ['foreign version', line({ ...hdr('v3'), version: 5 }) + '\n' + ev(0) + '\n', /unsupported session format version 5/],
     ['header is an array', '[1,2,3]\n', /got array/],
     ['NUL run as the header', '\0'.repeat(1000) + '\n' + ev(0) + '\n', /header/],
     ['blank first line', '\n' + line(hdr('x')) + '\n', /empty first line/],

@@ -126,7 +126,7 @@ describe('auditSessions', () => {
 
   it('refused files are reported through fileDiagnostics', () => {
     const dir = tmpDir();
-    const bad = writeLog(path.join(dir, 'v3.jsonl'), { type: 'session', version: 3, id: 'x', createdAt: 1 }, []);
+    const bad = writeLog(path.join(dir, 'v3.jsonl'), { type: 'session', version: 5, id: 'x', createdAt: 1 }, []);
     const idx = loadRootSync(dir);
     const f = auditSessions(idx.store.list(), allDiagnostics(idx));
     expect(f).toEqual([expect.objectContaining({ code: 'UNSUPPORTED_VERSION', severity: 'error', file: bad, line: 1 })]);
@@ -195,7 +195,7 @@ describe('auditSessions on the real corpus', () => {
     const idx = loadRootSync(REAL_DIR);
     const fileDiags = [...idx.files.values()].flatMap((f) => f.refused ?? []);
     const f = auditSessions(idx.store.list(), fileDiags);
-    expect(codes(f)).toEqual(['DUPLICATE_ID', 'ORPHAN_PARENT', 'UNSUPPORTED_VERSION']);
+    expect(codes(f)).toEqual(['BAD_HEADER', 'DUPLICATE_ID', 'ORPHAN_PARENT']);
     expect(only(f, 'DUPLICATE_ID')[0].message).toMatch(/^10 sessions share id "\{\{sessionId\}\}"/);
     expect(only(f, 'ORPHAN_PARENT')[0].file).toMatch(/subagent-mixed__session\.2\.jsonl$/);
   });

@@ -1,0 +1,119 @@
+// The harness's on-disk formats v0-v4: what each version's header must hold.
+// Facts from the harness source (see ../shared/docs/FORMATS.md and README
+// "Formats"): v0/v1 carry a numeric `seedLength`; from v2 on the header has
+// `isSeeded` and no `seedLength` (the cut is the inherited end-seed marker),
+// and the header is a closed key set (session-format-v1-to-v2 .. v3-to-v4).
+// Pure: no I/O.
+
+/** The newest format this browser reads (the current harness release writes it). */
+export const NEWEST_FORMAT = 4;
+
+export type FormatVersion = 0 | 1 | 2 | 3 | 4;
+
+/** A header refusal: the diagnostic code and what to tell the user. */
+export interface HeaderProblem {
+  code: 'NO_HEADER' | 'UNSUPPORTED_VERSION' | 'BAD_HEADER' | 'NOT_DSH_SESSION';
+  message: string;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const safeUint = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** Keys a v2-v4 header may carry (HEADER_REQUIRED + HEADER_OPTIONAL of session-format-v1-to-v2; v3 and v4 keep them). */
+const V2_KEYS = new Set(['type', 'version', 'id', 'createdAt', 'cwd', 'parentSession', 'isSeeded', 'origin', 'delegationDepth', 'agentPreset']);
+
+/**
+ * Another agent's log with a `"type":"session"` first line (pi writes
+ * `{"type":"session","version":3,"id":…,"timestamp":…}`): no `createdAt`, or
+ * a `timestamp` in its place. Told apart by the header keys, not the version.
+ */
+function lookAlike(v: Record<string, unknown>): string | undefined {
+  if (v.createdAt === undefined && v.timestamp !== undefined) {
+    const keys = Object.keys(v).slice(0, 8).join(', ');
+    return `not a dsh session: its "type":"session" header has no createdAt (keys: ${keys}), as another agent's log does`;
+  }
+  return undefined;
+}
+
+/** Keys a v2-v4 header must carry (the harness's exactKeys check: the set is closed in all three versions). */
+const V2_REQUIRED = ['type', 'version', 'id', 'createdAt', 'isSeeded', 'delegationDepth'];
+
+/**
+ * The first problem of a v2+ header by its version's rules, or undefined.
+ * Rules and wording after session-format-v1-to-v2 (`assertReleasedV2Header`,
+ * reused by v3) and session-format-v3-to-v4 (`format v4 header …`): a closed
+ * key set, missing keys reported first, then the values.
+ */
+function v2Problem(v: Record<string, unknown>, version: number): string | undefined {
+  const where = version === 4 ? 'format v4 header' : `released v${version} header`;
+  const missing = V2_REQUIRED.find((k) => v[k] === undefined);
+  if (missing !== undefined) return `${where} lacks required field ${missing}${missing === 'isSeeded' && v.seedLength !== undefined ? ' (v2 and later mark a fork by isSeeded and the inherited session/end-seed, not seedLength)' : ''}`;
+  const extra = Object.keys(v).find((k) => !V2_KEYS.has(k));
+  if (extra !== undefined) return `${where} has unexpected field ${JSON.stringify(extra.slice(0, 80))}`;
+  if (typeof v.isSeeded !== 'boolean') return `${where} isSeeded must be a boolean`;
+  if (!safeUint(v.delegationDepth)) return `${where} delegationDepth must be a non-negative safe integer`;
+  if (!safeUint(v.createdAt)) return `${where} createdAt must be a non-negative safe integer`;
+  if (v.cwd !== undefined && !isAbsolute(v.cwd as string)) return `${where} cwd must be an absolute path`;
+  if (v.origin !== undefined && v.origin !== 'subagent') return `${where} origin must be "subagent"`;
+  if (v.agentPreset !== undefined && typeof v.agentPreset !== 'string') return `${where} agentPreset must be a string`;
+  return undefined;
+}
+
+/** POSIX or Windows absolute (the harness runs on both; a real v4 log has cwd "C:\\DEV\\…"). */
+const isAbsolute = (p: string): boolean => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
+
+/**
+ * Checks a parsed header line against its version's rules. Returns the
+ * problem, or undefined when the header is one this browser reads.
+ */
+export function headerProblem(v: unknown): HeaderProblem | undefined {
+  const bad = (message: string): HeaderProblem => ({ code: 'NO_HEADER', message });
+  if (!isObj(v)) return bad(`header is not a JSON object (got ${v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v})`);
+  if (v.type !== 'session') return bad(`first line is not a session header (type ${JSON.stringify(v.type) ?? 'missing'})`);
+  const alike = lookAlike(v);
+  if (alike) return { code: 'NOT_DSH_SESSION', message: alike };
+  const version = v.version;
+  if (!(Number.isInteger(version) && (version as number) >= 0 && (version as number) <= NEWEST_FORMAT)) {
+    // the harness's own words (session-persistence errors.ts, sessionFormatVersionRefusal) for a newer log
+    const newer = Number.isInteger(version) && (version as number) > NEWEST_FORMAT;
+    const who = typeof v.id === 'string' ? `session ${JSON.stringify(v.id.slice(0, 200))}` : 'this session';
+    return {
+      code: 'UNSUPPORTED_VERSION',
+      message: newer
+        ? `unsupported session format version ${version}: ${who} uses log format v${version}, but this browser reads only v0-v${NEWEST_FORMAT}: the log was written by a newer harness — upgrade dsh-browse to open it`
+        : `unsupported session format version ${JSON.stringify(version) ?? '(missing)'}: this browser reads versions 0 to ${NEWEST_FORMAT}`,
+    };
+  }
+  if (typeof v.id !== 'string' || v.id.length === 0) return bad('header has no string "id"');
+  if (typeof v.createdAt !== 'number' || !Number.isFinite(v.createdAt)) return bad('header has no numeric "createdAt"');
+  if (v.cwd !== undefined && typeof v.cwd !== 'string') return bad('header "cwd" is not a string');
+  if (v.parentSession !== undefined && typeof v.parentSession !== 'string') return bad('header "parentSession" is not a string');
+  if ((version as number) <= 1) {
+    if (v.seedLength !== undefined && !safeUint(v.seedLength)) return bad('header "seedLength" is not a non-negative integer');
+    if (version === 1 && !safeUint(v.delegationDepth)) return { code: 'BAD_HEADER', message: 'format v1 header has no non-negative integer "delegationDepth"' };
+    return undefined;
+  }
+  const p = v2Problem(v, version as number);
+  return p === undefined ? undefined : { code: 'BAD_HEADER', message: p };
+}
+
+/**
+ * The inherited end-seed marker of v2+ logs: `session/end-seed` whose data
+ * says `inherited: true`. The last one marks the cut (its seq = the number of
+ * inherited events); an untagged one (`data: {}`) is an ordinary resume marker.
+ */
+export const isInheritedEndSeed = (e: { type: string; data: unknown }): boolean =>
+  e.type === 'session/end-seed' && isObj(e.data) && e.data.inherited === true;
+
+/** The seed cut is marked by an event (v2+), not by the header's seedLength (v0/v1). */
+export const seedByMarker = (h: { version: number }): boolean => h.version >= 2;
+
+/**
+ * A generation file whose name names another version than its header (the
+ * harness: "session generation filename identifies vF, but its header
+ * identifies vH", session-persistence-jsonl readGenerationHeader).
+ */
+export function generationMismatch(nameVersion: number | undefined, headerVersion: number): string | undefined {
+  if (nameVersion === undefined || nameVersion === headerVersion) return undefined;
+  return `session generation filename identifies v${nameVersion}, but its header identifies v${headerVersion}`;
+}

@@ -1,0 +1,74 @@
+// Generations: one session folder may hold a file per format generation
+// (session.jsonl, session.v3.jsonl, session.v4.jsonl.zstd: a migration keeps
+// the source beside its output). The harness opens the numerically highest
+// canonical generation and never falls back to an older one, even when the
+// highest is refused (session-persistence-jsonl, see FORMATS.md §1). So the
+// index keeps exactly one session per folder: the highest generation is read
+// and live; older ones are only listed (their bytes are never read, so a
+// damaged older generation is ignored, as the harness ignores it).
+import path from 'node:path';
+import { generationOf } from '../session/generation-name.js';
+
+/** The generation files known in each folder, by folder: file -> generation number. */
+export type GenerationMap = Map<string, Map<string, number>>;
+
+/** Higher generation first; between a plain and a zstd file of one generation, by name. */
+const byGeneration = (a: [string, number], b: [string, number]): number => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
+/** The current (highest) generation of `dir`, or undefined when none is known. */
+export function currentGeneration(gens: GenerationMap, dir: string): string | undefined {
+  const m = gens.get(dir);
+  if (!m || m.size === 0) return undefined;
+  let best: [string, number] | undefined;
+  for (const e of m) if (!best || byGeneration(e, best) < 0) best = e;
+  return best![0];
+}
+
+/** Records `file` when its name is a generation name; returns its folder's current generation (undefined: not a generation file). */
+export function registerGeneration(gens: GenerationMap, file: string): string | undefined {
+  const n = generationOf(path.basename(file));
+  if (n === undefined) return undefined;
+  const dir = path.dirname(file);
+  let m = gens.get(dir);
+  if (!m) gens.set(dir, (m = new Map()));
+  m.set(file, n);
+  return currentGeneration(gens, dir);
+}
+
+/** Forgets `file` (deleted); returns its folder's current generation afterwards (undefined when none is left). */
+export function forgetGeneration(gens: GenerationMap, file: string): string | undefined {
+  const dir = path.dirname(file);
+  const m = gens.get(dir);
+  if (!m) return undefined;
+  m.delete(file);
+  if (m.size === 0) gens.delete(dir);
+  return currentGeneration(gens, dir);
+}
+
+/** The other generation files beside `file`, highest first (empty when it has none). */
+export function siblingGenerations(gens: GenerationMap, file: string): string[] {
+  const m = gens.get(path.dirname(file));
+  if (!m) return [];
+  return [...m].filter(([f]) => f !== file).sort(byGeneration).map(([f]) => f);
+}
+
+/**
+ * Order for the files of one folder: generation files highest first (so a
+ * scan reads the current one and only lists the older), then the rest by name.
+ */
+export function compareInFolder(a: string, b: string): number {
+  const ga = generationOf(path.basename(a));
+  const gb = generationOf(path.basename(b));
+  if (ga !== undefined && gb !== undefined && ga !== gb) return gb - ga;
+  if (ga !== undefined && gb === undefined) return -1;
+  if (gb !== undefined && ga === undefined) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Sorted paths, each folder's generation files highest first. */
+export function compareSessionPaths(a: string, b: string): number {
+  const da = path.dirname(a);
+  const db = path.dirname(b);
+  if (da !== db) return a < b ? -1 : a > b ? 1 : 0;
+  return compareInFolder(a, b);
+}
