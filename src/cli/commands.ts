@@ -11,7 +11,7 @@ import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { stateOf } from '../session/log-facts.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
 import type { Session } from '../session/session.js';
-import { allDiagnostics, type RootIndex } from '../storage/load-root.js';
+import { allDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
 import { layoutLineage, renderLineageText } from '../view/lineage-layout.js';
 import { lineageNodes } from '../view/lineage-model.js';
 import { usageForListing } from './session-usage.js';
@@ -44,6 +44,8 @@ export function rootRefusals(): (s: Session) => string | undefined {
 export interface ResumeContext {
   sameId?: readonly Session[];
   rootRefusal?: string;
+  /** older generation files beside the session's current one (generations.ts), highest first */
+  older?: readonly string[];
 }
 
 export function sessionSummary(s: Session, parent?: ParentLink, ctx: ResumeContext = {}) {
@@ -61,6 +63,9 @@ export function sessionSummary(s: Session, parent?: ParentLink, ctx: ResumeConte
     ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
     kind: s.kind,
     era: eraOf(s),
+    // the harness's log format version (0-4), and the generation files of its folder when there are several
+    format: h.version,
+    ...(ctx.older?.length ? { generations: { current: s.file, older: [...ctx.older] } } : {}),
     ...(h.origin !== undefined ? { origin: h.origin } : {}),
     ...(h.delegationDepth !== undefined ? { delegationDepth: h.delegationDepth } : {}),
     ...(h.agentPreset !== undefined ? { agentPreset: h.agentPreset } : {}),
@@ -86,7 +91,7 @@ export function cmdList(index: RootIndex, out: Out): number {
   if (out.json) {
     const parents = resolveParents(sessions);
     const refusal = rootRefusals();
-    const summary = (s: Session) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s) });
+    const summary = (s: Session) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s), older: olderGenerations(index, s.file) });
     out.write(JSON.stringify({ sessions: sessions.map(summary), diagnostics }, null, 2) + '\n');
     return 0;
   }
@@ -196,12 +201,12 @@ export function cmdFork(index: RootIndex, source: () => Session, at: number | un
   try {
     const src = source();
     const child = index.store.fork({ source: src, boundary: at, sessionId: id });
-    const c = { id: child.id, file: child.file, parentSession: child.parentSession!, seedLength: child.seedLength!, ...(child.cwd !== undefined ? { cwd: child.cwd } : {}), era: eraOf(child) };
+    const c = { id: child.id, file: child.file, parentSession: child.parentSession!, seedLength: child.seedLength!, ...(child.cwd !== undefined ? { cwd: child.cwd } : {}), era: eraOf(child), format: child.header.version };
     const resume = resumeCommand(child);
     if (out.json) out.write(JSON.stringify({ child: c, resume: resume.command }, null, 2) + '\n');
     else
       out.write(
-        `forked ${cell(src.id)} at seedLength ${c.seedLength} -> ${cell(c.id)}\n  ${cell(c.file, 200)}\n` +
+        `forked ${cell(src.id)} at seedLength ${c.seedLength} -> ${cell(c.id)} (format v${c.format})\n  ${cell(c.file, 200)}\n` +
           `continue it in the harness: ${cell(resume.shell, 400)}\n`,
       );
     return 0;
@@ -219,7 +224,7 @@ export function cmdLineage(index: RootIndex, out: Out): number {
     const sessions = index.store.list();
     const parents = resolveParents(sessions);
     const refusal = rootRefusals();
-    const nodes = sessions.map((s) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s) }));
+    const nodes = sessions.map((s) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s), older: olderGenerations(index, s.file) }));
     out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, ambiguous: layout.ambiguous, cycles: layout.cycles }, null, 2) + '\n');
     return 0;
   }

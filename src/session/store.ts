@@ -4,6 +4,7 @@ import { eraOf, type Era } from './era.js';
 import { SessionForkError } from './errors.js';
 import { newChildId } from './ids.js';
 import type { SessionEvent, SessionHeader } from './events.js';
+import { seedByMarker, type FormatVersion } from './formats.js';
 import { safeClone } from './json-safe.js';
 import { emptyFacts, foldEvent, isBoundary } from './log-facts.js';
 import { Session, type LogState } from './session.js';
@@ -23,6 +24,8 @@ export interface CreateOptions {
   meta?: Partial<SessionForkMeta>;
   /** rc8: header with delegationDepth (0, as rc.8's own fork) and a session/end-seed marker after the seed */
   era?: Era;
+  /** the format version to write (the parent's: a v3 parent gets a v3 child); default 0 */
+  version?: FormatVersion;
 }
 
 export interface SessionForkSeed {
@@ -51,7 +54,7 @@ export interface SessionPersistence {
    * `parent`/`seedLength` allow copying the seed bytes from the parent's file.
    * Throws SessionForkError (SESSION_ALREADY_EXISTS, WRITE_FAILED).
    */
-  write(header: SessionHeader, seed: readonly SessionEvent[], parent?: Session): Session;
+  write(header: SessionHeader, seed: readonly SessionEvent[], parent?: Session, inherited?: number): Session;
 }
 
 const quote = (id: string) => JSON.stringify(id);
@@ -152,12 +155,25 @@ export class SessionStore {
       if (!e || typeof e.type !== 'string' || e.seq !== i)
         throw new SessionForkError('INVALID_SEED', `seed event ${i} is not a valid event with seq ${i}`);
     });
-    const header: SessionHeader = { type: 'session', version: 0, id, createdAt: Date.now() };
+    const version = opts.version ?? 0;
+    const header: SessionHeader = { type: 'session', version, id, createdAt: Date.now() };
     const meta = opts.meta ?? {};
     if (meta.cwd !== undefined) header.cwd = meta.cwd;
     if (meta.parentSession !== undefined) header.parentSession = meta.parentSession;
-    if (meta.seedLength !== undefined) header.seedLength = meta.seedLength;
-    if (opts.era === 'rc8') {
+    const inherited = meta.seedLength;
+    if (seedByMarker(header)) {
+      // v2+ (core/session fork.ts buildForkSeed): isSeeded, delegationDepth 0 and no origin for a plain
+      // fork, and the cut marked by session/end-seed {inherited: true} at seq = the inherited count,
+      // stamped with the time of the boundary event.
+      header.isSeeded = inherited !== undefined;
+      header.delegationDepth = 0;
+      if (inherited !== undefined) {
+        const prefix = seed.slice(0, inherited);
+        const time = prefix.at(-1)?.time ?? Date.now();
+        seed = [...prefix, { type: 'session/end-seed', seq: inherited, time, data: { inherited: true } }, ...seed.slice(inherited).map((e, i) => ({ ...e, seq: inherited + 1 + i }))];
+      }
+    } else if (inherited !== undefined) header.seedLength = inherited;
+    if (opts.era === 'rc8' && !seedByMarker(header)) {
       // As rc.8's own fork: origin and agentPreset are not carried over, delegationDepth is 0,
       // and a seeded session marks where its seed ended (unless the seed already ends with the marker).
       header.delegationDepth = 0;
@@ -165,7 +181,7 @@ export class SessionStore {
         seed = [...seed, { type: 'session/end-seed', seq: seed.length, time: Date.now(), data: {} }];
     }
     // In memory the child owns a deep clone; on disk it reloads from its own file.
-    const child = this.persistence ? this.persistence.write(header, seed, parent) : memorySession(header, structuredClone(seed) as SessionEvent[]);
+    const child = this.persistence ? this.persistence.write(header, seed, parent, inherited) : memorySession(header, structuredClone(seed) as SessionEvent[]);
     if (parent) child.forkedFrom = SessionStore.keyOf(parent);
     this.add(child);
     return child;
@@ -271,7 +287,7 @@ export class SessionStore {
     const { src, meta } = this.prepare(opts.source, opts.boundary, opts.sessionId);
     const id = opts.sessionId ?? this.freshId(src);
     const seed = this.readEvents(src).slice(0, meta.seedLength);
-    return this.create(id, { seed, meta, era: eraOf(src) }, src);
+    return this.create(id, { seed, meta, era: eraOf(src), version: src.header.version }, src);
   }
 
   /** The source's events; an I/O error (file gone, unreadable) becomes READ_FAILED. */
@@ -294,6 +310,8 @@ export class SessionStore {
 /** A session that lives only in memory (no persistence configured). */
 export function memorySession(header: SessionHeader, events: readonly SessionEvent[]): Session {
   const facts = emptyFacts();
+  if (header.version >= 1) facts.rc8Rule = true;
+  if (seedByMarker(header)) facts.seedMarker = header.isSeeded ? 'seeded' : 'unseeded';
   for (const e of events) foldEvent(facts, e);
   const log: LogState = {
     facts,

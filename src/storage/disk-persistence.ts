@@ -9,6 +9,8 @@ import { writeNewSessionFile, type NewFileBody } from './atomic-writer.js';
 import { SessionForkError } from '../session/errors.js';
 import { usesRc8Rule } from '../session/era.js';
 import { encodeId } from './id-encoding.js';
+import { generationOf } from '../session/generation-name.js';
+import { seedByMarker } from '../session/formats.js';
 import { childPath, invalidIdReason, layoutOf, rc8RootOf, type ChildTarget } from './layout.js';
 import { readLog } from './session-file.js';
 import { isCompressedLog, readZstdText, zstdTextLength } from './zstd-log.js';
@@ -58,8 +60,10 @@ export function mixedEncoding(root: string): { odd: string; oddSuffix: string; o
       if (!s.isDirectory()) continue;
       for (const f of list(path.join(root, project.name, s.name))) {
         const p = path.join(root, project.name, s.name, f.name);
-        if (f.name === 'session.jsonl') plain ??= p;
-        else if (f.name === 'session.jsonl.zstd') zstd ??= p;
+        // every generation name counts (session.jsonl, session.v4.jsonl.zstd, ...): a root has one encoding
+        if (generationOf(f.name) === undefined) continue;
+        if (f.name.endsWith('.zstd')) zstd ??= p;
+        else plain ??= p;
       }
       if (plain && zstd) return { odd: plain, oddSuffix: '.jsonl', other: zstd, otherSuffix: '.jsonl.zstd' };
     }
@@ -70,14 +74,17 @@ export function mixedEncoding(root: string): { odd: string; oddSuffix: string; o
 /**
  * Header keys in the order the harness writes them: the RFC era's
  * type, version, id, createdAt, cwd?, parentSession?, seedLength?; rc.8 goes on
- * with origin?, delegationDepth, agentPreset?. Absent keys are left out.
+ * with origin?, delegationDepth, agentPreset?; v2-v4 put isSeeded where
+ * seedLength was. Absent keys are left out.
  */
 export function headerLine(h: SessionHeader): string {
-  const { type, version, id, createdAt, cwd, parentSession, seedLength, origin, delegationDepth, agentPreset, ...rest } = h;
+  const { type, version, id, createdAt, cwd, parentSession, seedLength, isSeeded, origin, delegationDepth, agentPreset, ...rest } = h;
   const o: Record<string, unknown> = { type, version, id, createdAt };
   if (cwd !== undefined) o.cwd = cwd;
   if (parentSession !== undefined) o.parentSession = parentSession;
   if (seedLength !== undefined) o.seedLength = seedLength;
+  // v2+ (the v1-to-v2 codec's encodeHeader, kept by v3 and v4): isSeeded between parentSession and origin
+  if (isSeeded !== undefined) o.isSeeded = isSeeded;
   if (origin !== undefined) o.origin = origin;
   if (delegationDepth !== undefined) o.delegationDepth = delegationDepth;
   if (agentPreset !== undefined) o.agentPreset = agentPreset;
@@ -109,7 +116,7 @@ export class DiskPersistence implements SessionPersistence {
   constructor(readonly root: string) {}
 
   target(id: string, parent?: Session): ChildTarget {
-    if (parent?.file) return childPath(parent.file, id, parent.cwd, isCompressedLog(parent.file));
+    if (parent?.file) return childPath(parent.file, id, parent.cwd, isCompressedLog(parent.file), parent.header.version);
     return { dir: this.root, file: path.join(this.root, encodeId(id) + '.jsonl'), harness: false };
   }
 
@@ -140,22 +147,26 @@ export class DiskPersistence implements SessionPersistence {
     }
   }
 
-  write(header: SessionHeader, seed: readonly SessionEvent[], parent?: Session): Session {
+  write(header: SessionHeader, seed: readonly SessionEvent[], parent?: Session, inherited?: number): Session {
     const { dir, file } = this.target(header.id, parent);
     const zstd = isCompressedLog(file);
     const body: NewFileBody = { header: headerLine(header), zstd };
-    // The inherited events are copied as the parent wrote them; what the child adds (rc.8's end-seed marker) follows.
-    const n = header.seedLength !== undefined && header.seedLength <= seed.length ? header.seedLength : seed.length;
+    // The inherited events are copied as the parent wrote them; what the child adds (the end-seed marker) follows.
+    const cut = inherited ?? header.seedLength;
+    const n = cut !== undefined && cut <= seed.length ? cut : seed.length;
     const copy = parent ? seedByteRange(parent, n) : undefined;
     const own = seed.slice(copy ? n : 0);
     if (copy && parent?.file && isCompressedLog(parent.file)) body.copyBytes = readZstdText(parent.file).text.subarray(copy.start, copy.end);
     else if (copy) body.copy = copy;
     if (own.length > 0) body.lines = own.map((e) => JSON.stringify(e));
     writeNewSessionFile(dir, file, header.id, body);
-    const isPrefix = parent !== undefined && header.seedLength === n && (n === 0 || isBoundary(parent.facts, n - 1));
+    const marker = seedByMarker(header) ? (header.isSeeded ? 'seeded' : 'unseeded') : undefined;
+    const isPrefix = parent !== undefined && cut === n && (n === 0 || isBoundary(parent.facts, n - 1));
     let facts: LogFacts;
     if (isPrefix) {
-      facts = prefixFacts(parent.facts, seed, n, n);
+      // v2+: the prefix has no cut of its own yet; the child's marker (its first own event) sets it
+      facts = prefixFacts(parent.facts, seed, n, marker ? undefined : n);
+      if (marker) facts.seedMarker = marker;
       for (const e of seed.slice(n)) foldEvent(facts, e);
     } else {
       facts = foldAll(seed, header.seedLength);
@@ -163,6 +174,7 @@ export class DiskPersistence implements SessionPersistence {
         facts = emptyFacts();
         facts.rc8Rule = true;
         if (header.seedLength !== undefined) facts.seedFrom = header.seedLength;
+        if (marker) facts.seedMarker = marker;
         for (const e of seed) foldEvent(facts, e);
       }
     }

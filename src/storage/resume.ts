@@ -2,6 +2,7 @@
 // resuming it. Pure: no I/O, only the session's header, facts and file path.
 import path from 'node:path';
 import { eraOf } from '../session/era.js';
+import { NEWEST_FORMAT } from '../session/formats.js';
 import type { Session } from '../session/session.js';
 import { encodeSegment } from './id-encoding.js';
 import { layoutOf, rc8ProjectFolder, rc8RootOf } from './layout.js';
@@ -29,11 +30,11 @@ export function resumeVerdict(
   const h = s.header;
   const era = eraOf(s);
   const file = s.file;
-  if (h.version !== 0) return no(`format version ${String(h.version)}: the harness reads version 0 only`);
+  if (!(Number.isInteger(h.version) && h.version >= 0 && h.version <= NEWEST_FORMAT)) return no(`format version ${String(h.version)}: the current harness reads versions 0 to ${NEWEST_FORMAT}`);
   if (!file) return no('not written to disk');
   const layout = layoutOf(file);
   if (era === 'rc8') {
-    if (layout !== 'rc8-harness') return no('not in an rc.8 root: dsh --resume looks for <root>/--<project>--/<id>/session.jsonl');
+    if (layout !== 'rc8-harness') return no(`not in a harness root: dsh --resume looks for <root>/--<project>--/<id>/${h.version === 0 ? 'session.jsonl' : `session.v${h.version}.jsonl`}`);
     if (!safeInt(h.delegationDepth)) return no('rc.8 header has no delegationDepth: rc.8 reads it as "first line is not a session header"');
     if (!safeInt(h.createdAt)) return no('createdAt is not a non-negative safe integer');
     if (h.origin !== undefined && h.origin !== 'subagent') return no('origin must be "subagent" when present');
@@ -51,6 +52,9 @@ export function resumeVerdict(
     // The RFC-era loader looks for <encoded id>.jsonl in every bucket folder of the root.
     if (path.basename(file) !== encodeSegment(s.id) + '.jsonl') return no(`file name is not the encoded id (${encodeSegment(s.id)}.jsonl): dsh --resume cannot find it`);
   }
+  // v2+ seed rules (session-format-v1-to-v2 .. v3-to-v4): the harness refuses a broken cut
+  if (s.facts.seedMarker === 'seeded' && s.facts.seedFrom === undefined && s.facts.events > 0) return no('isSeeded is true but no session/end-seed {"inherited":true} marks the cut');
+  if (s.facts.strayInheritedMarker !== undefined) return no(`an inherited session/end-seed (seq ${s.facts.strayInheritedMarker}) in a log whose header says isSeeded false`);
   if (s.facts.damagedBeforeTurnEnd !== undefined)
     return no(`a damaged line or seq gap precedes the turn/end at line ${s.facts.damagedBeforeTurnEnd}: corrupt committed region`);
   return { resumable: true };

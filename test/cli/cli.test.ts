@@ -44,7 +44,7 @@ function json(...args: string[]): { code: number; body: any; stderr: string } {
 }
 
 const SUMMARY_KEYS = new Set([
-  'id', 'file', 'parentSession', 'parentFile', 'parentAmbiguous', 'seedLength', 'cwd', 'kind', 'era', 'origin', 'delegationDepth', 'agentPreset', 'resumable', 'resumeReason',
+  'id', 'file', 'parentSession', 'parentFile', 'parentAmbiguous', 'seedLength', 'cwd', 'kind', 'era', 'format', 'generations', 'origin', 'delegationDepth', 'agentPreset', 'resumable', 'resumeReason',
   'createdAt', 'events', 'turns', 'state', 'forkable', 'lastEventType', 'lastEventTime', 'title', 'diagnostics', 'usage',
 ]);
 function checkSummary(s: any): void {
@@ -251,7 +251,7 @@ describe('dsh-browse CLI', () => {
       const { code, body } = json('fork', '--dir', dir, '--session', 'fix-flaky-retry-test', '--at', String(firstEnd), '--id', 'cli-child');
       expect(code).toBe(0);
       expect(Object.keys(body)).toEqual(['child', 'resume']);
-      expect(body.child).toEqual({ id: 'cli-child', file: path.join(dir, 'cli-child.jsonl'), parentSession: 'fix-flaky-retry-test', seedLength: firstEnd + 1, cwd: header.cwd, era: 'rfc' });
+      expect(body.child).toEqual({ id: 'cli-child', file: path.join(dir, 'cli-child.jsonl'), parentSession: 'fix-flaky-retry-test', seedLength: firstEnd + 1, cwd: header.cwd, era: 'rfc', format: 0 });
       expect(body.resume).toBe('dsh --resume=cli-child');
       const child = plainRead(body.child.file);
       expect(child.header).toMatchObject({ type: 'session', version: 0, id: 'cli-child', parentSession: 'fix-flaky-retry-test', seedLength: firstEnd + 1 });
