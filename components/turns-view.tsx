@@ -1,3 +1,4 @@
+import path from 'node:path';
 // The Turns view: the selected session's turn tree with fork boundaries, a
 // detail pane and the model-history toggle. Renders only the visible window.
 // Presentational: its cursor, expansion and toggles live in the app state.
@@ -98,15 +99,15 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 
 const STATE_BADGES = { empty: { text: 'empty', color: 'gray' }, 'at-boundary': { text: 'at boundary', color: 'green' }, 'open-turn': { text: 'open turn', color: 'yellow' } } as const;
 
-function headerSegments(session: Session, history: { upTo: number; entries: number } | undefined, duplicates = 0): Segment[] {
+function headerSegments(session: Session, history: { upTo: number; entries: number } | undefined, duplicates = 0, older: readonly string[] = []): Segment[] {
   const badge = session.gone ? ({ text: 'file deleted', color: 'red' } as const) : STATE_BADGES[session.state];
   const out: Segment[] = [{ text: clip(session.id, 80), bold: true }, { text: '  ' }, { text: `[${badge.text}]`, color: badge.color, bold: true }];
   if (duplicates > 1) out.push({ text: `  [DUPLICATE_ID: ${duplicates} sessions share this id]`, color: 'yellow', bold: true });
   if (session.kind === 'fork') out.push({ text: `  ${session.header.origin === 'subagent' ? 'subagent fork of' : 'inherited from'} ${clip(session.parentSession, 80)}, seedLength ${session.seedLength}`, color: 'cyan' });
   else if (session.kind === 'spawn') out.push({ text: `  spawned by ${clip(session.parentSession, 80)}`, color: 'cyan' });
-  // rc.8 header facts the harness shows
+  // rc.8 header facts the harness shows, the log format (v0-v4) and the older generations kept beside this one
   const h = session.header;
-  const rc8 = [h.origin !== undefined ? `origin ${clip(h.origin, 20)}` : '', typeof h.delegationDepth === 'number' ? `depth ${h.delegationDepth}` : '', h.agentPreset !== undefined ? `preset ${clip(h.agentPreset, 30)}` : ''].filter(Boolean);
+  const rc8 = [h.version > 0 ? `format v${h.version}` : '', older.length ? `older: ${older.map((f) => clip(path.basename(f), 40)).join(', ')}` : '', h.origin !== undefined ? `origin ${clip(h.origin, 20)}` : '', typeof h.delegationDepth === 'number' ? `depth ${h.delegationDepth}` : '', h.agentPreset !== undefined ? `preset ${clip(h.agentPreset, 30)}` : ''].filter(Boolean);
   if (rc8.length) out.push({ text: `  · ${rc8.join(' · ')}`, dim: true });
   if (history) out.push({ text: `  · model history up to seq ${history.upTo}: ${history.entries} entries (t: tree)`, color: 'magenta', bold: true });
   else {
@@ -165,7 +166,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
 
   const search = state.turnSearch?.key === state.selection ? state.turnSearch : undefined;
   const duplicates = world.items.filter((i) => i.id === session.id).length;
-  lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length } : undefined, duplicates)} />);
+  lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length } : undefined, duplicates, world.olderGenerations(session))} />);
   visible.rows.forEach((row, i) => {
     const isSel = visible.top + i === sel.index;
     let segs = rowSegments(row, gutter, isSel, search && !search.editing ? search.seqs : undefined, data.divergence?.seq);

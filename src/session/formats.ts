@@ -117,3 +117,38 @@ export function generationMismatch(nameVersion: number | undefined, headerVersio
   if (nameVersion === undefined || nameVersion === headerVersion) return undefined;
   return `session generation filename identifies v${nameVersion}, but its header identifies v${headerVersion}`;
 }
+
+/**
+ * The v4 event inventory (the harness's historical-formats v4 list, FORMATS.md
+ * §5). v2 and v3 logs use the same names but for the v4-only
+ * developer/message, and v2 spells the PTC dispatch tool/code-dispatch*
+ * (renamed by session-format-v2-to-v3).
+ */
+const V4_TYPES = [
+  'agent-preset/selected', 'agent/inbox/spliced', 'approval/asked', 'approval/decided', 'approval/policy', 'assistant/attempt',
+  'assistant/message', 'command/run', 'command/done', 'compaction/start', 'compaction/summary', 'compaction/prune', 'compaction/end',
+  'deliverables/presented', 'developer/message', 'feedback/message-delete', 'feedback/message-put', 'feedback/record', 'goal/change',
+  'hook/invoked', 'hook/result', 'image/offload', 'llm/retry', 'llm/retry-started', 'model/selection', 'permission/preset', 'plan/mode',
+  'request/context', 'request/header', 'sandbox/mode', 'schedule/change', 'session-log-deepseek/delivery-accepted', 'session/end-seed',
+  'session/title', 'session/title-llm-request', 'step/start', 'step/end', 'subagent/catalog', 'subagent/descriptor',
+  'subagent/model-selection-policy', 'system/message', 'team/member', 'team/message/delivered', 'team/message/queued', 'team/task',
+  'todo/write', 'tool-workflow/run-start', 'tool-workflow/run-end', 'tool-workflow/agent-start', 'tool-workflow/agent-end', 'tool/call',
+  'tool/ptc-dispatch-start', 'tool/ptc-dispatch', 'tool/result', 'turn/start', 'turn/end', 'user/message',
+  'web/deepseek-search-llm-request', 'workspace/changes',
+];
+const V4_SET = new Set(V4_TYPES);
+const V3_SET = new Set(V4_TYPES.filter((t) => t !== 'developer/message'));
+const V2_SET = new Set([...[...V3_SET].filter((t) => !t.startsWith('tool/ptc-dispatch') && t !== 'system/message'), 'tool/code-dispatch-start', 'tool/code-dispatch']);
+
+/**
+ * Why the current harness refuses an event of a v2+ log by its type, or
+ * undefined: a type outside the version's vocabulary is admitted only when
+ * the row says `ignorable: true` (kept opaque); otherwise the whole log is
+ * refused (session-format-v3-to-v4 README, "unknown required events").
+ */
+export function unknownEventReason(version: number, type: string, ignorable: unknown): string | undefined {
+  if (version < 2 || ignorable === true) return undefined;
+  const known = version === 2 ? V2_SET : version === 3 ? V3_SET : V4_SET;
+  if (known.has(type)) return undefined;
+  return `event type ${JSON.stringify(type.slice(0, 100))} is not in the v${version} vocabulary and not marked "ignorable": true: the harness refuses this log`;
+}

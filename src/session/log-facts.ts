@@ -37,6 +37,8 @@ export interface LogFacts {
    * session/end-seed marker must (seeded) or must not (unseeded) be there.
    */
   seedMarker?: 'seeded' | 'unseeded';
+  /** v2+: line of the first event whose type the harness does not know (not ignorable): it refuses the log */
+  unknownEventLine?: number;
   /** seq of an inherited end-seed marker in an unseeded v2+ log (the harness refuses it) */
   strayInheritedMarker?: number;
   titleInherited?: boolean;

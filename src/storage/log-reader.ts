@@ -3,7 +3,7 @@
 // final line without "\n" is pending (an append in progress), never an error.
 import { isUtf8 } from 'node:buffer';
 import { checkHeader, expandRow, isHeaderProblem, type SessionEvent, type SessionHeader } from '../session/events.js';
-import { generationMismatch, seedByMarker, type HeaderProblem } from '../session/formats.js';
+import { generationMismatch, seedByMarker, unknownEventReason, type HeaderProblem } from '../session/formats.js';
 import { generationOf } from '../session/generation-name.js';
 import { emptyFacts, foldEvent, type LogFacts } from '../session/log-facts.js';
 import { usesRc8Rule } from '../session/era.js';
@@ -206,6 +206,16 @@ export class LogReader {
     for (const rows of recovered) this.accept(rows, lineNo, absStart, absEnd);
   }
 
+  /** v2+: an unknown event type without ignorable: true makes the harness refuse the log; said once per type. */
+  private vocabulary(version: number, ev: SessionEvent, lineNo: number): void {
+    const why = unknownEventReason(version, ev.type, ev.ignorable);
+    if (why === undefined || this.unknownTypes.has(ev.type) || this.unknownTypes.size >= 20) return;
+    this.unknownTypes.add(ev.type);
+    this.facts.unknownEventLine ??= lineNo;
+    this.diag('error', 'UNKNOWN_EVENT', why, lineNo);
+  }
+  private readonly unknownTypes = new Set<string>();
+
   private refuse(message: string, line: number, code: HeaderProblem['code'] | 'NOT_A_STORED_LOG' = 'NO_HEADER'): void {
     this.refused = message;
     this.diag('error', code, message, line);
@@ -226,7 +236,9 @@ export class LogReader {
     // The harness refuses (corrupt committed region) a log whose damage precedes a turn/end.
     if (this.facts.damagedBeforeTurnEnd === undefined && this.firstAnomaly <= absStart && (first !== this.nextSeq || this.firstAnomaly < absStart) && rows.some((e) => e.type === 'turn/end'))
       this.facts.damagedBeforeTurnEnd = lineNo;
+    const version = this.header?.version ?? 0;
     for (const ev of rows) {
+      if (version >= 2) this.vocabulary(version, ev, lineNo);
       foldEvent(this.facts, ev);
       if (this.opts.retain) {
         this.events.push(ev);

@@ -14,7 +14,7 @@ import { isSessionForkError, SessionForkError } from '../session/errors.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
 import type { Session } from '../session/session.js';
 import { SessionStore } from '../session/store.js';
-import { diagnosticCount, type RootIndex } from '../storage/load-root.js';
+import { diagnosticCount, olderGenerations, type RootIndex } from '../storage/load-root.js';
 import { layoutLineage, type LineageLayout } from './lineage-layout.js';
 import { lineageNodes } from './lineage-model.js';
 import { listItemOf, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from './session-list.js';
@@ -56,6 +56,8 @@ export interface World {
   readonly scope?: ProjectScope;
   /** Why `dsh --resume` would refuse the session, or undefined when it would resume it. */
   resumeRefusal(session: Session): string | undefined;
+  /** older generation files beside the session's current one (listed, never read), highest first */
+  olderGenerations(session: Session): readonly string[];
   /** the lineage graph with the subtrees of `collapsed` (keys) hidden */
   lineage(collapsed?: ReadonlySet<string>): LineageLayout;
   turns(session: Session): TurnsData;
@@ -208,6 +210,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     filterSearching: (filter) => opts.filterAnswers?.text === filter && searching(opts.filterAnswers),
     scope: opts.scope,
     resumeRefusal: (s) => verdict(s),
+    olderGenerations: (s) => olderGenerations(index, s.file),
     problems: () => (opts.base ? opts.base.problems() : problemRowsNow()),
     lineage(collapsed = NONE) {
       if (opts.base) return opts.base.lineage(collapsed);

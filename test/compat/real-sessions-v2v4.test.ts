@@ -3,10 +3,11 @@
 // files by the harness's rules (FORMATS.md §1-§4), never from our reader.
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { auditSessions } from '../../src/session/audit.js';
 import { allDiagnostics, loadRootSync, olderGenerations } from '../../src/storage/load-root.js';
-import { REPO } from '../support/fixtures.js';
+import { resumeVerdict } from '../../src/storage/resume.js';
+import { cleanupTmp, REPO, tmpDir } from '../support/fixtures.js';
 
 const V2V4 = path.join(REPO, 'test', 'fixtures', 'real-sessions-v2v4');
 const WS = path.join(V2V4, 'zdsh-vfs-workspace');
@@ -38,6 +39,8 @@ function plainBoundaries(events: Row[]): number[] {
   }
   return out;
 }
+
+afterAll(cleanupTmp);
 
 const SESSIONS = ['preview-showcase', 'preview-architecture-review', 'preview-follow-up-builder'];
 
@@ -105,13 +108,35 @@ describe('later v0 logs (knyazev741) and the complete v4 log', () => {
     for (const s of idx.store.list()) expect(s.header.version).toBe(0);
   });
 
-  it('the complete v4 log (no cwd, under _no-cwd) reads as a v4 session', () => {
+  it('the complete v4 log (no cwd, under _no-cwd) reads as a v4 session; its plugin events (not ignorable) are what the harness refuses it for', () => {
     const dir = path.join(V2V4, 'v4-complete');
     const idx = loadRootSync(dir);
     const s = idx.store.get('legacy-sdk-history')!;
     expect(s.header).toEqual({ type: 'session', version: 4, id: 'legacy-sdk-history', createdAt: 1790787873424, isSeeded: false, delegationDepth: 0 });
     expect(s.kind).toBe('root');
-    expect(s.length).toBe(6);
+    const { events } = plain(s.file!);
+    expect(s.length).toBe(events.length);
+    // plain check: the types outside the v4 inventory, none marked ignorable
+    const foreign = [...new Set(events.map((e) => e.type))].filter((t) => t.startsWith('roleplay/'));
+    expect(foreign).toEqual(['roleplay/opened', 'roleplay/requested', 'roleplay/settled']);
+    expect(events.every((e: any) => e.ignorable === undefined)).toBe(true);
+    expect(s.diagnostics.map((d) => [d.code, d.line])).toEqual(foreign.map((t) => ['UNKNOWN_EVENT', 2 + events.findIndex((e) => e.type === t)]));
+    expect(resumeVerdict(s, [s]).resumable).toBe(false);
+  });
+
+  it('the same log with every plugin row marked ignorable: true is admitted (kept opaque), as the harness admits it', () => {
+    const dir = tmpDir('dsh-v4-');
+    const src = path.join(V2V4, 'v4-complete', 'char-pub__char-harness');
+    const file = fs.readdirSync(src, { recursive: true }).map(String).find((f) => f.endsWith('session.v4.jsonl'))!;
+    const lines = fs.readFileSync(path.join(src, file), 'utf8').split('\n');
+    const marked = lines.map((l) => (l.includes('"roleplay/') ? JSON.stringify({ ...JSON.parse(l), ignorable: true }) : l)).join('\n');
+    const out = path.join(dir, '_no-cwd', 'legacy-sdk-history', 'session.v4.jsonl');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, marked);
+    const idx = loadRootSync(dir);
+    const s = idx.store.get('legacy-sdk-history')!;
+    expect(s.diagnostics).toEqual([]);
+    expect(resumeVerdict(s, [s])).toEqual({ resumable: true });
   });
 });
 
