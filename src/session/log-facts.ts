@@ -37,6 +37,11 @@ export interface LogFacts {
    * session/end-seed marker must (seeded) or must not (unseeded) be there.
    */
   seedMarker?: 'seeded' | 'unseeded';
+  /**
+   * v2+: seq of the first step/end or turn/end reached with a tool call still
+   * unanswered (the harness refuses such a log: assertReleasedV4Relationships).
+   */
+  unresolvedCallSeq?: number;
   /** v2+: line of the first event whose type the harness does not know (not ignorable): it refuses the log */
   unknownEventLine?: number;
   /** seq of an inherited end-seed marker in an unseeded v2+ log (the harness refuses it) */
@@ -96,7 +101,11 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
       f.openTurn = typeof e.data?.turn === 'number' ? e.data.turn : f.turns;
       f.pendingCalls = 0;
       break;
+    case 'step/end':
+      if (f.seedMarker !== undefined && f.pendingCalls > 0) f.unresolvedCallSeq ??= e.seq;
+      break;
     case 'turn/end':
+      if (f.seedMarker !== undefined && f.pendingCalls > 0) f.unresolvedCallSeq ??= e.seq;
       f.openTurn = null;
       f.sawTurnEnd = true;
       f.lastReason = endReason(e);

@@ -9,15 +9,30 @@
 import path from 'node:path';
 import { generationOf } from '../session/generation-name.js';
 
-/** The generation files known in each folder, by folder: file -> generation number. */
-export type GenerationMap = Map<string, Map<string, number>>;
+/**
+ * The generation files known in each folder, by folder. Nearly every folder
+ * holds one, so that case is the file's path itself (a Map per session would
+ * cost ~250 bytes each at 100,000 sessions); two or more: file -> generation.
+ */
+export type GenerationMap = Map<string, string | Map<string, number>>;
+
+const numberOf = (file: string): number => generationOf(path.basename(file)) ?? -1;
+
+/** The folder's generation files as a map (a single file expanded). */
+function entries(gens: GenerationMap, dir: string): Map<string, number> | undefined {
+  const v = gens.get(dir);
+  if (v === undefined) return undefined;
+  return typeof v === 'string' ? new Map([[v, numberOf(v)]]) : v;
+}
 
 /** Higher generation first; between a plain and a zstd file of one generation, by name. */
 const byGeneration = (a: [string, number], b: [string, number]): number => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
 /** The current (highest) generation of `dir`, or undefined when none is known. */
 export function currentGeneration(gens: GenerationMap, dir: string): string | undefined {
-  const m = gens.get(dir);
+  const v = gens.get(dir);
+  if (typeof v === 'string') return v;
+  const m = v;
   if (!m || m.size === 0) return undefined;
   let best: [string, number] | undefined;
   for (const e of m) if (!best || byGeneration(e, best) < 0) best = e;
@@ -29,26 +44,32 @@ export function registerGeneration(gens: GenerationMap, file: string): string | 
   const n = generationOf(path.basename(file));
   if (n === undefined) return undefined;
   const dir = path.dirname(file);
-  let m = gens.get(dir);
-  if (!m) gens.set(dir, (m = new Map()));
+  const v = gens.get(dir);
+  if (v === undefined || v === file) {
+    gens.set(dir, file);
+    return file;
+  }
+  const m = entries(gens, dir)!;
   m.set(file, n);
+  gens.set(dir, m);
   return currentGeneration(gens, dir);
 }
 
 /** Forgets `file` (deleted); returns its folder's current generation afterwards (undefined when none is left). */
 export function forgetGeneration(gens: GenerationMap, file: string): string | undefined {
   const dir = path.dirname(file);
-  const m = gens.get(dir);
+  const m = entries(gens, dir);
   if (!m) return undefined;
   m.delete(file);
   if (m.size === 0) gens.delete(dir);
+  else gens.set(dir, m.size === 1 ? [...m.keys()][0] : m);
   return currentGeneration(gens, dir);
 }
 
 /** The other generation files beside `file`, highest first (empty when it has none). */
 export function siblingGenerations(gens: GenerationMap, file: string): string[] {
   const m = gens.get(path.dirname(file));
-  if (!m) return [];
+  if (m === undefined || typeof m === 'string') return [];
   return [...m].filter(([f]) => f !== file).sort(byGeneration).map(([f]) => f);
 }
 
@@ -71,4 +92,10 @@ export function compareSessionPaths(a: string, b: string): number {
   const db = path.dirname(b);
   if (da !== db) return a < b ? -1 : a > b ? 1 : 0;
   return compareInFolder(a, b);
+}
+
+/** Is `file` a generation file the map knows? */
+export function knowsGeneration(gens: GenerationMap, file: string): boolean {
+  const v = gens.get(path.dirname(file));
+  return v === file || (typeof v === 'object' && v.has(file));
 }

@@ -7,7 +7,7 @@ import { SessionStore } from '../session/store.js';
 import { DiskPersistence } from './disk-persistence.js';
 import { sessionFromRead, startReadLog, type FileStat } from './session-file.js';
 import { listSessionFiles, probe, type Skip } from './walk.js';
-import { currentGeneration, forgetGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
+import { currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
 import { NotAFileError, errorText, openRegular } from './open-file.js';
 
 export interface FileEntry extends FileStat {
@@ -107,7 +107,7 @@ function listOlderGeneration(index: RootIndex, file: string): void {
  * the next highest becomes the session (read now). Returns that file, if any.
  */
 export function dropGeneration(index: RootIndex, file: string): string | undefined {
-  if (!index.generations.get(path.dirname(file))?.has(file)) return undefined;
+  if (!knowsGeneration(index.generations, file)) return undefined;
   const wasCurrent = currentGeneration(index.generations, path.dirname(file)) === file;
   const next = forgetGeneration(index.generations, file);
   if (!wasCurrent || next === undefined) return undefined;

@@ -54,6 +54,7 @@ export function resumeVerdict(
   }
   // v2+ seed rules (session-format-v1-to-v2 .. v3-to-v4): the harness refuses a broken cut
   if (s.facts.seedMarker === 'seeded' && s.facts.seedFrom === undefined && s.facts.events > 0) return no('isSeeded is true but no session/end-seed {"inherited":true} marks the cut');
+  if (s.facts.unresolvedCallSeq !== undefined) return no(`a tool call is still unanswered at the step or turn end at seq ${s.facts.unresolvedCallSeq}: the harness refuses the log`);
   if (s.facts.unknownEventLine !== undefined) return no(`line ${s.facts.unknownEventLine} has an event type the v${h.version} harness does not know and that is not marked ignorable`);
   if (s.facts.strayInheritedMarker !== undefined) return no(`an inherited session/end-seed (seq ${s.facts.strayInheritedMarker}) in a log whose header says isSeeded false`);
   if (s.facts.damagedBeforeTurnEnd !== undefined)

@@ -237,3 +237,65 @@ describe('generations: one session per folder, the highest generation current', 
     expect(fs.existsSync(path.join(root, PROJ, 'x'))).toBe(false);
   });
 });
+
+describe('v4 rules beyond the header', () => {
+  const v4 = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+  const H = { type: 'session', version: 4, id: 'live', createdAt: 1, cwd: '/w', isSeeded: false, delegationDepth: 0 };
+  const turn = (t: number, seq: number, withResult = true) => [
+    { type: 'turn/start', seq, time: seq, data: { turn: t } },
+    { type: 'step/start', seq: seq + 1, time: seq, data: { turn: t, step: 1 } },
+    { type: 'tool/call', seq: seq + 2, time: seq, data: { turn: t, step: 1, callId: `c${t}`, name: 'bash', arguments: '{}' } },
+    ...(withResult ? [{ type: 'tool/result', seq: seq + 3, time: seq, data: { turn: t, step: 1, message: { role: 'tool', source: { kind: 'tool', callId: `c${t}` }, toolCallId: `c${t}`, content: [{ type: 'text', text: 'ok' }] } }, surfaceOp: 'append' }] : []),
+    { type: 'step/end', seq: seq + (withResult ? 4 : 3), time: seq, data: { turn: t, step: 1 } },
+    { type: 'turn/end', seq: seq + (withResult ? 5 : 4), time: seq, data: { turn: t, reason: { kind: 'completed' } } },
+  ];
+
+  it('a tool call still unanswered at its step/end: shown, but the harness would refuse to resume it (and the audit names the call)', () => {
+    const root = tmpDir('dsh-v4-');
+    const file = path.join(root, '--w--', 'live', 'session.v4.jsonl');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, v4([H, ...turn(1, 0, false)]));
+    const idx = loadRootSync(root);
+    const s = idx.store.get('live')!;
+    expect(s.state).toBe('at-boundary');
+    expect(resumeVerdict(s, [s])).toEqual({ resumable: false, reason: 'a tool call is still unanswered at the step or turn end at seq 3: the harness refuses the log' });
+    expect(auditSessions([s]).map((f) => f.code)).toEqual(['UNANSWERED_TOOL_CALL']);
+    fs.writeFileSync(file, v4([H, ...turn(1, 0, true)]));
+    const ok = loadRootSync(root).store.get('live')!;
+    expect(resumeVerdict(ok, [ok])).toEqual({ resumable: true });
+  });
+
+  it.each([false, ...(hasZstd ? [true] : [])])('live follow of a growing v4 log (compressed: %s): each appended turn is read as it lands', async (zstd) => {
+    const root = tmpDir('dsh-v4-');
+    const file = path.join(root, '--w--', 'live', zstd ? 'session.v4.jsonl.zstd' : 'session.v4.jsonl');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const first = v4([H, ...turn(1, 0)]);
+    fs.writeFileSync(file, zstd ? zstdFrames(first) : first);
+    const idx = loadRootSync(root);
+    const f = followRoot(idx, { forcePolling: true, pollIntervalMs: 20 });
+    try {
+      expect(idx.store.get('live')!.facts.turns).toBe(1);
+      const more = turn(2, 6).map((r) => JSON.stringify(r)).join('\n') + '\n';
+      // one more frame (compressed) or plain lines, appended to the same file
+      fs.appendFileSync(file, zstd ? execFileSync('zstd', ['-q', '--check', '-c'], { input: more }) : more);
+      await new Promise<void>((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error('append not applied in time')), 20_000);
+        const check = () => {
+          if (idx.store.get('live')?.facts.turns === 2) {
+            clearTimeout(deadline);
+            unsub();
+            resolve();
+          }
+        };
+        const unsub = idx.store.subscribe(check);
+        check();
+      });
+      const s = idx.store.get('live')!;
+      expect(s.length).toBe(12);
+      expect(s.facts.boundaries.at(-1)).toBe(11);
+      expect(s.diagnostics).toEqual([]);
+    } finally {
+      f.close();
+    }
+  });
+});
