@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { followRoot, type Follower } from '../../src/storage/follow.js';
 import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
 import { readLog } from '../../src/storage/session-file.js';
+import { until } from '../support/until-store.js';
 
 const made: string[] = [];
 const tmp = () => {
@@ -60,39 +61,6 @@ function runWriter(file: string, payload: Buffer, seed: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['-e', script, file, payloadFile], { stdio: 'inherit' });
     p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`writer exited ${code}`))));
-  });
-}
-
-/**
- * Resolves once `pred` holds, checked now and after every store emit (the
- * follower emits once per applied batch): it waits on the follower's own
- * event, not on a timer. The deadline, far above the expected time, only
- * turns a follower that never catches up into a failure.
- */
-function until(index: RootIndex, pred: () => boolean, ms = 20_000): Promise<void> {
-  let failed: unknown;
-  // A listener runs inside the follower's emit: it must not throw into it (a
-  // session is briefly absent while it is re-read).
-  const holds = () => {
-    try {
-      return pred();
-    } catch (e) {
-      failed = e;
-      return false;
-    }
-  };
-  return new Promise((resolve, reject) => {
-    if (holds()) return resolve();
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`timed out waiting for the follower${failed ? ` (last check: ${String(failed)})` : ''}`));
-    }, ms);
-    const off = index.store.subscribe(() => {
-      if (!holds()) return;
-      off();
-      clearTimeout(timer);
-      resolve();
-    });
   });
 }
 

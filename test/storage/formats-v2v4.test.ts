@@ -12,6 +12,7 @@ import { resumeVerdict } from '../../src/storage/resume.js';
 import { readZstdText } from '../../src/storage/zstd-log.js';
 import { cleanupTmp, copyDir, REPO, tmpDir } from '../support/fixtures.js';
 import { hasZstd, zstdFrames } from '../support/real-roots.js';
+import { until } from '../support/until-store.js';
 import { logV3toV4 } from '../support/v3-to-v4.js';
 
 const WS = path.join(REPO, 'test', 'fixtures', 'real-sessions-v2v4', 'zdsh-vfs-workspace');
@@ -203,19 +204,7 @@ describe('generations: one session per folder, the highest generation current', 
     const idx = loadRootSync(root);
     const f = followRoot(idx, { forcePolling: true, pollIntervalMs: 20 });
     try {
-      const applied = (pred: () => boolean) =>
-        new Promise<void>((resolve, reject) => {
-          const deadline = setTimeout(() => reject(new Error('not applied in time')), 20_000);
-          const check = () => {
-            if (pred()) {
-              clearTimeout(deadline);
-              unsub();
-              resolve();
-            }
-          };
-          const unsub = idx.store.subscribe(check);
-          check();
-        });
+      const applied = (pred: () => boolean) => until(idx, pred);
       write(dir, 'session.v4.jsonl', logV3toV4(v3('preview-showcase')));
       await applied(() => idx.store.get('preview-showcase')?.file === path.join(dir, 'session.v4.jsonl'));
       expect(idx.store.size).toBe(1);
@@ -278,18 +267,7 @@ describe('v4 rules beyond the header', () => {
       const more = turn(2, 6).map((r) => JSON.stringify(r)).join('\n') + '\n';
       // one more frame (compressed) or plain lines, appended to the same file
       fs.appendFileSync(file, zstd ? execFileSync('zstd', ['-q', '--check', '-c'], { input: more }) : more);
-      await new Promise<void>((resolve, reject) => {
-        const deadline = setTimeout(() => reject(new Error('append not applied in time')), 20_000);
-        const check = () => {
-          if (idx.store.get('live')?.facts.turns === 2) {
-            clearTimeout(deadline);
-            unsub();
-            resolve();
-          }
-        };
-        const unsub = idx.store.subscribe(check);
-        check();
-      });
+      await until(idx, () => idx.store.get('live')?.facts.turns === 2);
       const s = idx.store.get('live')!;
       expect(s.length).toBe(12);
       expect(s.facts.boundaries.at(-1)).toBe(11);
