@@ -119,8 +119,9 @@ export function generationMismatch(nameVersion: number | undefined, headerVersio
 }
 
 /**
- * The v4 event inventory (the harness's historical-formats v4 list, FORMATS.md
- * §5). v2 and v3 logs use the same names but for the v4-only
+ * The v4 event inventory: KNOWN_SESSION_EVENT_TYPES of the harness's
+ * packages/core/session/src/known-event-types.ts (zsagi1368/deepseek-harness-zDSH
+ * @1dd6c6a3), which the v4 row admission checks; FORMATS.md §5 lists the same. v2 and v3 logs use the same names but for the v4-only
  * developer/message, and v2 spells the PTC dispatch tool/code-dispatch*
  * (renamed by session-format-v2-to-v3).
  */
@@ -130,7 +131,7 @@ const V4_TYPES = [
   'deliverables/presented', 'developer/message', 'feedback/message-delete', 'feedback/message-put', 'feedback/record', 'goal/change',
   'hook/invoked', 'hook/result', 'image/offload', 'llm/retry', 'llm/retry-started', 'model/selection', 'permission/preset', 'plan/mode',
   'request/context', 'request/header', 'sandbox/mode', 'schedule/change', 'session-log-deepseek/delivery-accepted', 'session/end-seed',
-  'session/title', 'session/title-llm-request', 'step/start', 'step/end', 'subagent/catalog', 'subagent/descriptor',
+  'session/title', 'session/title-llm-request', 'slots/dispatch', 'step/start', 'step/end', 'subagent/catalog', 'subagent/descriptor',
   'subagent/model-selection-policy', 'system/message', 'team/member', 'team/message/delivered', 'team/message/queued', 'team/task',
   'todo/write', 'tool-workflow/run-start', 'tool-workflow/run-end', 'tool-workflow/agent-start', 'tool-workflow/agent-end', 'tool/call',
   'tool/ptc-dispatch-start', 'tool/ptc-dispatch', 'tool/result', 'turn/start', 'turn/end', 'user/message',
