@@ -87,6 +87,18 @@ function firstLine(s: string): string {
   return (i < 0 ? t : t.slice(0, i)).trim();
 }
 
+/**
+ * A user/message a person typed: later harnesses also put runtime context,
+ * skill catalogs, compaction checkpoints and coordinator notes in user
+ * messages, marked by their source kind (v4: runtime-context, skill-catalog,
+ * compact-checkpoint, plugin:…). Only a person's prompt names a session.
+ */
+function isHumanPrompt(e: SessionEvent): boolean {
+  const d = e.data;
+  const src = d?.source ?? d?.message?.source;
+  return !(typeof src === 'object' && src !== null && typeof src.kind === 'string' && src.kind !== 'user');
+}
+
 /** Folds one event (already seq-checked) into the facts. Mutates `f`. */
 export function foldEvent(f: LogFacts, e: SessionEvent): void {
   if (f.seedMarker !== undefined && e.type === 'session/end-seed' && isInheritedEndSeed(e)) markSeedCut(f, e.seq);
@@ -118,7 +130,7 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
       if (f.pendingCalls > 0) f.pendingCalls--;
       break;
     case 'user/message':
-      if (f.sessionTitle === undefined && (f.title === undefined || f.titleInherited)) {
+      if (f.sessionTitle === undefined && (f.title === undefined || f.titleInherited) && isHumanPrompt(e)) {
         const t = firstLine(contentText(e.data?.content ?? e.data?.message?.content));
         const inherited = f.seedFrom !== undefined && e.seq < f.seedFrom;
         if (t && (f.title === undefined || !inherited)) {

@@ -254,6 +254,15 @@ describe('v4 rules beyond the header', () => {
     expect(resumeVerdict(ok, [ok])).toEqual({ resumable: true });
   });
 
+  it("the title is a person's prompt: runtime context, skill catalogs and other non-user sources in user/message are not", () => {
+    const root = tmpDir('dsh-v4-');
+    const file = path.join(root, '--w--', 'live', 'session.v4.jsonl');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const msg = (seq: number, kind: string, text: string) => ({ type: 'user/message', seq, time: seq, data: { role: 'user', content: [{ type: 'text', text }], source: { kind } }, surfaceOp: 'append' });
+    fs.writeFileSync(file, v4([H, { type: 'turn/start', seq: 0, time: 0, data: { turn: 1 } }, msg(1, 'runtime-context', 'Current runtime context.'), msg(2, 'skill-catalog', 'Skills: a, b'), msg(3, 'user', 'Fix the flaky test'), { type: 'turn/end', seq: 4, time: 4, data: { turn: 1, reason: { kind: 'completed' } } }]));
+    expect(loadRootSync(root).store.get('live')!.facts.title).toBe('Fix the flaky test');
+  });
+
   it.each([false, ...(hasZstd ? [true] : [])])('live follow of a growing v4 log (compressed: %s): each appended turn is read as it lands', async (zstd) => {
     const root = tmpDir('dsh-v4-');
     const file = path.join(root, '--w--', 'live', zstd ? 'session.v4.jsonl.zstd' : 'session.v4.jsonl');
