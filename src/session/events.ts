@@ -116,3 +116,15 @@ export function endReason(e: SessionEvent): string {
   if (typeof r === 'string') return r;
   return '?';
 }
+
+/**
+ * A user/message a person typed: later harnesses also put runtime context,
+ * skill catalogs, compaction checkpoints and coordinator notes in user
+ * messages, marked by their source kind (v4: runtime-context, skill-catalog,
+ * compact-checkpoint, plugin:…). Only a person's prompt names a session.
+ */
+export function isHumanPrompt(e: SessionEvent): boolean {
+  const d = e.data;
+  const src = d?.source ?? d?.message?.source;
+  return !(typeof src === 'object' && src !== null && typeof src.kind === 'string' && src.kind !== 'user');
+}

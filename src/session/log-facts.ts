@@ -1,6 +1,6 @@
 // The incremental fold that every view of a log shares: a full load and a
 // live append run the same code, so a followed session equals a fresh load.
-import { contentText, endReason, type SessionEvent } from './events.js';
+import { contentText, endReason, isHumanPrompt, type SessionEvent } from './events.js';
 import { isInheritedEndSeed } from './formats.js';
 import { emptyUsage as noUsage } from './usage.js';
 import { emptyUsage, foldSessionUsage, type SessionUsage } from './usage.js';
@@ -85,18 +85,6 @@ function firstLine(s: string): string {
   const t = s.trim();
   const i = t.indexOf('\n');
   return (i < 0 ? t : t.slice(0, i)).trim();
-}
-
-/**
- * A user/message a person typed: later harnesses also put runtime context,
- * skill catalogs, compaction checkpoints and coordinator notes in user
- * messages, marked by their source kind (v4: runtime-context, skill-catalog,
- * compact-checkpoint, plugin:…). Only a person's prompt names a session.
- */
-function isHumanPrompt(e: SessionEvent): boolean {
-  const d = e.data;
-  const src = d?.source ?? d?.message?.source;
-  return !(typeof src === 'object' && src !== null && typeof src.kind === 'string' && src.kind !== 'user');
 }
 
 /** Folds one event (already seq-checked) into the facts. Mutates `f`. */

@@ -1,6 +1,6 @@
 // Replay: the turn tree (turn -> steps -> messages, tool calls with their
 // results, other events in place) and the model history (DOMAIN.md §5).
-import { contentText, endReason, isSurfaceType, messageOf, type SessionEvent } from './events.js';
+import { contentText, endReason, isHumanPrompt, isSurfaceType, messageOf, type SessionEvent } from './events.js';
 // Event data is hostile input: JSON.stringify, String() and `${}` recurse and
 // overflow the stack on values nested ~10,000+ deep (a file can hold 100,000).
 // Every data value becomes text through textOf / safeStringify, which never do.
@@ -166,7 +166,8 @@ export function buildTurnTree(events: readonly SessionEvent[]): TreeNode[] {
         continue;
       }
     }
-    const role = MESSAGE_TYPES[e.type];
+    // a user message the harness added (runtime context, skill catalog, ...) is context, not the person's prompt
+    const role = e.type === 'user/message' && !isHumanPrompt(e) ? 'context' : MESSAGE_TYPES[e.type];
     if (role) {
       const msg = messageOf(e);
       const text = contentText(msg.content);

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditSessions } from '../../src/session/audit.js';
+import { buildTurnTree } from '../../src/session/replay.js';
 import { followRoot } from '../../src/storage/follow.js';
 import { allDiagnostics, loadRootSync, olderGenerations } from '../../src/storage/load-root.js';
 import { resumeVerdict } from '../../src/storage/resume.js';
@@ -260,7 +261,12 @@ describe('v4 rules beyond the header', () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const msg = (seq: number, kind: string, text: string) => ({ type: 'user/message', seq, time: seq, data: { role: 'user', content: [{ type: 'text', text }], source: { kind } }, surfaceOp: 'append' });
     fs.writeFileSync(file, v4([H, { type: 'turn/start', seq: 0, time: 0, data: { turn: 1 } }, msg(1, 'runtime-context', 'Current runtime context.'), msg(2, 'skill-catalog', 'Skills: a, b'), msg(3, 'user', 'Fix the flaky test'), { type: 'turn/end', seq: 4, time: 4, data: { turn: 1, reason: { kind: 'completed' } } }]));
-    expect(loadRootSync(root).store.get('live')!.facts.title).toBe('Fix the flaky test');
+    const s = loadRootSync(root).store.get('live')!;
+    expect(s.facts.title).toBe('Fix the flaky test');
+    // in the turn tree they are context rows, and the turn's prompt is the person's
+    const [turn] = buildTurnTree(s.events) as any[];
+    expect(turn.prompt).toBe('Fix the flaky test');
+    expect(turn.children.map((n: any) => n.role)).toEqual(['context', 'context', 'user']);
   });
 
   it.each([false, ...(hasZstd ? [true] : [])])('live follow of a growing v4 log (compressed: %s): each appended turn is read as it lands', async (zstd) => {
