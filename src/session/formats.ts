@@ -29,7 +29,7 @@ const V2_KEYS = new Set(['type', 'version', 'id', 'createdAt', 'cwd', 'parentSes
  */
 function lookAlike(v: Record<string, unknown>): string | undefined {
   if (v.createdAt === undefined && v.timestamp !== undefined) {
-    const keys = Object.keys(v).slice(0, 8).join(', ');
+    const keys = Object.keys(v).slice(0, 8).map((k) => (k.length > 40 ? k.slice(0, 40) + '…' : k)).join(', '); // keys come from the file: bounded
     return `not a dsh session: its "type":"session" header has no createdAt (keys: ${keys}), as another agent's log does`;
   }
   return undefined;

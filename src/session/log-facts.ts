@@ -2,7 +2,6 @@
 // live append run the same code, so a followed session equals a fresh load.
 import { contentText, endReason, isHumanPrompt, type SessionEvent } from './events.js';
 import { isInheritedEndSeed } from './formats.js';
-import { emptyUsage as noUsage } from './usage.js';
 import { emptyUsage, foldSessionUsage, type SessionUsage } from './usage.js';
 
 export type SessionState = 'empty' | 'at-boundary' | 'open-turn';
@@ -157,7 +156,7 @@ function markSeedCut(f: LogFacts, seq: number): void {
   f.seedFrom = seq;
   const { inherited: _i, own: _o, ...total } = f.usage;
   f.usage.inherited = { ...total, ...(total.models ? { models: [...total.models] } : {}) };
-  f.usage.own = noUsage();
+  f.usage.own = emptyUsage();
   if (f.title !== undefined && f.sessionTitle === undefined) f.titleInherited = true;
 }
 

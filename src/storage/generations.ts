@@ -86,14 +86,6 @@ export function compareInFolder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Sorted paths, each folder's generation files highest first. */
-export function compareSessionPaths(a: string, b: string): number {
-  const da = path.dirname(a);
-  const db = path.dirname(b);
-  if (da !== db) return a < b ? -1 : a > b ? 1 : 0;
-  return compareInFolder(a, b);
-}
-
 /** Is `file` a generation file the map knows? */
 export function knowsGeneration(gens: GenerationMap, file: string): boolean {
   const v = gens.get(path.dirname(file));

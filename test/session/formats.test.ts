@@ -1,6 +1,6 @@
 // Per-version rules that are not about files: the event vocabulary of v2-v4.
 import { describe, expect, it } from 'vitest';
-import { unknownEventReason } from '../../src/session/formats.js';
+import { headerProblem, unknownEventReason } from '../../src/session/formats.js';
 
 describe('event vocabulary (v2+: unknown types only when ignorable)', () => {
   it.each([
@@ -19,5 +19,13 @@ describe('event vocabulary (v2+: unknown types only when ignorable)', () => {
     const why = unknownEventReason(version, type, ignorable);
     expect(why !== undefined).toBe(refused);
     if (why) expect(why).toMatch(new RegExp(`not in the v${version} vocabulary`));
+  });
+});
+
+describe("another agent's header", () => {
+  it('is NOT_DSH_SESSION, and its keys (from the file) are named only up to a bound', () => {
+    const p = headerProblem({ type: 'session', version: 3, id: 's', timestamp: '2026-01-01', ['k'.repeat(10_000)]: 1 });
+    expect(p?.code).toBe('NOT_DSH_SESSION');
+    expect(p!.message.length).toBeLessThan(300);
   });
 });
