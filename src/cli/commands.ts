@@ -4,7 +4,7 @@ import { eraOf } from '../session/era.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
 import { rc8RootRefusal } from '../storage/disk-persistence.js';
 import { layoutOf, rc8RootOf } from '../storage/layout.js';
-import { resumeCommand } from '../session/resume-command.js';
+import { resumeCommand, type ResumeCommand } from '../session/resume-command.js';
 import { resumeVerdict } from '../storage/resume.js';
 import { safeStringify } from '../session/json-safe.js';
 import { resolveParents, type ParentLink } from '../session/lineage.js';
@@ -197,6 +197,13 @@ export function cmdTree(s: Session, out: Out): number {
   return 0;
 }
 
+/** The paste-ready command in full (printable by construction: never cut, a cut command is a wrong one), unless the log's cwd makes it absurdly long. */
+function resumeLine(r: ResumeCommand): string {
+  if (r.refusal) return `no command: ${r.refusal}`;
+  if (r.shell.length <= 8192) return r.shell;
+  return `${r.command} (in its cwd, ${r.cwd!.length} characters long: not printed; \`dsh-browse list --json\` has it)`;
+}
+
 export function cmdFork(index: RootIndex, source: () => Session, at: number | undefined, id: string | undefined, out: Out, err: Out): number {
   try {
     const src = source();
@@ -207,7 +214,7 @@ export function cmdFork(index: RootIndex, source: () => Session, at: number | un
     else
       out.write(
         `forked ${cell(src.id)} at seedLength ${c.seedLength} -> ${cell(c.id)} (format v${c.format})\n  ${cell(c.file, 200)}\n` +
-          `continue it in the harness: ${cell(resume.shell, 400)}\n`,
+          `continue it in the harness: ${resumeLine(resume)}\n`,
       );
     return 0;
   } catch (e) {

@@ -36,6 +36,7 @@ export function resumeKey(s: AppState, cmd: 'copyResume' | 'resume', world: Worl
   if (!session) return withStatus(s, 'no session selected', 'error');
   if (s.ghost) return withStatus(s, `session ${sanitizeInline(session.id)}: its file was deleted; nothing to resume`, 'error');
   const rc = resumeCommand(session);
+  if (rc.refusal) return withStatus(s, `session ${sanitizeInline(session.id)}: ${rc.refusal}`, 'error');
   if (cmd === 'resume') {
     // a harness file dsh --resume would refuse: say why instead of running it
     const why = session.file && fileLayoutOf(session.file) !== 'flat' ? world.resumeRefusal(session) : undefined;
