@@ -23,6 +23,7 @@ import { sanitizeInline } from './view/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
 import { newRootIndex } from './storage/load-root.js';
 import { scanRoot } from './storage/scan.js';
+import { initDecoder } from './storage/zstd-frames.js';
 
 export interface TuiOptions extends Partial<TuiStartOptions> {
   /** follow the root live after the scan (default true) */
@@ -38,6 +39,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     process.stderr.write(`dsh-browse: the browser needs an interactive terminal; for scripts use the headless commands: dsh-browse list --dir ${dir} (see --help)\n`);
     return 2;
   }
+  await initDecoder(); // the WebAssembly zstd decoder, before any session.jsonl.zstd is read (~20 ms)
   const index = newRootIndex(dir);
   index.scan = { done: 0, finished: false };
   let restored = false;

@@ -13,7 +13,7 @@ import { generationOf } from '../session/generation-name.js';
 import { seedByMarker } from '../session/formats.js';
 import { childPath, invalidIdReason, layoutOf, rc8RootOf, type ChildTarget } from './layout.js';
 import { readLog } from './session-file.js';
-import { isCompressedLog, readZstdText, zstdTextLength } from './zstd-log.js';
+import { isCompressedLog, readZstdRange, zstdTextLength } from './zstd-log.js';
 
 /**
  * Why rc.8 refuses a whole root (so no session in it resumes), or undefined:
@@ -156,7 +156,7 @@ export class DiskPersistence implements SessionPersistence {
     const n = cut !== undefined && cut <= seed.length ? cut : seed.length;
     const copy = parent ? seedByteRange(parent, n) : undefined;
     const own = seed.slice(copy ? n : 0);
-    if (copy && parent?.file && isCompressedLog(parent.file)) body.copyBytes = readZstdText(parent.file).text.subarray(copy.start, copy.end);
+    if (copy && parent?.file && isCompressedLog(parent.file)) body.copyBytes = readZstdRange(parent.file, copy.start, copy.end);
     else if (copy) body.copy = copy;
     if (own.length > 0) body.lines = own.map((e) => JSON.stringify(e));
     writeNewSessionFile(dir, file, header.id, body);

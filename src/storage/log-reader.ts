@@ -11,6 +11,8 @@ import { usesRc8Rule } from '../session/era.js';
 import type { Diagnostic } from "../session/diagnostics.js";
 export type { Diagnostic };
 
+/** Diagnostics kept per file; past it one TOO_MANY_DIAGNOSTICS says the rest are not listed. */
+export const MAX_DIAGNOSTICS = 1000;
 /** Lines longer than this are reported and skipped instead of parsed (bounded memory). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 /**
@@ -110,8 +112,16 @@ export class LogReader {
   }
 
   private diag(severity: Diagnostic['severity'], code: string, message: string, line?: number): void {
+    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
+      // a log of millions of bad lines (a compressed bomb makes one cheaply) must not hold a diagnostic per line
+      if (this.unlisted++ === 0)
+        this.diagnostics.push({ file: this.file, line, severity: 'error', code: 'TOO_MANY_DIAGNOSTICS', message: `over ${MAX_DIAGNOSTICS} problems in this file: the rest (from this line on) are not listed` });
+      return;
+    }
     this.diagnostics.push({ file: this.file, line, severity, code, message });
   }
+  /** problems not listed past MAX_DIAGNOSTICS */
+  unlisted = 0;
 
   private anomaly(offset: number): void {
     if (offset < this.firstAnomaly) this.firstAnomaly = offset;

@@ -5,7 +5,7 @@ import { Session, type LogState } from '../session/session.js';
 import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN } from './log-reader.js';
 import { openRegular } from './open-file.js';
 import type { FileState } from './walk.js';
-import { isCompressedLog, readZstdLog } from './zstd-log.js';
+import { isCompressedLog, readZstdLog, startReadZstdLog } from './zstd-log.js';
 
 /** size, inode and mtime: what tells a grown file from a replaced one */
 export type FileStat = FileState;
@@ -132,11 +132,7 @@ export function readLog(file: string, retain: boolean, limit?: number): ReadResu
  * The file stays open until done (or close()).
  */
 export function startReadLog(file: string, retain: boolean, limit?: number): { step(pause?: () => boolean): boolean; result(): ReadResult; close(): void } {
-  if (isCompressedLog(file)) {
-    // a compressed log is decoded in one go (frames are small; the decoder is not resumable mid-frame)
-    const read = readZstdLog(file, retain, limit);
-    return { step: () => true, result: () => read, close: () => {} };
-  }
+  if (isCompressedLog(file)) return startReadZstdLog(file, retain, limit);
   const reader = new LogReader(file, { retain });
   const { fd, st } = openRegular(file);
   const end = limit ?? st.size;

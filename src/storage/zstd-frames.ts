@@ -1,16 +1,19 @@
 // Zstandard container of rc.8's compressed session logs (session.jsonl.zstd):
 // one frame holding the header line, then one frame per durable append batch.
-// Frames are found structurally (RFC 8878 frame and block headers). Node 20
-// has no zstd, and a native addon needs a build step an offline install
-// cannot run, so: zstddec (the reference C decoder compiled to WebAssembly,
-// ~650 MB/s here) once initDecoder() has run (it is async: the headless
-// commands await it; in the browser the first compressed log starts it), and fzstd (pure
-// JavaScript, ~250 MB/s, synchronous) before that and for what zstddec
-// refuses; fzstd's streaming decoder also yields the complete blocks of a
-// torn final frame. We write frames of raw (stored) blocks with the XXH64
-// content checksum: valid zstd that any decoder, the harness's included,
-// reads; not smaller than the text (neither library compresses).
-import { decompress, Decompress } from 'fzstd';
+// This file knows the container: frames and blocks found structurally (RFC
+// 8878 headers, read a few bytes at a time, never the whole file), the two
+// decoders, and the writer. Decoding as a bounded stream is zstd-stream.ts.
+//
+// Node 20 has no zstd, and a native addon needs a build step an offline
+// install cannot run, so: zstddec (the reference C decoder compiled to
+// WebAssembly, ~650 MB/s here) once initDecoder() has run (async: the CLI and
+// the browser await it before reading a root), and fzstd (pure JavaScript,
+// synchronous) before that and for what zstddec refuses. We write frames of
+// raw (stored) blocks with the XXH64 content checksum: valid zstd that any
+// decoder, the harness's included, reads; not smaller than the text (neither
+// library compresses).
+import fs from 'node:fs';
+import { decompress } from 'fzstd';
 import { ZSTDDecoder } from 'zstddec/stream';
 
 let wasm: ZSTDDecoder | undefined;
@@ -31,41 +34,132 @@ export function initDecoder(): Promise<void> {
 }
 
 let wasmOff = false;
-export const wasmDecoderReady = (): boolean => wasm !== undefined && !wasmOff;
+/** The WebAssembly decoder, when it is loaded and not switched off. */
+export const wasmDecoder = (): ZSTDDecoder | undefined => (wasmOff ? undefined : wasm);
+export const wasmDecoderReady = (): boolean => wasmDecoder() !== undefined;
 /** Tests: decode with fzstd only (on = false), or with zstddec when it is loaded. */
 export function useWasmDecoder(on: boolean): void {
   wasmOff = !on;
 }
 
-/**
- * The text of complete frames, as chunks, through zstddec's streaming decoder
- * (one context for all frames). Undefined when it is not ready or the data is
- * bad: its streaming loop does not stop on an error, so a run of empty outputs
- * ends it here and the caller falls back to fzstd.
- */
-function wasmChunks(bytes: Uint8Array): Uint8Array[] | undefined {
-  if (!wasm || wasmOff) return undefined;
-  const out: Uint8Array[] = [];
-  let empty = 0;
-  let total = 0;
-  try {
-    for (const c of wasm.decodeStreaming([bytes])) {
-      if (c.length === 0) {
-        if (++empty > 3) return undefined;
-        continue;
-      }
-      empty = 0;
-      total += c.length;
-      out.push(c);
-    }
-  } catch {
-    return undefined;
-  }
-  return total >= 0 ? out : undefined;
-}
-
 const MAGIC = 0xfd2fb528;
 const MAX_BLOCK = 128 * 1024;
+/**
+ * The largest window a frame may ask for: zstd's own default decoding limit
+ * (ZSTD_WINDOWLOG_LIMIT_DEFAULT, 2^27), which the harness's decoder (Node's
+ * zlib) and the zstd tool keep too. A bigger one is refused before any memory
+ * is taken for it; in a single-segment frame the window is the content size.
+ */
+export const MAX_WINDOW = 1 << 27;
+
+/** Where the bytes come from: a file (positioned reads) or a buffer. */
+export interface ByteSource {
+  readonly size: number;
+  /** up to `len` bytes from `pos` (fewer at the end) */
+  read(pos: number, len: number): Uint8Array;
+}
+
+export const bufferSource = (b: Uint8Array): ByteSource => ({ size: b.length, read: (pos, len) => b.subarray(pos, Math.min(b.length, pos + len)) });
+
+export function fdSource(fd: number, size: number): ByteSource {
+  return {
+    size,
+    read(pos, len) {
+      const n = Math.max(0, Math.min(len, size - pos));
+      const buf = Buffer.allocUnsafe(n);
+      let off = 0;
+      while (off < n) {
+        const got = fs.readSync(fd, buf, off, n - off, pos + off);
+        if (got === 0) break;
+        off += got;
+      }
+      return buf.subarray(0, off);
+    },
+  };
+}
+
+/** Small reads of headers through a 4 KiB page (many small frames share a page). */
+export class HeaderReader {
+  private page: Uint8Array = new Uint8Array(0);
+  private at = 0;
+  readonly size: number;
+  constructor(private readonly src: ByteSource) {
+    this.size = src.size;
+  }
+  /** `n` bytes at `off`, or undefined when the source ends first */
+  bytes(off: number, n: number): Uint8Array | undefined {
+    if (off < this.at || off + n > this.at + this.page.length) {
+      if (off + n > this.src.size) return undefined;
+      this.page = this.src.read(off, Math.max(n, 4096));
+      this.at = off;
+      if (this.page.length < n) return undefined;
+    }
+    return this.page.subarray(off - this.at, off - this.at + n);
+  }
+}
+
+export type FrameInfo =
+  /** a structurally complete frame; `size` when its header says it; `window` the history it needs */
+  | { kind: 'frame'; start: number; end: number; window: number; size?: number }
+  /** the source ends inside this frame (an append in progress, or a crash); `window` once its header is complete */
+  | { kind: 'torn'; start: number; window?: number; size?: number }
+  /** a skippable frame (no text) */
+  | { kind: 'skippable'; start: number; end: number }
+  /** the bytes at `start` are not a zstd frame: everything from there is unreadable */
+  | { kind: 'bad'; start: number; error: string };
+
+const u32 = (b: Uint8Array, o: number) => (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16)) + b[o + 3] * 0x1000000;
+
+/** The frame that starts at `start`, found from its frame and block headers without decoding. */
+export function frameAt(r: HeaderReader, start: number): FrameInfo {
+  const bad = (why: string): FrameInfo => ({ kind: 'bad', start, error: `${why} at byte ${start}` });
+  const magic = r.bytes(start, 4);
+  if (!magic) return { kind: 'torn', start };
+  const m = u32(magic, 0);
+  if (m >>> 4 === 0x184d2a5) {
+    const len = r.bytes(start + 4, 4);
+    if (!len) return { kind: 'torn', start };
+    return { kind: 'skippable', start, end: start + 8 + u32(len, 0) };
+  }
+  if (m !== MAGIC) return bad('not a zstd frame (bad magic number)');
+  const fhdB = r.bytes(start + 4, 1);
+  if (!fhdB) return { kind: 'torn', start };
+  const fhd = fhdB[0];
+  if (fhd & 0x08) return bad('reserved bit set in a zstd frame header');
+  const fcsFlag = fhd >> 6;
+  const single = (fhd & 0x20) !== 0;
+  const checksum = (fhd & 0x04) !== 0;
+  const didBytes = [0, 1, 2, 4][fhd & 3];
+  const fcsBytes = fcsFlag === 0 ? (single ? 1 : 0) : 1 << fcsFlag;
+  const rest = r.bytes(start + 5, (single ? 0 : 1) + didBytes + fcsBytes);
+  if (!rest) return { kind: 'torn', start };
+  const at = rest.length - fcsBytes;
+  const size =
+    fcsBytes === 1 ? rest[at] : fcsBytes === 2 ? rest[at] + (rest[at + 1] << 8) + 256 : fcsBytes === 4 ? u32(rest, at) : fcsBytes === 8 ? u32(rest, at) + u32(rest, at + 4) * 2 ** 32 : undefined;
+  let window: number;
+  if (single) window = size!;
+  else {
+    const wd = rest[0];
+    const base = 2 ** (10 + (wd >> 3));
+    window = base + (base / 8) * (wd & 7);
+  }
+  const head = { start, window, ...(size !== undefined ? { size } : {}) };
+  let off = start + 5 + rest.length;
+  for (;;) {
+    const bh = r.bytes(off, 3);
+    if (!bh) return { kind: 'torn', ...head };
+    const h = bh[0] | (bh[1] << 8) | (bh[2] << 16);
+    off += 3;
+    const type = (h >> 1) & 3;
+    if (type === 3) return bad('reserved block type in a zstd frame');
+    off += type === 1 ? 1 : h >>> 3;
+    if (off > r.size) return { kind: 'torn', ...head };
+    if (h & 1) break;
+  }
+  if (checksum) off += 4;
+  if (off > r.size) return { kind: 'torn', ...head };
+  return { kind: 'frame', end: off, ...head };
+}
 
 export interface FrameScan {
   /** [start, end) of each structurally complete frame, and its content size when the header says it */
@@ -77,147 +171,39 @@ export interface FrameScan {
   badAt?: number;
 }
 
-/** Finds the frames of a concatenated zstd stream without decoding blocks. */
+/** Every frame of a buffer (tests, small inputs). */
 export function scanFrames(buf: Uint8Array): FrameScan {
+  const r = new HeaderReader(bufferSource(buf));
   const frames: FrameScan['frames'] = [];
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  let off = 0;
-  const torn = (start: number): FrameScan => ({ frames, tornStart: start });
-  const bad = (start: number, why: string): FrameScan => ({ frames, error: `${why} at byte ${start}`, badAt: start });
-  while (off < buf.length) {
-    const start = off;
-    if (buf.length - off < 4) return torn(start);
-    if (dv.getUint32(off, true) !== MAGIC) return bad(start, 'not a zstd frame (bad magic number)');
-    off += 4;
-    if (off >= buf.length) return torn(start);
-    const fhd = buf[off++];
-    if (fhd & 0x08) return bad(start, 'reserved bit set in a zstd frame header');
-    const fcsFlag = fhd >> 6;
-    const single = (fhd & 0x20) !== 0;
-    const checksum = (fhd & 0x04) !== 0;
-    const didFlag = fhd & 0x03;
-    const fcsBytes = fcsFlag === 0 ? (single ? 1 : 0) : 1 << fcsFlag;
-    const headerRest = (single ? 0 : 1) + [0, 1, 2, 4][didFlag] + fcsBytes;
-    if (buf.length - off < headerRest) return torn(start);
-    off += headerRest;
-    const fcsAt = off - fcsBytes;
-    const size =
-      fcsBytes === 1 ? buf[fcsAt] : fcsBytes === 2 ? dv.getUint16(fcsAt, true) + 256 : fcsBytes === 4 ? dv.getUint32(fcsAt, true) : fcsBytes === 8 ? Number(dv.getBigUint64(fcsAt, true)) : undefined;
-    for (;;) {
-      if (buf.length - off < 3) return torn(start);
-      const bh = buf[off] | (buf[off + 1] << 8) | (buf[off + 2] << 16);
-      off += 3;
-      const type = (bh >> 1) & 3;
-      if (type === 3) return bad(start, 'reserved block type in a zstd frame');
-      const size = type === 1 ? 1 : bh >>> 3;
-      if (buf.length - off < size) return torn(start);
-      off += size;
-      if (bh & 1) break;
-    }
-    if (checksum) {
-      if (buf.length - off < 4) return torn(start);
-      off += 4;
-    }
-    frames.push(size === undefined ? { start, end: off } : { start, end: off, size });
+  for (let pos = 0; pos < buf.length; ) {
+    const f = frameAt(r, pos);
+    if (f.kind === 'torn') return { frames, tornStart: f.start };
+    if (f.kind === 'bad') return { frames, error: f.error, badAt: f.start };
+    if (f.kind === 'frame') frames.push(f.size === undefined ? { start: f.start, end: f.end } : { start: f.start, end: f.end, size: f.size });
+    pos = f.end;
   }
   return { frames };
 }
 
-export interface DecodedZstd {
-  /** the text of every complete frame, then what a torn final frame yields, in chunks (lines may cross chunks) */
-  chunks: Uint8Array[];
-  /** total bytes of text */
-  length: number;
-  frames: number;
-  /** bytes of the compressed file from the torn frame on (an append in progress, or a crash) */
-  tornBytes: number;
-  /** the first frame is not exactly one line (rc.8 writes the header alone in it) */
-  headerFrameIsOneLine?: boolean;
-  /** the stream is damaged from some point on (bad frame or undecodable block) */
-  error?: string;
-}
-
-const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-
-function decodeRange(buf: Uint8Array, frames: FrameScan['frames'], parts: Uint8Array[]): string | undefined {
-  if (frames.length === 0) return undefined;
-  const region = buf.subarray(frames[0].start, frames[frames.length - 1].end);
-  // Every frame says its size (the usual case for one-shot compression): one call decodes them all.
-  if (wasm && !wasmOff && frames.every((f) => f.size !== undefined)) {
-    const total = frames.reduce((n, f) => n + f.size!, 0);
-    if (total <= 1 << 30) {
-      try {
-        const out = total === 0 ? new Uint8Array(0) : wasm.decode(region, total);
-        if (out.length === total) {
-          parts.push(out);
-          return undefined;
-        }
-      } catch {
-        /* the streaming path, then fzstd, say where it breaks */
-      }
-    }
-  }
-  const fast = wasmChunks(region);
-  if (fast) {
-    parts.push(...fast);
-    return undefined;
-  }
-  try {
-    parts.push(decompress(region));
-    return undefined;
-  } catch {
-    // Find the bad frame: keep every frame before it.
-    for (const f of frames) {
-      try {
-        parts.push(asBuffer(decompress(buf.subarray(f.start, f.end))));
-      } catch (e) {
-        return `zstd frame at byte ${f.start} could not be decoded (${(e as Error).message})`;
-      }
-    }
-    return undefined;
-  }
-}
-
-/** Whatever the complete blocks of a torn frame decode to (possibly nothing). */
-function decodeTorn(bytes: Uint8Array): Buffer {
-  const out: Buffer[] = [];
-  try {
-    const d = new Decompress((chunk) => out.push(Buffer.from(chunk)));
-    d.push(bytes, false);
-  } catch {
-    /* what decoded before the damage is kept */
-  }
-  return Buffer.concat(out);
-}
-
-/** Decodes a compressed session log. Never throws on bad bytes: `error` says where reading stopped. */
-export function decodeZstdLog(buf: Uint8Array): DecodedZstd {
-  const scan = scanFrames(buf);
-  const parts: Uint8Array[] = [];
-  let error = scan.error;
-  let headerFrameIsOneLine: boolean | undefined;
-  if (scan.frames.length > 0) {
-    const first = scan.frames[0];
+/** One-shot decode of whole frames whose sizes are known and small: the text, or undefined when the bytes are bad. */
+export function decodeWhole(bytes: Uint8Array, total: number): Uint8Array | undefined {
+  // The reference decoder's verdict is final (it checks block sizes and checksums; fzstd is lenient with both).
+  const w = wasmDecoder();
+  if (w) {
     try {
-      const head = asBuffer(decompress(buf.subarray(first.start, first.end)));
-      headerFrameIsOneLine = head.length > 0 && head.indexOf(10) === head.length - 1;
-      parts.push(head);
-      error = decodeRange(buf, scan.frames.slice(1), parts) ?? error;
-    } catch (e) {
-      error = `zstd frame at byte 0 could not be decoded (${(e as Error).message})`;
+      const out = total === 0 ? new Uint8Array(0) : w.decode(bytes, total);
+      return out.length === total ? out : undefined;
+    } catch {
+      return undefined;
     }
   }
-  let tornBytes = 0;
-  if (scan.tornStart !== undefined && error === undefined) {
-    tornBytes = buf.length - scan.tornStart;
-    parts.push(decodeTorn(buf.subarray(scan.tornStart)));
+  try {
+    const out = decompress(bytes);
+    return out.length === total ? out : undefined;
+  } catch {
+    return undefined;
   }
-  const length = parts.reduce((n, p) => n + p.length, 0);
-  return { chunks: parts, length, frames: scan.frames.length, tornBytes, headerFrameIsOneLine, ...(error !== undefined ? { error } : {}) };
 }
-
-/** The whole text at once (small files, tests). */
-export const decodedText = (d: DecodedZstd): Buffer => Buffer.concat(d.chunks.map(asBuffer));
 
 // ---- writing: raw-block frames with the XXH64 content checksum -------------
 

@@ -1,72 +1,193 @@
 // Reading a compressed session log (session.jsonl.zstd) through the same
-// LogReader as a plain one: the decoded text is fed line by line, so offsets
-// (eventEnds, consumed) are offsets in the decoded text, and the loader of a
-// compressed session re-decodes the file and cuts the text there.
+// LogReader as a plain one, as a stream: the decoded text is fed line by line
+// with the plain reader's bounds (a line over MAX_LINE_BYTES is skipped in
+// steps without being held, one with no end past MAX_LINE_SCAN gives the file
+// up), and no more than MAX_TEXT of text is decoded at all (ZSTD_TOO_LARGE).
+// Offsets (eventEnds, consumed) are offsets in the decoded text, so the loader
+// of a compressed session re-decodes the file and stops there.
 import fs from 'node:fs';
-import { LogReader } from './log-reader.js';
+import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN } from './log-reader.js';
 import { openRegular } from './open-file.js';
 import type { ReadResult } from './session-file.js';
-import { decodedText, decodeZstdLog, initDecoder, wasmDecoderReady, type DecodedZstd } from './zstd-frames.js';
+import { fdSource, initDecoder, wasmDecoderReady } from './zstd-frames.js';
+import { ZstdTextStream } from './zstd-stream.js';
 
 export const isCompressedLog = (file: string): boolean => file.endsWith('.zstd');
 
-function readDecoded(file: string): { d: DecodedZstd; stat: fs.Stats } {
-  // The first compressed log loads the WebAssembly decoder for the ones after it
-  // (a root without any never loads it); this one goes through fzstd.
-  if (!wasmDecoderReady()) void initDecoder();
-  const { fd, st: stat } = openRegular(file); // never blocks on a FIFO; refuses anything but a regular file
-  try {
-    const buf = Buffer.allocUnsafe(stat.size);
-    let off = 0;
-    while (off < buf.length) {
-      const n = fs.readSync(fd, buf, off, buf.length - off, off);
-      if (n === 0) break;
-      off += n;
+/** The most text a compressed log is decoded to: the plain reader's bound on one line, for the whole file. */
+export const MAX_TEXT = MAX_LINE_SCAN;
+
+/** Feeds a LogReader decoded text piece by piece, holding at most one unfinished line under MAX_LINE_BYTES. */
+class LineFeed {
+  /** decoded offset of the next byte */
+  at = 0;
+  /** the text ran past `end` (a limit, or MAX_TEXT) */
+  cut = false;
+  private parts: Buffer[] = [];
+  private partLen = 0;
+
+  constructor(
+    private readonly reader: LogReader,
+    private readonly end: number,
+  ) {}
+
+  push(text: Uint8Array): boolean {
+    const r = this.reader;
+    let c = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+    if (c.length > this.end - this.at) {
+      c = c.subarray(0, this.end - this.at);
+      this.cut = true;
     }
-    return { d: decodeZstdLog(buf.subarray(0, off)), stat };
+    const base = this.at;
+    this.at += c.length;
+    let i = 0;
+    while (i < c.length) {
+      if (r.skipFrom !== undefined) {
+        const nl = c.indexOf(10, i);
+        if (nl < 0) {
+          r.scanned = this.at;
+          if (this.at - r.skipFrom > MAX_LINE_SCAN) {
+            r.giveUp();
+            return false;
+          }
+          break;
+        }
+        r.skipLine(r.skipFrom, base + nl + 1);
+        i = nl + 1;
+        continue;
+      }
+      if (this.partLen > 0) {
+        const nl = c.indexOf(10, i);
+        if (nl < 0) {
+          this.hold(c.subarray(i));
+          break;
+        }
+        r.feed(Buffer.concat([...this.parts, c.subarray(i, nl + 1)]));
+        this.parts = [];
+        this.partLen = 0;
+        i = nl + 1;
+        continue;
+      }
+      i += r.feed(c.subarray(i));
+      if (i < c.length) this.hold(c.subarray(i));
+      break;
+    }
+    // a log that is not a session (a foreign or broken header) is not decoded further
+    return !this.cut && r.refused === undefined;
+  }
+
+  /** Keeps the start of an unfinished line; past MAX_LINE_BYTES it is skipped to its end instead. */
+  private hold(piece: Buffer): void {
+    this.parts.push(piece);
+    this.partLen += piece.length;
+    if (this.partLen > MAX_LINE_BYTES) {
+      this.reader.startSkip(this.at);
+      this.parts = [];
+      this.partLen = 0;
+    }
+  }
+}
+
+function openSource(file: string): { fd: number; st: fs.Stats; src: ReturnType<typeof fdSource> } {
+  // The first compressed log loads the WebAssembly decoder for the ones after it
+  // (a root without any never loads it); until then fzstd decodes.
+  if (!wasmDecoderReady()) void initDecoder();
+  const { fd, st } = openRegular(file); // never blocks on a FIFO; refuses anything but a regular file
+  return { fd, st, src: fdSource(fd, st.size) };
+}
+
+/**
+ * readZstdLog in steps: step(pause) decodes until done (true) or until
+ * pause() asks to stop between two pieces of text (false: call again).
+ */
+export function startReadZstdLog(
+  file: string,
+  retain: boolean,
+  limit?: number,
+  { maxText = MAX_TEXT }: { maxText?: number } = {},
+): { step(pause?: () => boolean): boolean; result(): ReadResult; close(): void } {
+  const reader = new LogReader(file, { retain });
+  const { fd, st, src } = openSource(file);
+  const feed = new LineFeed(reader, Math.min(limit ?? Infinity, maxText));
+  const stream = new ZstdTextStream(src, (t) => feed.push(t));
+  let open = true;
+  const close = () => {
+    stream.close();
+    if (open) fs.closeSync(fd);
+    open = false;
+  };
+  const finish = () => {
+    close();
+    const here = `compressed byte ${stream.position}`;
+    if (stream.error !== undefined) {
+      reader.diagnostics.push({ file, severity: 'error', code: 'ZSTD_CORRUPT', message: `${stream.error}: the records before it are shown` });
+      if (reader.firstAnomaly > reader.consumed) reader.firstAnomaly = reader.consumed;
+      if (reader.lines === 0 && reader.refused === undefined) reader.refused = stream.error;
+    } else if (feed.cut && limit === undefined && !reader.gaveUp) {
+      if (reader.skipFrom !== undefined) reader.giveUp();
+      else {
+        reader.gaveUp = true;
+        reader.diagnostics.push({ file, severity: 'error', code: 'ZSTD_TOO_LARGE', message: `decodes to more than ${maxText} bytes: the rest is not read (stopped at decoded byte ${feed.at}, ${here})` });
+        if (reader.firstAnomaly > reader.consumed) reader.firstAnomaly = reader.consumed;
+      }
+    }
+  };
+  return {
+    step(pause) {
+      try {
+        if (!stream.step(pause)) return false;
+        finish();
+        return true;
+      } catch (e) {
+        close();
+        throw e;
+      }
+    },
+    result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }, pending: reader.gaveUp ? 0 : feed.at - reader.consumed }),
+    close,
+  };
+}
+
+export function readZstdLog(file: string, retain: boolean, limit?: number, opts?: { maxText?: number }): ReadResult {
+  const r = startReadZstdLog(file, retain, limit, opts);
+  while (!r.step()) {
+    /* no pause: runs to the end */
+  }
+  return r.result();
+}
+
+/** Decodes `file` through `sink` (false stops it), at most MAX_TEXT bytes; the fd is closed after. */
+function decodeFile(file: string, sink: (t: Uint8Array) => boolean): ZstdTextStream {
+  const { fd, src } = openSource(file);
+  try {
+    let n = 0;
+    const s = new ZstdTextStream(src, (t) => sink(t) && (n += t.length) < MAX_TEXT);
+    s.step();
+    return s;
   } finally {
     fs.closeSync(fd);
   }
 }
 
-/** The decoded text of a compressed log (complete frames, then the complete blocks of a torn one). */
-export function readZstdText(file: string): { text: Buffer; stat: fs.Stats; error?: string; tornBytes: number } {
-  const { d, stat } = readDecoded(file);
-  return { text: decodedText(d), stat, error: d.error, tornBytes: d.tornBytes };
+/** The decoded text [start, end) of a compressed log (a fork's verbatim seed; end Infinity: to the end, tests); throws when the file no longer holds it. */
+export function readZstdRange(file: string, start: number, end: number): Buffer {
+  const out: Buffer[] = [];
+  let at = 0;
+  decodeFile(file, (t) => {
+    const from = Math.max(start, at);
+    const to = Math.min(end, at + t.length);
+    if (to > from) out.push(Buffer.from(t.subarray(from - at, to - at)));
+    at += t.length;
+    return at < end;
+  });
+  const text = Buffer.concat(out);
+  if (text.length !== end - start && end !== Infinity) throw new Error(`${file}: the compressed log no longer holds decoded bytes ${start}-${end}`);
+  return text;
 }
 
-export function readZstdLog(file: string, retain: boolean, limit?: number): ReadResult {
-  const reader = new LogReader(file, { retain });
-  const { d, stat } = readDecoded(file);
-  const error = d.error;
-  const end = limit === undefined ? d.length : Math.min(limit, d.length);
-  // Feed chunk by chunk; a line crossing chunks is carried (joined once its end arrives).
-  let pos = 0;
-  let carry: Buffer | undefined;
-  for (const c of d.chunks) {
-    if (pos >= end) break;
-    let chunk = Buffer.from(c.buffer, c.byteOffset, Math.min(c.length, end - pos));
-    pos += chunk.length;
-    if (carry) {
-      const nl = chunk.indexOf(10);
-      if (nl < 0) {
-        carry = Buffer.concat([carry, chunk]);
-        continue;
-      }
-      reader.feed(Buffer.concat([carry, chunk.subarray(0, nl + 1)]));
-      carry = undefined;
-      chunk = chunk.subarray(nl + 1);
-    }
-    const used = reader.feed(chunk);
-    if (used < chunk.length) carry = Buffer.from(chunk.subarray(used));
-  }
-  if (error !== undefined) {
-    reader.diagnostics.push({ file, severity: 'error', code: 'ZSTD_CORRUPT', message: `${error}: the records before it are shown` });
-    if (reader.firstAnomaly > reader.consumed) reader.firstAnomaly = reader.consumed;
-  }
-  if (reader.lines === 0 && error !== undefined && reader.refused === undefined) reader.refused = error;
-  return { reader, stat: { size: stat.size, ino: stat.ino, mtimeMs: stat.mtimeMs }, pending: end - reader.consumed };
+/** The decoded text length of a compressed log (a live child's consumed bytes), up to MAX_TEXT. */
+export function zstdTextLength(file: string): number {
+  let n = 0;
+  decodeFile(file, (t) => ((n += t.length), true));
+  return Math.min(n, MAX_TEXT);
 }
-
-/** The decoded text length of a compressed log (a live child's consumed bytes). */
-export const zstdTextLength = (file: string): number => readDecoded(file).d.length;
