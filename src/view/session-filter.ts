@@ -7,7 +7,7 @@
 // once to what is known and grows as answers arrive; the selection, a key,
 // stays where it is.
 import { isEventTerm, type Query } from '../session/query.js';
-import { hasEventTerms, sessionMeta, sessionTermsMatch } from '../session/search.js';
+import { containsWord, hasEventTerms, sessionMeta, sessionTermsMatch } from '../session/search.js';
 import type { FilterAnswer } from '../session/search-index.js';
 import type { Session } from '../session/session.js';
 import type { SessionListItem } from './session-list.js';
@@ -27,8 +27,8 @@ export const searching = (a: FilterAnswers | undefined): boolean => a !== undefi
 function nameMatch(q: Query, item: SessionListItem): boolean {
   const events = q.terms.filter(isEventTerm);
   if (events.length === 0 || events.some((t) => t.negated || t.kind !== 'text')) return false;
-  const hay = [item.id, item.title ?? '', item.cwd ?? ''].join('\n').toLocaleLowerCase();
-  return events.every((t) => t.kind === 'text' && hay.includes(t.value.toLocaleLowerCase()));
+  const hay = [item.id, item.title ?? '', item.cwd ?? ''].join('\n');
+  return events.every((t) => t.kind === 'text' && containsWord(hay, t.value));
 }
 
 /** The items the query keeps, with the event match count of each where known. */
