@@ -6,7 +6,7 @@
 // its events are known to match, with its match count. So the list narrows at
 // once to what is known and grows as answers arrive; the selection, a key,
 // stays where it is.
-import { isEventTerm, type Query } from '../session/query.js';
+import { isEventTerm, isQueryError, parseQuery, queryErrorLine, type Query } from '../session/query.js';
 import { containsWord, hasEventTerms, sessionMeta, sessionTermsMatch } from '../session/search.js';
 import type { FilterAnswer } from '../session/search-index.js';
 import type { Session } from '../session/session.js';
@@ -22,6 +22,17 @@ export interface FilterAnswers {
 
 /** Whether answers are still coming for this query (sessions not looked at, or waiting for their search document). */
 export const searching = (a: FilterAnswers | undefined): boolean => a !== undefined && (a.todo.size > 0 || [...a.results.values()].includes('pending'));
+
+/**
+ * The filter text's query error as every surface shows it (queryErrorLine),
+ * or undefined when it parses or is blank. The list then filters by the text
+ * as plain text; the error says why.
+ */
+export function filterQueryError(text: string): string | undefined {
+  if (!text.trim()) return undefined;
+  const q = parseQuery(text);
+  return isQueryError(q) ? queryErrorLine(q) : undefined;
+}
 
 /** Every positive free word is in the id, title or cwd, and the query asks nothing else of the events. */
 function nameMatch(q: Query, item: SessionListItem): boolean {
