@@ -9,6 +9,7 @@ import { keyHints, type KeyHint } from '../src/view/key-hints.js';
 import type { ViewName } from '../src/view/keymap.js';
 import { ancestryKeys } from '../src/view/lineage-layout.js';
 import { sanitizeInline } from '../src/view/sanitize.js';
+import { filterQueryError } from '../src/view/session-filter.js';
 import type { World } from '../src/view/world.js';
 import { menuItems } from '../src/view/action-menu.js';
 import { ActionMenu } from './action-menu.js';
@@ -102,6 +103,7 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
         height={lay.view}
         scanning={world.scanning}
         searching={world.filterSearching(state.filter.text)}
+        queryError={filterQueryError(state.filter.text)}
       />
     );
   }

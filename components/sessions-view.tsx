@@ -5,7 +5,7 @@ import { Box, Text } from 'ink';
 import React from 'react';
 import type { SessionRow, SortOrder } from '../src/view/session-list.js';
 import { caretParts, type TextField } from '../src/view/text-field.js';
-import { displayWidth, fit, padEnd, sanitizeInline, truncate } from '../src/view/sanitize.js';
+import { displayWidth, fit, fitTail, padEnd, sanitizeInline, truncate } from '../src/view/sanitize.js';
 import { visibleWindow } from '../src/view/window.js';
 import { useTone } from './theme.js';
 
@@ -29,6 +29,8 @@ export interface SessionsViewProps {
   height: number;
   /** the root is still being scanned: an empty list is not the final word */
   scanning?: boolean;
+  /** the filter's query error (queryErrorLine), shown in place of the column headings */
+  queryError?: string;
 }
 
 interface Columns {
@@ -89,8 +91,7 @@ function FilterText(props: { field: TextField; editing: boolean; width: number }
   const { before, at, after } = caretParts(props.field);
   // keep the caret in view: cut the start of a long filter
   const room = Math.max(4, props.width - 4);
-  let b = sanitizeInline(before);
-  while (b.length > 0 && displayWidth(b) + 1 > room) b = b.slice(1);
+  const b = fitTail(sanitizeInline(before), room - 1);
   return (
     <Text color={tone('yellow')}>
       {' · /'}
@@ -119,9 +120,15 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
         {props.searching ? <Text color={tone('yellow')}>{' · searching events…'}</Text> : null}
         {props.scope ? <Text dimColor>{truncate(` · ${props.scope}`, Math.max(1, props.width - 40))}</Text> : null}
       </Text>
-      <Text dimColor wrap="truncate-end">
-        {truncate(head, props.width)}
-      </Text>
+      {props.queryError ? (
+        <Text color={tone('red')} wrap="truncate-end">
+          {truncate(`  ${sanitizeInline(props.queryError)}`, props.width)}
+        </Text>
+      ) : (
+        <Text dimColor wrap="truncate-end">
+          {truncate(head, props.width)}
+        </Text>
+      )}
       {win.rows.length === 0 ? (
         <Text dimColor>{props.filter.text ? `  no session matches "${truncate(sanitizeInline(props.filter.text), 40)}"` : props.scanning ? '  scanning…' : '  no sessions in this directory'}</Text>
       ) : (

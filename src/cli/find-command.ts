@@ -5,7 +5,7 @@
 // words is not parsed at all; the others are read once with their events,
 // searched, and dropped, so memory stays bounded by the largest session.
 import fs from 'node:fs';
-import { isQueryError, parseQuery, type Query } from '../session/query.js';
+import { isQueryError, parseQuery, queryErrorLine, type Query, type QueryError } from '../session/query.js';
 import { buildSearchDoc, matchSession, rawMayMatch, requiredLiterals, sessionMeta, type EventMatch } from '../session/search.js';
 import { readLog, sessionFromRead } from '../storage/session-file.js';
 import { listSessionFiles } from '../storage/walk.js';
@@ -20,14 +20,20 @@ export interface FindMatch extends Omit<EventMatch, 'seq' | 'turn'> {
   turn: number | null;
 }
 
-/** A query error as one line: position (1-based column), message and the query. */
-export function queryErrorText(query: string, position: number, message: string): string {
-  return `query error at column ${position + 1}: ${message} (query: ${query})`;
+/** Most characters of the query echoed in an error (an over-long query is the error itself). */
+const ECHO = 200;
+
+/** A query error as one line: position (1-based column), message and the query (its start, when long). */
+export function queryErrorText(query: string, error: QueryError): string {
+  const last = query.charCodeAt(ECHO - 1);
+  const cut = last >= 0xd800 && last <= 0xdbff ? ECHO - 1 : ECHO; // not inside a surrogate pair
+  const shown = query.length > ECHO ? `${query.slice(0, cut)}… (${query.length} characters)` : query;
+  return `${queryErrorLine(error)} (query: ${shown})`;
 }
 
 export function parseOrThrow(query: string): Query {
   const q = parseQuery(query);
-  if (isQueryError(q)) throw new UsageError(queryErrorText(query, q.position, q.message));
+  if (isQueryError(q)) throw new UsageError(queryErrorText(query, q));
   return q;
 }
 

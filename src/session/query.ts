@@ -13,6 +13,7 @@
 //
 // Terms combine with AND. Every query either parses or yields a QueryError
 // whose `position` is the index (UTF-16) of the offending token in the text.
+// A query holds at most MAX_QUERY_LENGTH characters and MAX_QUERY_TERMS terms.
 
 export type SessionFlag = 'open' | 'fork' | 'spawn' | 'root' | 'damaged';
 
@@ -44,6 +45,21 @@ export const isQueryError = (r: ParseResult): r is QueryError => (r as QueryErro
 /** Terms that need the session's events (the rest are answered from the header and facts). */
 export const EVENT_TERMS: ReadonlySet<Term['kind']> = new Set(['text', 'tool', 'error', 'reason']);
 export const isEventTerm = (t: Term): boolean => EVENT_TERMS.has(t.kind);
+
+/**
+ * The most characters (UTF-16 code units) a query may hold. A person's query
+ * is a few words, a pasted error line or a path: well under a thousand
+ * characters. The bound keeps every answer cheap (each term is one literal
+ * search per text, see literal.ts) and turns a pasted log or a runaway script
+ * into a clear usage error instead of minutes of work.
+ */
+export const MAX_QUERY_LENGTH = 1000;
+/**
+ * The most terms a query may hold. Terms AND together, so past a handful each
+ * one narrows nothing a person would notice; 32 leaves room for any real
+ * query while bounding the work per text at 32 literal searches.
+ */
+export const MAX_QUERY_TERMS = 32;
 
 export const QUERY_FIELDS = ['tool', 'is', 'reason', 'cwd', 'id', 'after', 'before'] as const;
 const IS_VALUES = ['error', 'open', 'fork', 'spawn', 'root', 'damaged'] as const;
@@ -109,8 +125,13 @@ function fieldTerm(field: string, value: string, negated: boolean, start: number
   return fail(start, `unknown field ${field}:`);
 }
 
-/** Parses a query. Never throws. */
+/** A query error as one line, the same in `find`, the Sessions filter and the Turns search. */
+export const queryErrorLine = (e: QueryError): string => `query error at column ${e.position + 1}: ${e.message}`;
+
+/** Parses a query. Never throws; past the limits it answers at once, without reading the text. */
 export function parseQuery(text: string): ParseResult {
+  if (text.length > MAX_QUERY_LENGTH)
+    return fail(MAX_QUERY_LENGTH, `query too long: ${text.length} characters; a query holds at most ${MAX_QUERY_LENGTH} characters`);
   const terms: Term[] = [];
   let i = 0;
   while (i < text.length) {
@@ -119,6 +140,7 @@ export function parseQuery(text: string): ParseResult {
       continue;
     }
     const start = i;
+    if (terms.length === MAX_QUERY_TERMS) return fail(start, `too many terms: a query holds at most ${MAX_QUERY_TERMS} terms (this is term ${MAX_QUERY_TERMS + 1})`);
     let negated = false;
     if (text[i] === '-') {
       negated = true;

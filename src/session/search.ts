@@ -14,6 +14,7 @@
 import { contentText, endReason, messageOf, type SessionEvent } from './events.js';
 import { textOf } from './json-safe.js';
 import { stateOf } from './log-facts.js';
+import { foldCase, indexOfFolded } from './literal.js';
 import { isEventTerm, type Query, type Term } from './query.js';
 import type { Session } from './session.js';
 
@@ -50,21 +51,36 @@ export interface EventMatch {
   snippet: string;
 }
 
-const regexCache = new Map<string, RegExp>();
-/** How a word or phrase is compared: Unicode simple case folding (the `iu` flags), as a literal. */
-export function wordRegex(value: string): RegExp {
-  let re = regexCache.get(value);
-  if (!re) {
-    if (regexCache.size > 256) regexCache.clear();
-    re = new RegExp(value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), 'iu');
-    regexCache.set(value, re);
+/**
+ * Folded text (see literal.ts), remembered for the last two haystacks (an
+ * entry's text and its tool name are compared with every term of a query in
+ * turn) and for recent needles (a query's values recur for every entry).
+ */
+const memo: Array<{ text: string; folded: string }> = [];
+function foldedText(s: string): string {
+  for (const m of memo) if (m.text === s) return m.folded;
+  const folded = foldCase(s);
+  memo.unshift({ text: s, folded });
+  if (memo.length > 2) memo.pop();
+  return folded;
+}
+const needleCache = new Map<string, string>();
+function foldedNeedle(s: string): string {
+  let f = needleCache.get(s);
+  if (f === undefined) {
+    if (needleCache.size > 256) needleCache.clear();
+    needleCache.set(s, (f = foldCase(s)));
   }
-  return re;
+  return f;
+}
+
+/** How a word, phrase or field value is compared: literally, case-insensitive as a `/…/iu` regular expression was (Unicode simple case folding). */
+export function containsWord(text: string, word: string): boolean {
+  return indexOfFolded(foldedText(text), foldedNeedle(word)) >= 0;
 }
 
 /** Most text kept per event for searching (a multi-megabyte tool result is cut here). */
 export const MAX_EVENT_TEXT = 256 * 1024;
-const fold = (s: string) => s.toLowerCase();
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function blocksText(content: unknown, out: string[]): void {
@@ -164,9 +180,9 @@ function sessionTermHolds(t: Term, m: SessionMeta): boolean {
     case 'flag':
       return t.flag === 'open' ? m.open : t.flag === 'damaged' ? m.damaged : m.kind === t.flag;
     case 'cwd':
-      return m.cwd !== undefined && fold(m.cwd).includes(fold(t.value));
+      return m.cwd !== undefined && containsWord(m.cwd, t.value);
     case 'id':
-      return fold(m.id).includes(fold(t.value));
+      return containsWord(m.id, t.value);
     case 'after':
       return m.lastTime >= t.time;
     case 'before':
@@ -186,13 +202,13 @@ export function sessionTermsMatch(q: Query, m: SessionMeta): boolean {
 export function eventTermHolds(t: Term, e: SearchEntry): boolean {
   switch (t.kind) {
     case 'text':
-      return wordRegex(t.value).test(e.text);
+      return containsWord(e.text, t.value);
     case 'tool':
-      return e.tool !== undefined && wordRegex(t.value).test(e.tool);
+      return e.tool !== undefined && containsWord(e.tool, t.value);
     case 'error':
       return e.isError === true;
     case 'reason':
-      return e.reason !== undefined && e.reason.length === t.value.length && wordRegex(t.value).test(e.reason);
+      return e.reason !== undefined && e.reason.length === t.value.length && containsWord(e.reason, t.value);
     default:
       return true;
   }
@@ -207,14 +223,20 @@ export function entryMatches(q: Query, e: SearchEntry): boolean {
   return true;
 }
 
+/** The distinct positive words and phrases of a query, folded (the ones highlighted). */
+function highlightNeedles(q: Query): string[] {
+  const out = new Set<string>();
+  for (const t of q.terms) if (t.kind === 'text' && !t.negated && t.value !== '') out.add(foldedNeedle(t.value));
+  return [...out];
+}
+
 /** Start and end (exclusive) of every occurrence of the query's positive words in `text`, sorted, not overlapping. */
 export function highlightRanges(q: Query, text: string): Array<[number, number]> {
+  const needles = highlightNeedles(q);
+  if (needles.length === 0) return [];
+  const folded = foldedText(text);
   const ranges: Array<[number, number]> = [];
-  for (const t of q.terms) {
-    if (t.kind !== 'text' || t.negated || t.value === '') continue;
-    const re = new RegExp(wordRegex(t.value).source, 'giu');
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) ranges.push([m.index, m.index + m[0].length]);
-  }
+  for (const n of needles) for (let i = indexOfFolded(folded, n); i >= 0; i = indexOfFolded(folded, n, i + n.length)) ranges.push([i, i + n.length]);
   ranges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const out: Array<[number, number]> = [];
   for (const r of ranges) {
@@ -225,9 +247,39 @@ export function highlightRanges(q: Query, text: string): Array<[number, number]>
   return out;
 }
 
+/**
+ * The first range of highlightRanges(q, text), found without listing every
+ * occurrence: each word's occurrences are walked only as far as the first
+ * merged range reaches.
+ */
+export function firstHighlight(q: Query, text: string): [number, number] | undefined {
+  const needles = highlightNeedles(q);
+  if (needles.length === 0) return undefined;
+  const folded = foldedText(text);
+  // per word, its next occurrence not yet merged (-1: none left)
+  const next = needles.map((n) => indexOfFolded(folded, n));
+  let start = -1;
+  for (const i of next) if (i >= 0 && (start < 0 || i < start)) start = i;
+  if (start < 0) return undefined;
+  let end = start;
+  for (let grew = true; grew; ) {
+    grew = false;
+    needles.forEach((n, k) => {
+      while (next[k] >= 0 && next[k] <= end) {
+        if (next[k] + n.length > end) {
+          end = next[k] + n.length;
+          grew = true;
+        }
+        next[k] = indexOfFolded(folded, n, next[k] + n.length);
+      }
+    });
+  }
+  return [start, end];
+}
+
 /** About `width` characters of `text` around the first query word (the start when none), one line. */
 export function snippetOf(q: Query, text: string, width = 80): string {
-  const r = highlightRanges(q, text)[0];
+  const r = firstHighlight(q, text);
   let start = 0;
   if (r && r[1] > width) start = Math.max(0, r[0] - Math.floor((width - (r[1] - r[0])) / 2));
   let s = text.slice(start, start + width).replace(/\s+/g, ' ').trim();
@@ -270,10 +322,10 @@ export function matchSession(q: Query, meta: SessionMeta, entries: () => readonl
  */
 export function requiredLiterals(q: Query): string[] | undefined {
   if (positiveEventTerms(q).length === 0) return undefined;
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const t of positiveEventTerms(q))
-    if ((t.kind === 'text' || t.kind === 'tool' || t.kind === 'reason') && t.value !== '' && !/["\\\u0000-\u001f\u007f]/.test(t.value)) out.push(t.value);
-  return out;
+    if ((t.kind === 'text' || t.kind === 'tool' || t.kind === 'reason') && t.value !== '' && !/["\\\u0000-\u001f\u007f]/.test(t.value)) out.add(t.value);
+  return [...out];
 }
 
 /** JSON escapes that may hide a word's character: any \\uXXXX but C0 controls and DEL, and \\/. */
@@ -286,12 +338,15 @@ const HIDING_ESCAPE = /\\u(?!00[01][0-9a-fA-F]|007[fF])|\\\//;
  */
 export function rawMayMatch(raw: Buffer, literals: readonly string[]): boolean {
   if (literals.length === 0) return true;
-  let text: string | undefined;
+  let folded: string | undefined;
   for (const l of literals) {
     if (raw.indexOf(l) >= 0) continue;
-    text ??= raw.toString('utf8');
-    if (HIDING_ESCAPE.test(text)) return true;
-    if (!wordRegex(l).test(text)) return false;
+    if (folded === undefined) {
+      const text = raw.toString('utf8');
+      if (HIDING_ESCAPE.test(text)) return true;
+      folded = foldCase(text);
+    }
+    if (indexOfFolded(folded, foldedNeedle(l)) < 0) return false;
   }
   return true;
 }

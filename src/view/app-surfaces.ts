@@ -7,7 +7,7 @@ import { SessionStore } from '../session/store.js';
 import { type Dialog } from './fork-dialog-state.js';
 import { helpLines, helpPageSize } from './help.js';
 import type { KeyPress } from './keys.js';
-import { isQueryError, parseQuery } from '../session/query.js';
+import { isQueryError, parseQuery, queryErrorLine } from '../session/query.js';
 import { readerReducer, type ReaderState } from './reader-state.js';
 import { readerCommandFor, readerPromptKey } from './reader-keys.js';
 import { turnMatches } from './turn-search.js';
@@ -105,7 +105,7 @@ export function searchKey(s: AppState, t: TurnSearch, p: KeyPress, world: World)
     const text = t.field.text.trim();
     if (!text) return step({ ...s, turnSearch: undefined });
     const q = parseQuery(text);
-    if (isQueryError(q)) return withStatus(s, `query error at column ${q.position + 1}: ${q.message}`, 'error');
+    if (isQueryError(q)) return withStatus(s, queryErrorLine(q), 'error');
     const session = selectedSession(s, world);
     if (!session) return step(s);
     let seqs: number[];

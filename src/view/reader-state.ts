@@ -5,7 +5,7 @@
 import stringWidth from 'string-width';
 import { contentText, messageOf, type SessionEvent } from '../session/events.js';
 import { safeStringify, textOf } from '../session/json-safe.js';
-import { wordRegex } from '../session/search.js';
+import { foldCase, indexOfFolded } from '../session/literal.js';
 import { sanitizeBlock, sanitizeInline } from './sanitize.js';
 
 export type ReaderLineKind = 'text' | 'add' | 'del' | 'hunk' | 'meta' | 'context';
@@ -169,17 +169,14 @@ export function initialReaderState(doc: ReaderDoc, width: number, height: number
   return { doc, width: w, height: Math.max(1, Math.floor(height)), wrap, top: 0, left: 0, rows: layoutRows(doc, w, wrap), search: null, prompt: null };
 }
 
-/** Every case-insensitive occurrence of `query` (literal) in the lines. */
+/** Every case-insensitive occurrence of `query` (literal, as the query language compares words) in the lines: linear in the text for any query. */
 export function findMatches(doc: ReaderDoc, query: string): ReaderMatch[] {
   if (query === '') return [];
-  const re = new RegExp(wordRegex(query).source, 'giu');
+  const needle = foldCase(query);
   const out: ReaderMatch[] = [];
   doc.lines.forEach((l, line) => {
-    re.lastIndex = 0;
-    for (let m = re.exec(l.text); m !== null; m = re.exec(l.text)) {
-      out.push({ line, start: m.index, end: m.index + m[0].length });
-      if (m[0].length === 0) re.lastIndex++;
-    }
+    const text = foldCase(l.text);
+    for (let i = indexOfFolded(text, needle); i >= 0; i = indexOfFolded(text, needle, i + needle.length)) out.push({ line, start: i, end: i + needle.length });
   });
   return out;
 }

@@ -140,6 +140,33 @@ export function truncate(s: string, width: number): string {
   return out + ELLIPSIS;
 }
 
+/**
+ * The end of `s` that fits in `width` columns (whole grapheme clusters, no
+ * ellipsis): a field's text before its caret. Linear: only a tail that is
+ * surely wider than `width` is measured (as truncate measures a prefix).
+ */
+export function fitTail(s: string, width: number): string {
+  if (width <= 0) return '';
+  const limit = width * 8 + 64;
+  if (s.length > limit) {
+    let from = s.length - limit;
+    const c = s.charCodeAt(from);
+    if (c >= 0xdc00 && c <= 0xdfff) from++; // not inside a surrogate pair
+    s = s.slice(from);
+  }
+  if (stringWidth(s) <= width) return s;
+  const parts = Array.from(graphemes.segment(s), (g) => g.segment);
+  let used = 0;
+  let k = parts.length;
+  while (k > 0) {
+    const w = stringWidth(parts[k - 1]);
+    if (used + w > width) break;
+    used += w;
+    k--;
+  }
+  return parts.slice(k).join('');
+}
+
 /** Pad `s` with spaces on the right to `width` columns (unchanged if already as wide or wider). */
 export function padEnd(s: string, width: number): string {
   const w = stringWidth(s);

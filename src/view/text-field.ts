@@ -2,8 +2,26 @@
 // readline: a caret, Left/Right/Home/End, Backspace/Delete per press,
 // Ctrl-A/E/U/W/K. Control keys never insert letters; a paste inserts its
 // printable text. Positions are grapheme boundaries, so an emoji or a
-// combining mark is never split.
+// combining mark is never split. At most MAX_FIELD_LENGTH characters.
 import type { KeyPress } from './keys.js';
+
+/**
+ * The most characters (UTF-16) a field holds; a paste or a key past it is cut
+ * there. Every key press re-reads the field (and Node 20's grapheme
+ * segmenter is quadratic in its input), so an unbounded field would let a
+ * pasted log block the keyboard. Twice the query language's limit
+ * (MAX_QUERY_LENGTH), so an over-long query is shown as its error rather
+ * than cut silently to a valid one.
+ */
+export const MAX_FIELD_LENGTH = 2000;
+
+/** The start of `s` that fits in `room` characters, never splitting a surrogate pair. */
+function cutTo(s: string, room: number): string {
+  if (s.length <= room) return s;
+  if (room <= 0) return '';
+  const last = s.charCodeAt(room - 1);
+  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? room - 1 : room);
+}
 
 export interface TextField {
   text: string;
@@ -17,7 +35,10 @@ export const printable = (s: string): string => s.replace(/[\p{Cc}\p{Cf}\u2028\u
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const split = (s: string): string[] => [...segmenter.segment(s)].map((g) => g.segment);
 
-export const textField = (text = ''): TextField => ({ text, caret: split(text).length });
+export const textField = (text = ''): TextField => {
+  const t = cutTo(text, MAX_FIELD_LENGTH);
+  return { text: t, caret: split(t).length };
+};
 
 /** The field's text before and after the caret (for drawing the caret). */
 export function caretParts(f: TextField): { before: string; at: string; after: string } {
@@ -33,8 +54,9 @@ export function editField(f: TextField, p: KeyPress): TextField | undefined {
   const g = split(f.text);
   const c = Math.min(Math.max(0, f.caret), g.length);
   const make = (parts: string[], caret: number): TextField => ({ text: parts.join(''), caret });
+  const room = MAX_FIELD_LENGTH - f.text.length;
   if (p.paste !== undefined) {
-    const add = split(printable(p.paste));
+    const add = split(cutTo(printable(p.paste), room)); // cut before reading graphemes: a paste may be megabytes
     return make([...g.slice(0, c), ...add, ...g.slice(c)], c + add.length);
   }
   const k = p.key;
@@ -64,7 +86,7 @@ export function editField(f: TextField, p: KeyPress): TextField | undefined {
     }
   }
   if (k.meta || k.return || k.escape || k.tab || k.upArrow || k.downArrow || k.pageUp || k.pageDown) return undefined;
-  const add = split(printable(p.input));
+  const add = split(cutTo(printable(p.input), room));
   if (add.length === 0) return f;
   return make([...g.slice(0, c), ...add, ...g.slice(c)], c + add.length);
 }

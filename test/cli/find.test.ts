@@ -88,3 +88,37 @@ describe('dsh-browse find', () => {
     expect(JSON.parse(r.stdout).matches.map((m: any) => m.type)).toEqual(['session']);
   });
 });
+
+describe('dsh-browse find: the limits (issue 21)', () => {
+  const SAMPLES = path.join(REPO, 'sample-sessions');
+  const onSamples = (query: string) => {
+    const r = spawnSync(process.execPath, [BIN, 'find', '--dir', SAMPLES, '--', query], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  };
+  it.each([
+    ['a 100,000-character word', 'A'.repeat(100_000)],
+    ['50,000 backslashes', '\\'.repeat(50_000)],
+    ['tool: with a 100,000-character value', 'tool:' + 'x'.repeat(100_000)],
+    ['20,000 repeated "a" terms', Array(20_000).fill('"a"').join(' ')],
+    ['20,000 repeated w terms', Array(20_000).fill('w').join(' ')],
+  ])('%s: exit 2, the limit named on one line, the query echoed only in part', (_, query) => {
+    const r = onSamples(query);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`query error at column 1001: query too long: ${query.length} characters; a query holds at most 1000 characters (query: ${query.slice(0, 200)}… (${query.length} characters))`);
+    expect(r.stderr).not.toMatch(/unexpected failure|Invalid regular expression/);
+  });
+  it('33 terms: exit 2 at the 33rd; at the limits a query is answered (exit 0 or 1, never 3)', () => {
+    const terms = Array.from({ length: 33 }, (_, i) => `w${i}`).join(' ');
+    const over = onSamples(terms);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toContain(`query error at column ${terms.indexOf('w32') + 1}: too many terms: a query holds at most 32 terms (this is term 33)`);
+    for (const q of ['A'.repeat(1000), '\\'.repeat(1000), 'tool:' + '('.repeat(995), Array(32).fill('e').join(' '), Array(32).fill('"a"').join(' ')]) {
+      const r = onSamples(q);
+      expect([0, 1], r.stderr).toContain(r.code);
+    }
+    expect(onSamples(Array(32).fill('e').join(' ')).code).toBe(0);
+  });
+});

@@ -126,4 +126,18 @@ describe('the Sessions filter speaks the query language', () => {
     await m.press(KEY.esc, '/', 'review-pr', KEY.enter);
     expect(m.frame()).toMatch(/1 of 12 sessions/);
   });
+
+  it('a query that does not parse says why in place of the column headings; past the limits, the same line as find', async () => {
+    const m = mount();
+    await m.press('/', 'review "unclosed');
+    expect(m.frame()).toContain('query error at column 8: unterminated quote');
+    expect(m.frame()).not.toMatch(/STATE +ID/);
+    await m.press(KEY.esc, '/', '\x1b[200~' + 'w '.repeat(50_000) + '\x1b[201~'); // a 100,000-character paste is cut at the field's limit
+    expect(m.frame()).toContain('query error at column 1001: query too long: 2000 characters; a query holds at most 1000 characters');
+    expect(m.frame()).toMatch(/0 of 12 sessions/);
+    expect(m.lines().find((l) => l.includes('0 of 12 sessions'))).toMatch(/ · \/ ?(w ?)+$/); // the caret's end of the long filter is in view
+    await m.press('x', KEY.enter, KEY.esc);
+    expect(m.frame()).not.toContain('query error');
+    expect(m.frame()).toMatch(/STATE +ID/);
+  });
 });

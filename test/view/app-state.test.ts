@@ -12,6 +12,9 @@ import { reduce } from '../../src/view/app-reducer.js';
 import { indexOfKey, initialAppState, selectedSession, sessionsRows, type AppAction, type AppState } from '../../src/view/app-state.js';
 import { problemOf } from '../../src/view/fork-dialog-state.js';
 import { splitKeys } from '../../src/view/keys.js';
+import { filterQueryError } from '../../src/view/session-filter.js';
+import { MAX_FIELD_LENGTH } from '../../src/view/text-field.js';
+import { MAX_QUERY_LENGTH } from '../../src/session/query.js';
 import { snapshotWorld, type World } from '../../src/view/world.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
@@ -132,6 +135,30 @@ describe('the one selection is the highlighted row', () => {
     d.keys('/\x1b[200~bump\r\x1b[201~');
     expect(d.state.filterEditing).toBe(true);
     expect(d.state.filter.text).toBe('bump');
+  });
+
+  it('a query past the limits: the filter holds at most MAX_FIELD_LENGTH characters and says why it matches nothing; the Turns search says the same line as find', () => {
+    const d = driver();
+    d.keys('/\x1b[200~' + 'w '.repeat(50_000) + '\x1b[201~'); // a 100,000-character paste
+    expect(d.state.filter.text).toHaveLength(MAX_FIELD_LENGTH);
+    expect(MAX_FIELD_LENGTH).toBeGreaterThan(MAX_QUERY_LENGTH);
+    const limit = `query error at column 1001: query too long: ${MAX_FIELD_LENGTH} characters; a query holds at most 1000 characters`;
+    expect(filterQueryError(d.state.filter.text)).toBe(limit);
+    expect(d.rows()).toHaveLength(0); // filtered as plain text, as any text that does not parse
+    d.keys('xyz'); // the field is full: keys are taken and change nothing
+    expect(d.state.filter.text).toHaveLength(MAX_FIELD_LENGTH);
+    d.keys('\x7f'.repeat(MAX_FIELD_LENGTH - 1000)); // back to 1,000 characters: 500 terms, the next limit
+    expect(filterQueryError(d.state.filter.text)).toBe('query error at column 65: too many terms: a query holds at most 32 terms (this is term 33)');
+    d.keys('\x7f'.repeat(1000 - 64)); // 32 terms: a query again
+    expect(filterQueryError(d.state.filter.text)).toBeUndefined();
+    d.keys('\x1b\r'); // clear the filter, open the first session
+    expect(d.state.view).toBe('turns');
+    d.keys('/\x1b[200~' + 'A'.repeat(100_000) + '\x1b[201~\r');
+    expect(d.state.status).toMatchObject({ text: limit, tone: 'error' });
+    expect(d.state.turnSearch?.editing).toBe(true); // the search stays open to fix
+    const terms = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    d.keys('\x15' + terms + '\r'); // Ctrl-U, 40 terms
+    expect(d.state.status?.text).toBe(`query error at column ${terms.indexOf('w32') + 1}: too many terms: a query holds at most 32 terms (this is term 33)`);
   });
 
   it('a live reorder keeps the selection on its session (the highlight follows it)', () => {

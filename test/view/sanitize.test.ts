@@ -4,6 +4,7 @@ import { runs } from '../support/property.js';
 import {
   displayWidth,
   fit,
+  fitTail,
   isSafe,
   padEnd,
   sanitizeBlock,
@@ -228,5 +229,33 @@ describe('truncate on very long text', () => {
     const marks = 'e' + '\u0301'.repeat(5_000);
     const out = truncate(marks, 3);
     expect(out.endsWith('…')).toBe(true);
+  });
+});
+
+describe('fitTail (a field\'s text before its caret)', () => {
+  it('keeps the end that fits, whole graphemes, no ellipsis', () => {
+    expect(fitTail('abcdef', 3)).toBe('def');
+    expect(fitTail('abc', 5)).toBe('abc');
+    expect(fitTail('ab日本', 3)).toBe('本');
+    expect(fitTail('x😀😀', 4)).toBe('😀😀');
+    expect(fitTail('abc', 0)).toBe('');
+  });
+  it('property: a suffix no wider than the width, and as long as it can be', () => {
+    const unit = fc.constantFrom('a', 'é', '日', '😀', 'e\u0301', ' ');
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 60 }), fc.integer({ min: 1, max: 30 }), (parts, w) => {
+        const s = parts.join('');
+        const t = fitTail(s, w);
+        expect(s.endsWith(t)).toBe(true);
+        expect(displayWidth(t)).toBeLessThanOrEqual(w);
+        const kept = t === '' ? parts.length : parts.findIndex((_, i) => parts.slice(i).join('') === t); // the first grapheme kept
+        expect(kept).toBeGreaterThanOrEqual(0);
+        if (kept > 0) expect(displayWidth(parts[kept - 1] + t)).toBeGreaterThan(w); // the one before it would not fit
+      }),
+      { numRuns: runs(500) },
+    );
+  });
+  it('a long text is measured only near its end', () => {
+    expect(fitTail('é'.repeat(1_000_000) + 'xyz', 4)).toBe('éxyz');
   });
 });
