@@ -11,6 +11,7 @@ import os from 'node:os';
 import { join, dirname } from 'node:path';
 import { PRESETS, generateCorpus, type CorpusInfo } from './generate.js';
 import { summarize, type Stats } from './floors.js';
+import { figureZstdBomb } from './zstd-bomb.js';
 import * as F from './figures.js';
 import { formatProfile, profileInProcess, profileNode } from './profile.js';
 import { inkFrames, p95 } from './ink-frame.js';
@@ -164,6 +165,14 @@ async function main(): Promise<void> {
       const peakAdd = summarize(kept.map((r) => (r.opened!.maxRss - r.indexed.rss) / MB));
       rows.push({ figure: 'RSS added by opening the big session', corpus: preset, unit: 'MB', value: add, floor: size, floorLabel: 'size of that file', ratio: add.median / size, goal: '≤ 3x floor', pass: add.median <= 3 * size, note: `peak during open − rss before: ${peakAdd.median.toFixed(0)} MB; JS heap +${summarize(kept.map((r) => (r.opened!.heapUsed - r.indexed.heapUsed) / MB)).median.toFixed(1)} MB, buffers +${summarize(kept.map((r) => (r.opened!.external - r.indexed.external) / MB)).median.toFixed(1)} MB (after gc)` });
     }
+  });
+
+  await attempt('compressed bomb in the root', 'bomb', '≤ 300 MB, ≤ 2x floor', 'decode 1 GiB', async () => {
+    const gb = quick ? 1.5 : 5;
+    const r = await figureZstdBomb(quick ? 1 : 3, gb);
+    const ratio = r.list.median / r.floor.median;
+    rows.push({ figure: `list with a ${gb} GB zstd bomb: peak RSS`, corpus: 'bomb', unit: 'MB', value: r.peakMB, floorLabel: '—', goal: '≤ 300 MB', pass: r.peakMB.max <= 300, note: `${r.how}, ${r.diskKB.toFixed(0)} KB on disk; diagnostics ${r.diagnostics.join(', ')}` });
+    rows.push({ figure: `list with a ${gb} GB zstd bomb: wall time`, corpus: 'bomb', unit: 'ms', value: r.list, floor: r.floor, floorLabel: 'a process decoding 1 GiB of it (same decoder)', ratio, goal: '≤ 2x floor', pass: ratio <= 2 });
   });
 
   await attempt('live: append -> screen', 'live', '≤ 250 ms', '—', async () => {

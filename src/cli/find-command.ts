@@ -5,10 +5,13 @@
 // words is not parsed at all; the others are read once with their events,
 // searched, and dropped, so memory stays bounded by the largest session.
 import fs from 'node:fs';
+import path from 'node:path';
 import { isQueryError, parseQuery, queryErrorLine, type Query, type QueryError } from '../session/query.js';
 import { buildSearchDoc, matchSession, rawMayMatch, requiredLiterals, sessionMeta, type EventMatch } from '../session/search.js';
 import { readLog, sessionFromRead } from '../storage/session-file.js';
+import { currentGeneration, registerGeneration, type GenerationMap } from '../storage/generations.js';
 import { listSessionFiles } from '../storage/walk.js';
+import { isCompressedLog } from '../storage/zstd-log.js';
 import { UsageError, type Out } from './commands.js';
 import { cell, painter } from './format.js';
 
@@ -42,10 +45,16 @@ export function findMatches(dir: string, q: Query): FindMatch[] {
   const literals = requiredLiterals(q);
   const needEvents = literals !== undefined || q.terms.some((t) => t.kind === 'text' || t.kind === 'tool' || t.kind === 'error' || t.kind === 'reason');
   const out: FindMatch[] = [];
-  for (const file of listSessionFiles(dir).sort()) {
-    if (file.endsWith('.zstd')) continue;
+  // one session per harness folder: its highest generation (older ones are never read, as in list and the browser)
+  const gens: GenerationMap = new Map();
+  const files = listSessionFiles(dir).sort();
+  for (const f of files) registerGeneration(gens, f);
+  for (const file of files) {
+    const current = currentGeneration(gens, path.dirname(file));
+    if (current !== undefined && current !== file) continue;
     try {
-      if (literals && literals.length > 0 && !rawMayMatch(fs.readFileSync(file), literals)) continue;
+      // the raw-bytes test needs the text: a compressed log goes straight to the (bounded) reader
+      if (literals && literals.length > 0 && !isCompressedLog(file) && !rawMayMatch(fs.readFileSync(file), literals)) continue;
       const { session } = sessionFromRead(file, readLog(file, needEvents));
       if (!session) continue;
       const m = matchSession(q, sessionMeta(session), () => buildSearchDoc(session.events));

@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeStoredFrame } from '../../src/storage/zstd-frames.js';
 import { cleanupTmp, copyDir, evs, hdr, REAL_DIR, REPO, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
 const BIN = path.join(REPO, 'dist', 'dsh-browse.mjs');
@@ -120,5 +121,24 @@ describe('dsh-browse find: the limits (issue 21)', () => {
       expect([0, 1], r.stderr).toContain(r.code);
     }
     expect(onSamples(Array(32).fill('e').join(' ')).code).toBe(0);
+  });
+});
+
+describe('compressed logs and generations', () => {
+  it('finds words in session.jsonl.zstd, and reads only the current generation of a harness folder', () => {
+    const root = tmpDir('dsh-find-zstd-');
+    const folder = path.join(root, '--w--', 'gen');
+    fs.mkdirSync(folder, { recursive: true });
+    const text = (h: object, word: string) => [h, ...evs(...turnRows(1, { kind: 'completed' }, word))].map((e) => JSON.stringify(e) + '\n').join('');
+    const h = hdr('gen', { cwd: '/w', delegationDepth: 0 });
+    fs.writeFileSync(path.join(folder, 'session.jsonl'), text(h, 'stale-word'));
+    const t = text(h, 'compressed-word');
+    const cut = t.indexOf('\n') + 1;
+    fs.writeFileSync(path.join(folder, 'session.v1.jsonl.zstd'), Buffer.concat([encodeStoredFrame(Buffer.from(JSON.stringify({ ...h, version: 1 }) + '\n')), encodeStoredFrame(Buffer.from(t.slice(cut)))]));
+    const find = (q: string) => spawnSync(process.execPath, [BIN, 'find', '--dir', root, q, '--json'], { encoding: 'utf8', timeout: 60_000 });
+    const hit = find('compressed-word');
+    expect(hit.status).toBe(0);
+    expect(JSON.parse(hit.stdout).matches.map((m: { file: string }) => path.basename(m.file))).toEqual(['session.v1.jsonl.zstd']);
+    expect(find('stale-word').status).toBe(1); // the older generation is never read
   });
 });

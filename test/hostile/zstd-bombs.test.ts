@@ -12,6 +12,7 @@ import { MAX_DIAGNOSTICS } from '../../src/storage/log-reader.js';
 import { MAX_TEXT, readZstdLog } from '../../src/storage/zstd-log.js';
 import { initDecoder, MAX_WINDOW, useWasmDecoder } from '../../src/storage/zstd-frames.js';
 import { hasZstd } from '../support/real-roots.js';
+import { killAllPtys, spawnPty } from '../e2e/pty-harness.js';
 import { cleanupTmp, tmpDir } from '../support/fixtures.js';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -236,4 +237,22 @@ describe('the limit on decoded text', () => {
     expect(r.pending).toBe(0);
     expect(MAX_TEXT).toBe(GiB); // the bound a plain log's longest line has
   });
+});
+
+describe('the browser and its follower with bombs in the root', () => {
+  afterAll(() => killAllPtys());
+  it('lists every session, follows a session that arrives after, shows the diagnostics in Problems, and stays under the bound', async () => {
+    const tui = spawnPty(process.execPath, [BIN, root], { cols: 140, rows: 50 });
+    await tui.waitFor('huge-window', 60_000);
+    await tui.waitFor((s) => s.includes('ok') && s.includes('lying-size'), 60_000);
+    put('late', Buffer.concat([rawFrame(header('late')), rawFrame(turn.replace('still here', 'arrived later'))]));
+    await tui.waitFor('arrived later', 60_000);
+    tui.write('\x1b[Z'); // Shift-Tab: the Problems tab lists the bombs' diagnostics
+    await tui.waitFor((s) => s.includes('ZSTD_CORRUPT') && s.includes('LINE_TOO_LONG'), 30_000);
+    const peak = Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${tui.pid}/status`, 'utf8'))![1]) * 1024;
+    expect(peak, `TUI peak RSS ${Math.round(peak / 2 ** 20)} MB`).toBeLessThanOrEqual(RSS_BOUND);
+    tui.write('q');
+    expect((await tui.exited).exitCode).toBe(0);
+    fs.rmSync(path.dirname(file('late')), { recursive: true });
+  }, 150_000);
 });
