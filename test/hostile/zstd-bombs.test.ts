@@ -250,7 +250,9 @@ describe('the browser and its follower with bombs in the root', () => {
     tui.write('\x1b[Z'); // Shift-Tab: the Problems tab lists the bombs' diagnostics
     await tui.waitFor((s) => s.includes('ZSTD_CORRUPT') && s.includes('LINE_TOO_LONG'), 30_000);
     const peak = Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${tui.pid}/status`, 'utf8'))![1]) * 1024;
-    expect(peak, `TUI peak RSS ${Math.round(peak / 2 ** 20)} MB`).toBeLessThanOrEqual(RSS_BOUND);
+    // the browser's own baseline is ~100 MB more than list's (Ink, React), and the big-window
+    // frame legitimately holds zstd's largest window (128 MiB) while it is decoded
+    expect(peak, `TUI peak RSS ${Math.round(peak / 2 ** 20)} MB`).toBeLessThanOrEqual(RSS_BOUND + 100 * 2 ** 20);
     tui.write('q');
     expect((await tui.exited).exitCode).toBe(0);
     fs.rmSync(path.dirname(file('late')), { recursive: true });
