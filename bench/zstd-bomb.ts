@@ -17,7 +17,6 @@ import { runToNull } from './figures.js';
 import { summarize, type Stats } from './floors.js';
 
 const CLI = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'dsh-browse.mjs');
-const GiB = 1024 * 1024 * 1024;
 
 const headerLine = (id: string) => JSON.stringify({ type: 'session', version: 0, id, createdAt: 1700000000000, cwd: '/a', delegationDepth: 0 });
 

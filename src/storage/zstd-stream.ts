@@ -254,24 +254,24 @@ export interface DecodedZstd {
   error?: string;
 }
 
-/** All the text of a small buffer at once (tests, a just-written child): unbounded, so never for a log from disk. */
-export function decodeZstdLog(buf: Uint8Array): DecodedZstd {
+/** Every piece of text a buffer decodes to, and the stream that decoded it (no bound: small buffers only). */
+function collect(buf: Uint8Array): { chunks: Uint8Array[]; s: ZstdTextStream } {
   const chunks: Uint8Array[] = [];
   const s = new ZstdTextStream(bufferSource(buf), (t) => (chunks.push(t), true));
   s.step();
+  return { chunks, s };
+}
+
+/** All the text of a small buffer at once (tests, a just-written child): unbounded, so never for a log from disk. */
+export function decodeZstdLog(buf: Uint8Array): DecodedZstd {
+  const { chunks, s } = collect(buf);
   let headerFrameIsOneLine: boolean | undefined;
   const first = scanFrames(buf).frames[0];
   if (first) {
-    const head = decodedText(decodeFirst(buf.subarray(first.start, first.end)));
+    const head = decodedText(collect(buf.subarray(first.start, first.end)));
     headerFrameIsOneLine = head.length > 0 && head.indexOf(10) === head.length - 1;
   }
   return { chunks, length: s.decoded, frames: s.frames, tornBytes: s.tornBytes, headerFrameIsOneLine, ...(s.error !== undefined ? { error: s.error } : {}) };
-}
-
-function decodeFirst(frame: Uint8Array): { chunks: Uint8Array[] } {
-  const chunks: Uint8Array[] = [];
-  new ZstdTextStream(bufferSource(frame), (t) => (chunks.push(t), true)).step();
-  return { chunks };
 }
 
 export const decodedText = (d: { chunks: Uint8Array[] }): Buffer => Buffer.concat(d.chunks.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength)));
