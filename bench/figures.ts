@@ -13,9 +13,9 @@ import { KEYS, spawnBenchPty, type BenchPty } from './pty.js';
 import { listSessionFiles, newRootIndex, indexFile } from '../src/storage/load-root.js';
 import { readLog } from '../src/storage/session-file.js';
 import { buildTurnTree } from '../src/session/replay.js';
-import { buildTurnRows, defaultExpansion, turnsReducer, initialTurnsState } from '../src/view/turn-rows.js';
-import { cursorWindow } from '../src/view/turns-state.js';
-import { fitSegments } from '../src/view/turn-row-text.js';
+import { buildTurnRows, defaultExpansion, turnsReducer, initialTurnsState } from '../src/view/turns/turn-rows.js';
+import { cursorWindow } from '../src/view/turns/turns-state.js';
+import { fitSegments } from '../src/view/turns/turn-row-text.js';
 
 export const CLI = join(dirname(dirname(new URL(import.meta.url).pathname)), 'dsh-browse.mjs');
 const DIST_BENCH = dirname(new URL(import.meta.url).pathname);
@@ -365,8 +365,8 @@ export async function rssOnce(dir: string, bigFile?: string): Promise<RssReport>
  * tests check these shapes' output; their speed is measured here, not there.)
  */
 export async function figureLineageLayout(loop: Loop) {
-  const { layoutLineage } = await import('../src/view/lineage-layout.js');
-  type N = import('../src/view/lineage-layout.js').LineageNodeInput;
+  const { layoutLineage } = await import('../src/view/lineage/lineage-layout.js');
+  type N = import('../src/view/lineage/lineage-layout.js').LineageNodeInput;
   const n = 10_000;
   const node = (key: string, parent: string | undefined, i: number, kind: N['kind']): N => ({ key, id: key, parentId: parent, kind, label: key, createdAt: i, seedLength: kind === 'fork' ? i : undefined });
   const chain: N[] = Array.from({ length: n }, (_, i) => node(`c${i}`, i ? `c${i - 1}` : undefined, i, i ? 'fork' : 'root'));

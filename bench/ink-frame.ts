@@ -1,5 +1,5 @@
 /**
- * Ink's time per frame, in-process: the real app (components/app.tsx) in its Turns
+ * Ink's time per frame, in-process: the real app (components/app/app.tsx) in its Turns
  * view on the big session, rendered by Ink into a fake 120x40 terminal; each ↓ is written to a
  * fake stdin and timed until Ink has written the new frame (input + React + layout +
  * output). Ink's own `onRender` renderTime (output generation only) is reported too.
@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { render } from 'ink';
 import React from 'react';
-import { App } from '../components/app.js';
+import { App } from '../components/app/app.js';
 import { indexFile, newRootIndex } from '../src/storage/load-root.js';
 import { summarize, type Stats } from './floors.js';
 

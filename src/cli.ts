@@ -10,7 +10,7 @@ import { defaultRoot, tuiStartOptions } from './cli/default-root.js';
 import { useColor } from './cli/format.js';
 import { loadRootSync } from './storage/load-root.js';
 import { initDecoder } from './storage/zstd-frames.js';
-import { sanitizeInline } from './view/sanitize.js';
+import { sanitizeInline } from './view/text/sanitize.js';
 
 export const USAGE = `dsh-browse — browse and fork dsh session logs
 

@@ -2,20 +2,20 @@
 import { auditSessions, type Finding } from '../session/audit.js';
 import { eraOf } from '../session/era.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
-import { rc8RootRefusal } from '../storage/disk-persistence.js';
 import { layoutOf, rc8RootOf } from '../storage/layout.js';
 import { resumeCommand, type ResumeCommand } from '../session/resume-command.js';
 import { resumeVerdict } from '../storage/resume.js';
+import { rootRefusals } from '../storage/root-refusals.js';
 import { safeStringify } from '../session/json-safe.js';
 import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { stateOf } from '../session/log-facts.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
 import type { Session } from '../session/session.js';
 import { allDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
-import { layoutLineage, renderLineageText } from '../view/lineage-layout.js';
-import { lineageNodes } from '../view/lineage-model.js';
+import { layoutLineage, renderLineageText } from '../view/lineage/lineage-layout.js';
+import { lineageNodes } from '../view/lineage/lineage-model.js';
 import { usageForListing } from './session-usage.js';
-import { sanitizeInline } from '../view/sanitize.js';
+import { sanitizeInline } from '../view/text/sanitize.js';
 import { age, cell, painter, table, type Color } from './format.js';
 
 export interface Out {
@@ -28,17 +28,6 @@ export class UsageError extends Error {}
 
 /** fork/spawn, and whether the child is a subagent's (rc.8 origin: "subagent") */
 export const kindLabel = (s: Session): string => (s.kind === 'root' ? '' : s.header.origin === 'subagent' ? `subagent-${s.kind}` : s.kind);
-
-/** rc.8 refusals of whole roots, looked up once per root (list, lineage, the TUI per store size). */
-export function rootRefusals(): (s: Session) => string | undefined {
-  const cache = new Map<string, string | undefined>();
-  return (s) => {
-    if (!s.file || layoutOf(s.file) !== 'rc8-harness') return undefined;
-    const root = rc8RootOf(s.file);
-    if (!cache.has(root)) cache.set(root, rc8RootRefusal(root));
-    return cache.get(root);
-  };
-}
 
 /** What the harness's verdict needs beyond the session: its id's other sessions, a refusal of its whole root. */
 export interface ResumeContext {

@@ -1,6 +1,6 @@
 // Plain-text output helpers for people: aligned columns, colour only on a TTY and never under NO_COLOR.
-import { ageText } from '../view/age.js';
-import { displayWidth, sanitizeInline, truncate } from '../view/sanitize.js';
+import { ageText } from '../view/text/age.js';
+import { displayWidth, sanitizeInline, truncate } from '../view/text/sanitize.js';
 
 export function useColor(stream: NodeJS.WriteStream): boolean {
   return Boolean(stream.isTTY) && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '');

@@ -1,7 +1,7 @@
 // Escaping for each export format. Every string from a log passes through one
 // of these: controls become visible pictures (the output may land on a
 // terminal), and the format's markup characters become inert text.
-import { isSafe, sanitizeInline } from '../view/sanitize.js';
+import { isSafe, sanitizeInline } from '../view/text/sanitize.js';
 
 /**
  * Multi-line text with controls (ESC, BEL, C1, bidi overrides, lone CR, …)

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { indexFile, loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
-import { BINDINGS, bindingsFor, type ViewName } from '../../src/view/keymap.js';
+import { BINDINGS, bindingsFor, type ViewName } from '../../src/view/app/keymap.js';
 import { KEY, mountApp } from '../support/app-harness.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');

@@ -4,11 +4,11 @@
 import React from 'react';
 import { afterAll, describe, expect, it } from 'vitest';
 import { render } from 'ink-testing-library';
-import { CompareView } from '../../components/compare-view.js';
+import { CompareView } from '../../components/compare/compare-view.js';
 import { compareSessions } from '../../src/session/compare.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
-import { compareRows, compareWindow } from '../../src/view/compare-model.js';
-import { displayWidth } from '../../src/view/sanitize.js';
+import { compareRows, compareWindow } from '../../src/view/compare/compare-model.js';
+import { displayWidth } from '../../src/view/text/sanitize.js';
 import { cleanupTmp, copyDir, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
 
 afterAll(cleanupTmp);

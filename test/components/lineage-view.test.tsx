@@ -4,11 +4,11 @@
 import React from 'react';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LineageView, lineageCells } from '../../components/lineage-view.js';
-import { LINEAGE_LEGEND, layoutLineage, type LineageLayout, type LineageNodeInput } from '../../src/view/lineage-layout.js';
-import { lineageListHeight } from '../../src/view/app-layout.js';
-import { displayWidth, truncate } from '../../src/view/sanitize.js';
-import { visibleWindow } from '../../src/view/window.js';
+import { LineageView, lineageCells } from '../../components/lineage/lineage-view.js';
+import { LINEAGE_LEGEND, layoutLineage, type LineageLayout, type LineageNodeInput } from '../../src/view/lineage/lineage-layout.js';
+import { lineageListHeight } from '../../src/view/app/layout.js';
+import { displayWidth, truncate } from '../../src/view/text/sanitize.js';
+import { visibleWindow } from '../../src/view/app/window.js';
 
 type N = LineageNodeInput;
 const TITLE = 'Investigate why the retry queue drains twice when the backoff timer fires during a reconnect and the stream is paused';

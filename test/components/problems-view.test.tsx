@@ -5,11 +5,11 @@ import path from 'node:path';
 import React from 'react';
 import { render } from 'ink-testing-library';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ProblemsView, problemCells } from '../../components/problems-view.js';
+import { ProblemsView, problemCells } from '../../components/problems/problems-view.js';
 import { auditSessions } from '../../src/session/audit.js';
 import { problemRows, type ProblemRow } from '../../src/session/problems.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
-import { displayWidth } from '../../src/view/sanitize.js';
+import { displayWidth } from '../../src/view/text/sanitize.js';
 import { cleanupTmp, evs, hdr, logText, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
 afterAll(cleanupTmp);

@@ -1,10 +1,10 @@
 import React from 'react';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReaderView, readerRowSegments } from '../../components/reader-view.js';
-import { ThemeProvider } from '../../components/theme.js';
-import { initialReaderState, readerDoc, readerReducer, readerWindow, type ReaderAction, type ReaderState } from '../../src/view/reader-state.js';
-import { displayWidth } from '../../src/view/sanitize.js';
+import { ReaderView, readerRowSegments } from '../../components/reader/reader-view.js';
+import { ThemeProvider } from '../../components/app/theme.js';
+import { initialReaderState, readerDoc, readerReducer, readerWindow, type ReaderAction, type ReaderState } from '../../src/view/reader/reader-state.js';
+import { displayWidth } from '../../src/view/text/sanitize.js';
 
 let unmounts: Array<() => void> = [];
 afterEach(() => {

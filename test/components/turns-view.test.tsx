@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadRootSync } from '../../src/storage/load-root.js';
-import { displayWidth } from '../../src/view/sanitize.js';
+import { displayWidth } from '../../src/view/text/sanitize.js';
 import { KEY, mountApp } from '../support/app-harness.js';
 
 const index = loadRootSync('sample-sessions');

@@ -9,11 +9,11 @@ import type { SessionEvent } from '../../src/session/events.js';
 import { foldEvent } from '../../src/session/log-facts.js';
 import { memorySession, SessionStore } from '../../src/session/store.js';
 import type { RootIndex } from '../../src/storage/load-root.js';
-import { reduce } from '../../src/view/app-reducer.js';
-import { indexOfKey, initialAppState, sessionsRows, type AppAction, type AppState } from '../../src/view/app-state.js';
-import { problemOf } from '../../src/view/fork-dialog-state.js';
-import { splitKeys } from '../../src/view/keys.js';
-import { snapshotWorld, type World } from '../../src/view/world.js';
+import { reduce } from '../../src/view/app/reducer.js';
+import { indexOfKey, initialAppState, sessionsRows, type AppAction, type AppState } from '../../src/view/app/state.js';
+import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
+import { splitKeys } from '../../src/view/app/keys.js';
+import { snapshotWorld, type World } from '../../src/view/app/world.js';
 
 const NOW = 1795990000000;
 const IDS = ['alpha', 'beta', 'gamma', 'delta', 'eps'];

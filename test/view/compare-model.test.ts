@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareSessions } from '../../src/session/compare.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
-import { compareHeader, compareRows, columnWidths, durationText, renderCompareRow, rowTarget } from '../../src/view/compare-model.js';
-import { displayWidth } from '../../src/view/sanitize.js';
+import { compareHeader, compareRows, columnWidths, durationText, renderCompareRow, rowTarget } from '../../src/view/compare/compare-model.js';
+import { displayWidth } from '../../src/view/text/sanitize.js';
 import { cleanupTmp, copyDir, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
 afterAll(cleanupTmp);

@@ -1,6 +1,6 @@
 // Input events (as Ink's parser hands them over) -> single key presses.
 import { describe, expect, it } from 'vitest';
-import { createKeySplitter, splitKeys } from '../../src/view/keys.js';
+import { createKeySplitter, splitKeys } from '../../src/view/app/keys.js';
 
 const names = (raw: string[]) => {
   const sp = createKeySplitter();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pagerCommand, READER_BINDINGS, readerCommandFor, readerHints, readerPromptKey } from '../../src/view/reader-keys.js';
-import { initialReaderState, readerDoc, readerReducer, type ReaderState } from '../../src/view/reader-state.js';
+import { pagerCommand, READER_BINDINGS, readerCommandFor, readerHints, readerPromptKey } from '../../src/view/reader/reader-keys.js';
+import { initialReaderState, readerDoc, readerReducer, type ReaderState } from '../../src/view/reader/reader-state.js';
 
 describe('reader keys', () => {
   it('maps keys to reader actions and app commands', () => {

@@ -2,8 +2,8 @@
 import fc from 'fast-check';
 import { runs } from '../support/property.js';
 import { describe, expect, it } from 'vitest';
-import { columnBreaks, eventReaderContent, initialReaderState, readerDoc, readerReducer, readerWindow, rowOf, type ReaderAction, type ReaderState } from '../../src/view/reader-state.js';
-import { displayWidth } from '../../src/view/sanitize.js';
+import { columnBreaks, eventReaderContent, initialReaderState, readerDoc, readerReducer, readerWindow, rowOf, type ReaderAction, type ReaderState } from '../../src/view/reader/reader-state.js';
+import { displayWidth } from '../../src/view/text/sanitize.js';
 
 /** A unified diff of `n` lines in all: headers, hunks every 50 lines, adds, deletes, context. */
 function bigDiff(n: number): string {

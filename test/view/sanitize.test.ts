@@ -10,7 +10,7 @@ import {
   sanitizeBlock,
   sanitizeInline,
   truncate,
-} from '../../src/view/sanitize.js';
+} from '../../src/view/text/sanitize.js';
 
 /** Anything a terminal could act on: C0, DEL, C1, bidi controls, line/paragraph separators, lone surrogates. */
 const DANGEROUS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]|\p{Cs}/u;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readerDoc } from '../../src/view/reader-state.js';
-import { diffLines, seedDiffText } from '../../src/view/seed-diff.js';
+import { readerDoc } from '../../src/view/reader/reader-state.js';
+import { diffLines, seedDiffText } from '../../src/view/turns/seed-diff.js';
 
 describe('seed diff', () => {
   it('diffLines: keeping the kept and + lines gives b, kept and - lines gives a', () => {

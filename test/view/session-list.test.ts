@@ -7,7 +7,7 @@ import {
   sessionRows,
   sortSessions,
   type SessionListItem,
-} from '../../src/view/session-list.js';
+} from '../../src/view/sessions/session-list.js';
 
 const NOW = 1_795_990_000_000;
 const item = (key: string, extra: Partial<SessionListItem> = {}): SessionListItem => ({

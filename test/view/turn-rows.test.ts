@@ -6,9 +6,9 @@ import type { Session } from '../../src/session/session.js';
 import { memorySession, SessionStore } from '../../src/session/store.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { REAL_DIR } from '../support/fixtures.js';
-import { displayWidth } from '../../src/view/sanitize.js';
-import { fitSegments, reasonColor } from '../../src/view/turn-row-text.js';
-import { detailLines, fitDetail } from '../../src/view/turn-detail.js';
+import { displayWidth } from '../../src/view/text/sanitize.js';
+import { fitSegments, reasonColor } from '../../src/view/turns/turn-row-text.js';
+import { detailLines, fitDetail } from '../../src/view/turns/turn-detail.js';
 import {
   buildTurnRows,
   defaultExpansion,
@@ -19,8 +19,8 @@ import {
   rowsContext,
   type Expansion,
   type TurnRow,
-} from '../../src/view/turn-rows.js';
-import { cursorIndex, initialTurnsState, turnsReducer, type RowsView, type TurnsState } from '../../src/view/turns-state.js';
+} from '../../src/view/turns/turn-rows.js';
+import { cursorIndex, initialTurnsState, turnsReducer, type RowsView, type TurnsState } from '../../src/view/turns/turns-state.js';
 
 const { store } = loadRootSync('sample-sessions');
 const NOW = 1_800_000_000_000;

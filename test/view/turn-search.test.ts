@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { isQueryError, parseQuery, type Query } from '../../src/session/query.js';
 import { buildTurnTree } from '../../src/session/replay.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
-import { buildTurnRows, defaultExpansion, rowIndexForSeq, rowsContext, type Expansion } from '../../src/view/turn-rows.js';
-import { openToSeq, pathToSeq, stepMatch, turnMatches } from '../../src/view/turn-search.js';
+import { buildTurnRows, defaultExpansion, rowIndexForSeq, rowsContext, type Expansion } from '../../src/view/turns/turn-rows.js';
+import { openToSeq, pathToSeq, stepMatch, turnMatches } from '../../src/view/turns/turn-search.js';
 import { SAMPLE_DIR } from '../support/fixtures.js';
 
 const ok = (s: string): Query => {

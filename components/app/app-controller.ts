@@ -1,0 +1,322 @@
+// The thin imperative shell around the pure reducer (src/view/app/state.ts):
+// it holds the one state, applies every action to the latest state at once
+// (synchronously, in arrival order), runs the effects the reducer returns
+// (the fork write, exit, status timers) and tells React to draw. Store changes
+// are coalesced into one `world` action per frame.
+import { rootRefusals } from '../../src/storage/root-refusals.js';
+import { AuditIndex } from '../../src/session/audit-index.js';
+import { isQueryError, parseQuery } from '../../src/session/query.js';
+import { indexSome, runFilter, SearchIndex, startFilter, type FilterJob } from '../../src/session/search-index.js';
+import { hasEventTerms } from '../../src/session/search.js';
+import type { FilterAnswers } from '../../src/view/sessions/session-filter.js';
+import { newChildId } from '../../src/session/ids.js';
+import type { ProjectScope } from '../../src/storage/project-scope.js';
+import { exportToFile } from '../../src/export/export.js';
+import type { ResumeCommand } from '../../src/session/resume-command.js';
+import type { RootIndex } from '../../src/storage/load-root.js';
+import { reduce } from '../../src/view/app/reducer.js';
+import { initialAppState, type AppAction, type AppState, type Effect } from '../../src/view/app/state.js';
+import type { Size } from '../../src/view/app/layout.js';
+import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
+import type { ViewName } from '../../src/view/app/keymap.js';
+import { snapshotWorld, type World } from '../../src/view/app/world.js';
+
+export interface Snapshot {
+  state: AppState;
+  world: World;
+}
+
+export interface ControllerOptions {
+  size: Size;
+  initialView?: ViewName;
+  /** the session key selected at start */
+  selection?: string;
+  /** fixed clock (tests); default: the real clock, re-read every `tickMs` while an age on screen counts seconds or minutes */
+  now?: number;
+  newId?: () => string;
+  /** store changes are drawn at most once per `frameMs` */
+  frameMs?: number;
+  tickMs?: number;
+  /** where `x` writes exports (default: the current folder) */
+  exportDir?: string;
+  /** the current project's scope (dsh's own root) and whether the Sessions view starts scoped to it */
+  scope?: ProjectScope;
+  startScoped?: boolean;
+  /** what the title bar calls the root */
+  rootLabel?: string;
+  /** audit sessions in the background once the scan is over (default true) */
+  audit?: boolean;
+}
+
+
+export class AppController {
+  private snap: Snapshot;
+  private version = 0;
+  private dirty = false;
+  private frame?: ReturnType<typeof setTimeout>;
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly listeners = new Set<() => void>();
+  private readonly unsubscribe: () => void;
+  private tick?: ReturnType<typeof setTimeout>;
+  private readonly newId: () => string;
+  /** set by the app: leaves Ink */
+  onExit: () => void = () => {};
+  /** the snapshot the app last drew (tests wait for the screen to catch up with the state) */
+  rendered?: Snapshot;
+  /** puts text on the clipboard; default: OSC 52 to the terminal (invisible where unsupported) */
+  onCopy: (text: string) => void = (text) => {
+    if (process.stdout.isTTY) process.stdout.write(`\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`);
+  };
+  /** shows text in $PAGER and comes back (runTui leaves the screen for it); default: unavailable */
+  onPager: (content: string) => string | undefined = () => 'no pager here: run dsh-browse in a terminal';
+  /** what R asked to run once the browser has left the screen (runTui runs it) */
+  pendingRun?: ResumeCommand;
+
+  constructor(
+    readonly index: RootIndex,
+    private readonly opts: ControllerOptions,
+  ) {
+    this.newId = opts.newId ?? (() => newChildId());
+    const world = this.takeWorld();
+    const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, pinTop: opts.selection === undefined, allProjects: !(opts.scope && opts.startScoped) };
+    this.snap = { state: reduce(initial, { type: 'world' }, world).state, world };
+    this.unsubscribe = index.store.subscribe(() => {
+      this.storeChanged();
+      this.scheduleAudit();
+    });
+    this.scheduleAudit();
+    if (opts.now === undefined) {
+      // ages ("open 5s") keep counting while nothing else changes
+      this.armTick();
+    }
+  }
+
+  private readonly auditIndex = new AuditIndex();
+  private auditTimer?: ReturnType<typeof setTimeout>;
+  private refusals = { size: -1, of: rootRefusals() };
+
+  /** rc.8's refusal of a whole root reads its folders: once per root, again when the set of sessions changes. */
+  private rootRefusal = (s: Parameters<ReturnType<typeof rootRefusals>>[0]): string | undefined => {
+    if (this.refusals.size !== this.index.store.size) this.refusals = { size: this.index.store.size, of: rootRefusals() };
+    return this.refusals.of(s);
+  };
+
+  /** the store (or the audit) changed since the last snapshot, not only the filter's answers */
+  private contentDirty = true;
+
+  private takeWorld(): World {
+    this.dirty = false;
+    const base = this.contentDirty || !this.snap ? undefined : this.snap.world;
+    this.contentDirty = false;
+    return snapshotWorld(this.index, ++this.version, this.opts.now ?? Date.now(), this.newId, {
+      base,
+      audit: this.auditIndex,
+      scope: this.opts.scope,
+      rootRefusal: this.rootRefusal,
+      rootLabel: this.opts.rootLabel,
+      filterAnswers: this.filterAnswers(),
+    });
+  }
+
+  /**
+   * The audit runs in slices of ~8 ms between frames (one session at least per
+   * slice) once the scan is over, and again for the sessions a change touched.
+   */
+  private scheduleAudit(): void {
+    if (this.opts.audit === false || this.auditTimer || this.closed) return;
+    this.auditTimer = setTimeout(() => {
+      this.auditTimer = undefined;
+      if (this.index.scan && !this.index.scan.finished) return this.scheduleAudit();
+      const { changed, done } = this.auditIndex.step(this.index.store.list(), 8);
+      if (changed) this.storeChanged();
+      if (!done) this.scheduleAudit();
+      this.checkIdle();
+    }, 20);
+    this.auditTimer.unref?.();
+  }
+
+  private closed = false;
+
+  // ---- the Sessions filter's query, answered in the background -------------
+  private readonly searchIndex = new SearchIndex();
+  private filter?: { text: string; job?: FilterJob };
+  private filterTimer?: ReturnType<typeof setTimeout>;
+
+  private filterAnswers(): FilterAnswers | undefined {
+    const f = this.filter;
+    if (!f?.job) return undefined;
+    return { text: f.text, results: f.job.results, todo: new Set(f.job.todo.map((s) => s.file ?? `mem:${s.id}`)) };
+  }
+
+  /** A new filter text starts a new job over every session; its answers arrive in ~8 ms slices. */
+  private syncFilter(text: string): boolean {
+    if (this.filter?.text === text) return false;
+    const q = text.trim() ? parseQuery(text) : undefined;
+    this.filter = { text, job: q && !isQueryError(q) && hasEventTerms(q) ? startFilter(q, this.index.store.list()) : undefined };
+    this.scheduleFilter();
+    return true;
+  }
+
+  private scheduleFilter(): void {
+    if (this.filterTimer || this.closed || !this.filter?.job) return;
+    this.filterTimer = setTimeout(() => {
+      this.filterTimer = undefined;
+      const f = this.filter;
+      if (!f?.job) return this.checkIdle();
+      const job = f.job;
+      if (!job.done) runFilter(job, this.searchIndex, 8);
+      else {
+        // sessions without a search document answered 'pending': index them, then ask again
+        const pending = this.index.store.list().filter((s) => job.results.get(s.file ?? `mem:${s.id}`) === 'pending');
+        if (pending.length === 0) return this.checkIdle();
+        if (indexSome(this.searchIndex, pending, 8) === 0) f.job = startFilter(job.query, this.index.store.list());
+      }
+      this.storeChanged(false);
+      this.scheduleFilter();
+    }, 5);
+    this.filterTimer.unref?.();
+  }
+
+  // ---- background work, for whoever must wait for it (tests) ---------------
+  private readonly idleWaiters: Array<() => void> = [];
+
+  /**
+   * True while background work still owes the state a change: an audit slice
+   * (it also waits for the scan to finish), a filter search slice, or a store
+   * change not yet applied (the coalesced frame). The clock's redraw of ages
+   * does not count. With `audit: false` the scan is not waited for.
+   */
+  get busy(): boolean {
+    return !this.closed && (this.auditTimer !== undefined || this.filterTimer !== undefined || this.frame !== undefined);
+  }
+
+  /**
+   * Resolves once nothing is `busy` (at once if nothing is): the latest state
+   * then holds every answer the background had to give (the audit's findings,
+   * the filter's matches, the store's changes). An event, not a delay: on a
+   * loaded machine it resolves later, never early. Also resolves on close().
+   */
+  idle(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private checkIdle(): void {
+    if (this.idleWaiters.length === 0 || this.busy) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * Ages ("open 5s", "12m") keep counting while nothing else changes: redraw
+   * every `tickMs` while the newest activity is under an hour old (ages in
+   * seconds or minutes), else once a minute: an idle root costs nothing.
+   */
+  private armTick(): void {
+    let newest = 0;
+    for (const i of this.snap.world.items) newest = Math.max(newest, i.lastEventTime ?? i.createdAt ?? 0);
+    const ms = Date.now() - newest < 3_600_000 ? (this.opts.tickMs ?? 5000) : 60_000;
+    this.tick = setTimeout(() => {
+      this.storeChanged(false); // only the clock moved: reuse the snapshot's derived data
+      this.armTick();
+    }, ms);
+    this.tick.unref?.();
+  }
+
+  private storeChanged(content = true): void {
+    this.dirty = true;
+    if (content) this.contentDirty = true;
+    if (this.frame) return;
+    this.frame = setTimeout(() => {
+      this.frame = undefined;
+      this.dispatch({ type: 'world' });
+    }, this.opts.frameMs ?? 16);
+  }
+
+  /** The world as of now: a fresh snapshot when the store changed since the last one. */
+  world(): World {
+    if (this.dirty) this.snap = { ...this.snap, world: this.takeWorld() };
+    return this.snap.world;
+  }
+
+  readonly getSnapshot = (): Snapshot => this.snap;
+
+  readonly subscribe = (fn: () => void): (() => void) => {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  };
+
+  /** Applies one action to the latest state, then its effects, in order. */
+  readonly dispatch = (action: AppAction): void => {
+    const world = this.world();
+    const { state, effects } = reduce(this.snap.state, action, world);
+    this.snap = { state, world };
+    // a new filter query: draw this state with its (empty, searching) answers at once
+    if (this.syncFilter(state.filter.text)) {
+      this.dirty = true;
+      const w = this.world();
+      this.snap = { state: reduce(state, { type: 'world' }, w).state, world: w };
+    }
+    for (const e of effects) this.run(e);
+    for (const fn of this.listeners) fn();
+    this.checkIdle();
+  };
+
+  private run(e: Effect): void {
+    switch (e.type) {
+      case 'exit':
+        this.onExit();
+        return;
+      case 'copy':
+        this.onCopy(e.text);
+        return;
+      case 'run':
+        this.pendingRun = e.command;
+        this.onExit();
+        return;
+      case 'pager': {
+        const problem = this.onPager(e.content);
+        if (problem) this.dispatch({ type: 'exportFailed', message: problem, pager: true });
+        else this.dispatch({ type: 'world' }); // redraw the whole screen
+        return;
+      }
+      case 'export':
+        try {
+          const out = exportToFile(e.session, this.index.store.list(), this.opts.exportDir ?? process.cwd(), { format: 'md', upTo: e.upTo });
+          this.dispatch({ type: 'exported', file: out.file, bytes: out.bytes });
+        } catch (err) {
+          this.dispatch({ type: 'exportFailed', message: err instanceof Error ? err.message : String(err) });
+        }
+        return;
+      case 'expireStatus': {
+        const t = setTimeout(() => {
+          this.timers.delete(t);
+          this.dispatch({ type: 'statusExpired', id: e.id });
+        }, e.ms);
+        t.unref?.();
+        this.timers.add(t);
+        return;
+      }
+      case 'fork':
+        try {
+          const child = this.index.store.fork({ source: e.source, boundary: e.boundary, sessionId: e.childId });
+          this.dispatch({ type: 'forked', child, source: e.source });
+        } catch (err) {
+          this.dispatch({ type: 'forkFailed', error: problemOf(err) });
+        }
+        return;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.auditTimer) clearTimeout(this.auditTimer);
+    if (this.filterTimer) clearTimeout(this.filterTimer);
+    this.unsubscribe();
+    if (this.frame) clearTimeout(this.frame);
+    if (this.tick) clearTimeout(this.tick);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.listeners.clear();
+    this.checkIdle();
+  }
+}

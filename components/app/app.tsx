@@ -1,0 +1,166 @@
+// The app shell: draws the one app state (src/view/app/state.ts) held by the
+// controller. Title/status bar, tab bar, the active view, an open dialog, a
+// one-line key-hint footer. No state of its own beyond the terminal size.
+import { Box, Text, useApp } from 'ink';
+import React, { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
+import type { RootIndex } from '../../src/storage/load-root.js';
+import { indexOfKey, layoutOf, selectedSession, sessionsRows, turnsStateOf, type AppState } from '../../src/view/app/state.js';
+import { keyHints, type KeyHint } from '../../src/view/app/key-hints.js';
+import type { ViewName } from '../../src/view/app/keymap.js';
+import { ancestryKeys } from '../../src/view/lineage/lineage-layout.js';
+import { sanitizeInline } from '../../src/view/text/sanitize.js';
+import { filterQueryError } from '../../src/view/sessions/session-filter.js';
+import type { World } from '../../src/view/app/world.js';
+import { menuItems } from '../../src/view/menu/action-menu.js';
+import { ActionMenu } from '../menu/action-menu.js';
+import { AppController } from './app-controller.js';
+import { CompareView } from '../compare/compare-view.js';
+import { Footer, TabBar, TitleBar, type Status } from './chrome.js';
+import { ForkDialog } from '../dialog/fork-dialog.js';
+import { HelpOverlay } from '../help/help-overlay.js';
+import { LineageView } from '../lineage/lineage-view.js';
+import { ProblemsView } from '../problems/problems-view.js';
+import { ReaderView } from '../reader/reader-view.js';
+import { readerHints } from '../../src/view/reader/reader-keys.js';
+import { SessionsView } from '../sessions/sessions-view.js';
+import { colorFromEnv, ThemeProvider } from './theme.js';
+import { forkTargetOf, TurnsView } from '../turns/turns-view.js';
+import { useKeyInput } from './use-key-input.js';
+import { useTerminalSize, type TermSize } from './use-terminal-size.js';
+
+export interface AppProps {
+  index: RootIndex;
+  initialView?: ViewName;
+  /** fixed clock (ms) for deterministic ages; default: the real clock, ticking */
+  now?: number;
+  /** child ids for new forks (default: nanoid, never starting with '-') */
+  idGenerator?: () => string;
+  /** fixed terminal size (tests); default: stdout's, following resizes */
+  size?: TermSize;
+  /** colour on/off; default: off under NO_COLOR */
+  color?: boolean;
+  /** the session key selected at start */
+  initialSelection?: string;
+  /** an app controller made by the caller (tests read its state) */
+  controller?: AppController;
+}
+
+/** Scan progress, then the live-follow mode, for the title bar. */
+function backgroundText(index: RootIndex): string | undefined {
+  if (index.scan && !index.scan.finished) return `scanning ${index.scan.done}${index.scan.total === undefined ? '' : `/${index.scan.total}`} files…`;
+  if (index.live) return index.live.mode === 'poll' ? 'live (polling)' : 'live';
+  return undefined;
+}
+
+/** The short reason `f` is disabled on the selection, if it is. */
+function forkDisabled(state: AppState, world: World): string | undefined {
+  const s = selectedSession(state, world);
+  if (!s) return 'no session';
+  if (state.view === 'turns') {
+    const t = forkTargetOf(state, world, s);
+    return t && 'error' in t ? (t.error.code === 'OPEN_TURN' ? 'inside turn' : t.error.code) : undefined;
+  }
+  const err = world.forkError(s);
+  return err ? (err.code === 'OPEN_TURN' ? 'open turn' : err.code) : undefined;
+}
+
+/** The footer: the keys of whatever surface has the keyboard. */
+function hintsFor(state: AppState, world: World): KeyHint[] {
+  const d = state.dialog;
+  if (d?.kind === 'refused') return [...(d.jumpSeq !== undefined ? [{ keys: 'b', label: `boundary (seq ${d.jumpSeq})` }] : []), { keys: 'Esc', label: 'close' }, { keys: 'q', label: 'quit' }];
+  if (d?.kind === 'confirm') return [{ keys: 'Enter', label: 'fork' }, { keys: 'Esc', label: 'cancel' }, { keys: '←→', label: 'caret' }, { keys: 'Ctrl-U', label: 'clear' }];
+  if (state.menu) return [{ keys: '↑↓', label: 'choose' }, { keys: 'Enter', label: 'run' }, { keys: 'Esc', label: 'close' }];
+  if (state.help) return [{ keys: '↑↓', label: 'scroll' }, { keys: 'Esc', label: 'close' }, { keys: 'q', label: 'quit' }];
+  if (state.reader) return readerHints(state.reader.prompt !== null);
+  if (state.view === 'turns' && state.turnSearch?.editing) return [{ keys: 'Enter', label: 'search' }, { keys: 'Esc', label: 'cancel' }, { keys: '←→', label: 'caret' }];
+  if (state.compare?.open) return [{ keys: '↑↓', label: 'row' }, { keys: '←→/Tab', label: 'side' }, { keys: 'Enter', label: 'open turn' }, { keys: 'Esc', label: 'back' }];
+  if (state.view === 'sessions' && state.filterEditing) return [{ keys: 'Enter', label: 'keep filter' }, { keys: 'Esc', label: 'clear' }, { keys: '↑↓', label: 'move' }, { keys: '←→', label: 'caret' }];
+  const why = forkDisabled(state, world);
+  return keyHints(state.view, why ? { fork: why } : {}, state.view === 'sessions' ? { cycleSort: `sort:${state.order}` } : {});
+}
+
+function Body({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
+  const lay = layoutOf(state);
+  if (state.help) return <HelpOverlay view={state.view} width={lay.width} height={lay.content} scroll={state.help.scroll} />;
+  if (state.reader) return <ReaderView state={state.reader} width={lay.width} />;
+  const c = state.compare;
+  if (c?.open) return <CompareView comparison={c.comparison} rows={c.rows} cursor={c.cs.cursor} side={c.cs.side} from={c.cs.from} width={lay.width} height={lay.content} />;
+  if (lay.view <= 0) return null;
+  if (state.view === 'sessions') {
+    const rows = sessionsRows(state, world);
+    return (
+      <SessionsView
+        rows={rows}
+        total={world.items.length}
+        selected={indexOfKey(rows, state.selection)}
+        top={state.sessions.top}
+        order={state.order}
+        filter={state.filter}
+        editing={state.filterEditing}
+        mark={state.mark}
+        scope={world.scope ? (state.allProjects ? 'all projects (p: this one)' : `project ${sanitizeInline(world.scope.cwd)} (p: all)`) : undefined}
+        width={lay.width}
+        height={lay.view}
+        scanning={world.scanning}
+        searching={world.filterSearching(state.filter.text)}
+        queryError={filterQueryError(state.filter.text)}
+      />
+    );
+  }
+  if (state.view === 'lineage') {
+    const layout = world.lineage(state.lineage.collapsed);
+    const ancestry = state.selection ? ancestryKeys(layout, state.selection) : new Set<string>();
+    return <LineageView layout={layout} selected={indexOfKey(layout.rows, state.selection)} top={state.lineage.top} ancestry={ancestry} mark={state.mark} width={lay.width} height={lay.view} />;
+  }
+  if (state.view === 'problems') {
+    const rows = world.problems();
+    return <ProblemsView rows={rows} selected={rows.length ? Math.min(state.problems.hint, rows.length - 1) : -1} top={state.problems.top} root={world.root} width={lay.width} height={lay.view} />;
+  }
+  const session = selectedSession(state, world);
+  if (!session) return <Text dimColor>  no session selected (Tab to Sessions)</Text>;
+  return <TurnsView state={state} world={world} session={session} turns={turnsStateOf(state, state.selection)} width={lay.width} height={lay.view} />;
+}
+
+export function App(props: AppProps): React.JSX.Element {
+  const { exit } = useApp();
+  const size = useTerminalSize(props.size);
+  const controller = useMemo(
+    () => props.controller ?? new AppController(props.index, { size, initialView: props.initialView, now: props.now, newId: props.idGenerator, selection: props.initialSelection }),
+    // one controller for the app's life
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [],
+  );
+  controller.onExit = exit;
+  useEffect(() => () => controller.close(), [controller]);
+  const snap = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
+  const { state, world } = snap;
+  useLayoutEffect(() => {
+    controller.rendered = snap;
+  }, [controller, snap]);
+  useLayoutEffect(() => {
+    if (size.columns !== state.size.columns || size.rows !== state.size.rows) controller.dispatch({ type: 'resize', size });
+  }, [controller, size, state.size]);
+  useKeyInput(controller.dispatch);
+
+  const lay = layoutOf(state);
+  const index = props.index;
+  const liveNotice: Status | undefined = index.live?.message ? { tone: 'info', text: sanitizeInline(index.live.message) } : undefined;
+  const selected = selectedSession(state, world);
+  return (
+    <ThemeProvider color={props.color ?? colorFromEnv()}>
+      {/* the terminal's size at once (the state's follows in a layout effect): a resize never draws past the screen */}
+      <Box flexDirection="column" width={Math.min(lay.width, size.columns)} height={Math.max(1, Math.min(state.size.rows, size.rows) - 1)} overflow="hidden">
+        <TitleBar root={sanitizeInline(world.rootLabel)} sessions={world.items.length} diagnostics={world.diagnostics} status={liveNotice} background={backgroundText(index)} width={lay.width} />
+        <TabBar view={state.view} turnsLabel={selected ? sanitizeInline(selected.id) : undefined} width={lay.width} />
+        <Box flexDirection="column" height={lay.content} overflow="hidden">
+          <Body state={state} world={world} />
+          {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} width={lay.width} height={lay.dialog} /> : null}
+          {!state.help && !state.dialog && state.menu ? (
+            <ActionMenu items={menuItems(state, world)} cursor={state.menu.cursor} title={`Actions: ${selected ? sanitizeInline(selected.id) : 'no session'}`} width={lay.width} height={lay.dialog} />
+          ) : null}
+        </Box>
+        <Footer hints={hintsFor(state, world)} width={lay.width} status={state.status} />
+      </Box>
+    </ThemeProvider>
+  );
+}

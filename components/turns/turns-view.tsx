@@ -1,0 +1,201 @@
+import path from 'node:path';
+// The Turns view: the selected session's turn tree with fork boundaries, a
+// detail pane and the model-history toggle. Renders only the visible window.
+// Presentational: its cursor, expansion and toggles live in the app state.
+import React from 'react';
+import { Box, Text } from 'ink';
+import type { Session } from '../../src/session/session.js';
+import { usageText, withSplit } from '../../src/session/usage.js';
+import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../../src/view/app/layout.js';
+import { cutOfRow, turnsStateOf, turnsView, type AppState } from '../../src/view/app/state.js';
+import { displayWidth, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
+import { caretParts } from '../../src/view/text/text-field.js';
+import { detailLines, fitDetail } from '../../src/view/turns/turn-detail.js';
+import { clip, fitSegments, type Segment } from '../../src/view/turns/turn-row-text.js';
+import type { ForkTarget, TurnRow } from '../../src/view/turns/turn-rows.js';
+import { cursorIndex, cursorWindow, type TurnsState } from '../../src/view/turns/turns-state.js';
+import { visibleWindow } from '../../src/view/app/window.js';
+import type { World } from '../../src/view/app/world.js';
+import { useTone } from '../app/theme.js';
+
+export interface TurnsViewProps {
+  state: AppState;
+  world: World;
+  session: Session;
+  turns: TurnsState;
+  width: number;
+  height: number;
+}
+
+const INSIDE_HINT = ' fork: inside turn';
+
+type LineProps = { segments: Segment[]; width: number; inverse?: boolean };
+
+/** Rows are rebuilt as new arrays each frame; compare their content so unchanged rows skip React's work. */
+const sameLine = (a: LineProps, b: LineProps): boolean =>
+  a.width === b.width &&
+  a.inverse === b.inverse &&
+  a.segments.length === b.segments.length &&
+  a.segments.every((s, i) => {
+    const t = b.segments[i];
+    return s.text === t.text && s.color === t.color && s.bold === t.bold && s.dim === t.dim;
+  });
+
+const Line = React.memo(LineView, sameLine);
+
+function LineView({ segments, width, inverse }: LineProps): React.JSX.Element {
+  const tone = useTone(); // NO_COLOR: no colour names reach Ink
+  const fitted = fitSegments(segments, width);
+  if (inverse) {
+    const used = fitted.reduce((w, s) => w + displayWidth(s.text), 0);
+    if (used < width) fitted.push({ text: ' '.repeat(width - used) });
+  }
+  return (
+    <Text wrap="truncate-end" inverse={inverse}>
+      {fitted.length === 0 ? ' ' : fitted.map((s, i) => (
+        <Text key={i} color={tone(s.color)} bold={s.bold} dimColor={s.dim}>
+          {s.text}
+        </Text>
+      ))}
+    </Text>
+  );
+}
+
+/** `›` marks the selection even where inverse video is lost (no colour support); `┊` marks inherited rows. */
+/** Whether any of the sorted `seqs` lies in [from, to]. */
+function anyIn(seqs: readonly number[], from: number, to: number): boolean {
+  let lo = 0;
+  let hi = seqs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (seqs[mid] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < seqs.length && seqs[lo] <= to;
+}
+
+/**
+ * `›` marks the selection even where inverse video is lost (no colour support);
+ * `┊` marks inherited rows; `◉` a row holding a search match; `≠` the row where
+ * a fork child's seed first differs from its parent's log.
+ */
+function rowSegments(row: TurnRow, gutter: number, selected: boolean, matches?: readonly number[], divergence?: number): Segment[] {
+  const marker = row.kind === 'boundary' || row.kind === 'inherited-divider';
+  const seq = marker ? '' : String(row.seq);
+  const glyph = row.expandable ? (row.expanded ? '▾ ' : '▸ ') : '  ';
+  const hit = !marker && matches !== undefined && anyIn(matches, row.seq, row.lastSeq);
+  const differs = !marker && divergence !== undefined && row.seq <= divergence && divergence <= row.lastSeq;
+  return [
+    { text: selected ? '›' : ' ', bold: true },
+    { text: seq.padStart(gutter) + (row.inherited ? '┊' : ' '), color: row.inherited ? 'cyan' : 'gray', dim: true },
+    ...(hit ? [{ text: '◉ ', color: 'yellow' as const, bold: true }] : []),
+    ...(differs ? [{ text: '≠ seed differs from the parent here (o: both versions) ', color: 'red' as const, bold: true }] : []),
+    { text: '  '.repeat(row.depth) + glyph },
+    ...row.segments,
+  ];
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+const STATE_BADGES = { empty: { text: 'empty', color: 'gray' }, 'at-boundary': { text: 'at boundary', color: 'green' }, 'open-turn': { text: 'open turn', color: 'yellow' } } as const;
+
+function headerSegments(session: Session, history: { upTo: number; entries: number } | undefined, duplicates = 0, older: readonly string[] = []): Segment[] {
+  const badge = session.gone ? ({ text: 'file deleted', color: 'red' } as const) : STATE_BADGES[session.state];
+  const out: Segment[] = [{ text: clip(session.id, 80), bold: true }, { text: '  ' }, { text: `[${badge.text}]`, color: badge.color, bold: true }];
+  if (duplicates > 1) out.push({ text: `  [DUPLICATE_ID: ${duplicates} sessions share this id]`, color: 'yellow', bold: true });
+  if (session.kind === 'fork') out.push({ text: `  ${session.header.origin === 'subagent' ? 'subagent fork of' : 'inherited from'} ${clip(session.parentSession, 80)}, seedLength ${session.seedLength}`, color: 'cyan' });
+  else if (session.kind === 'spawn') out.push({ text: `  spawned by ${clip(session.parentSession, 80)}`, color: 'cyan' });
+  // rc.8 header facts the harness shows, the log format (v0-v4) and the older generations kept beside this one
+  const h = session.header;
+  const rc8 = [h.version > 0 ? `format v${h.version}` : '', older.length ? `older: ${older.map((f) => clip(path.basename(f), 40)).join(', ')}` : '', h.origin !== undefined ? `origin ${clip(h.origin, 20)}` : '', typeof h.delegationDepth === 'number' ? `depth ${h.delegationDepth}` : '', h.agentPreset !== undefined ? `preset ${clip(h.agentPreset, 30)}` : ''].filter(Boolean);
+  if (rc8.length) out.push({ text: `  · ${rc8.join(' · ')}`, dim: true });
+  if (history) out.push({ text: `  · model history up to seq ${history.upTo}: ${history.entries} entries (t: tree)`, color: 'magenta', bold: true });
+  else {
+    out.push({ text: `  · ${plural(session.facts.turns, 'turn')} · ${plural(session.length, 'event')}`, dim: true });
+    // tokens, and for a fork child what the seed inherited and what it spent itself
+    const u = session.facts.usage ? withSplit(session.facts.usage, session.seedLength) : undefined;
+    if (u && u.messages > 0) out.push({ text: u.own ? ` · own ${usageText(u.own) || 'no usage'} · inherited ${usageText(u.inherited) || 'no usage'}` : ` · ${usageText(u)}`, color: 'blue', dim: true });
+  }
+  return out;
+}
+
+function statusSegments(target: ForkTarget | undefined): Segment[] {
+  const keys: Segment = { text: '  ·  ←/→ fold  e/E all  b boundary  t history  d detail  ? help', dim: true };
+  if (!target) return [{ text: 'f fork (disabled: empty session, no seq to cut at)', color: 'gray', dim: true }, keys];
+  if ('boundary' in target) return [{ text: `f fork here (seq ${target.boundary})`, color: 'green', bold: true }, keys];
+  return [{ text: `f fork (disabled: ${target.error.code} ${clip(target.error.message, 160)})`, color: 'gray', dim: true }, keys];
+}
+
+/** What `f` means on the selected tree row: a boundary to cut at, or the store's refusal. */
+export function forkTargetOf(state: AppState, world: World, session: Session): ForkTarget | undefined {
+  const data = world.turns(session);
+  if (!data.ok) return undefined;
+  const t = turnsStateOf(state, state.selection);
+  const v = turnsView(state, data)({ ...t, showHistory: false });
+  const row = v.rows[cursorIndex(t.tree, v)];
+  if (!row) return undefined;
+  const cut = cutOfRow(row);
+  const error = world.forkError(session, cut);
+  return error ? { error } : { boundary: cut };
+}
+
+export function TurnsView(props: TurnsViewProps): React.JSX.Element {
+  const { state, world, session, turns: t, width, height } = props;
+  const w = Math.max(1, width);
+  const data = world.turns(session);
+  const lines: React.JSX.Element[] = [];
+  if (!data.ok) {
+    lines.push(<Line key="header" width={w} segments={headerSegments(session, undefined)} />);
+    lines.push(<Line key="err" width={w} segments={[{ text: `cannot read this session: ${sanitizeInline(data.error)}`, color: 'red' }]} />);
+    return (
+      <Box flexDirection="column" width={w} height={Math.max(0, height)} overflow="hidden">
+        {lines.slice(0, Math.max(0, height))}
+      </Box>
+    );
+  }
+  const auto = height >= AUTO_DETAIL_HEIGHT;
+  const detailShown = t.showDetail ?? auto;
+  const lay = turnsLayout(height, detailShown);
+  const active = turnsView(state, data)(t);
+  const sel = cursorWindow(t.showHistory ? t.history : t.tree, active);
+  const selectedRow: TurnRow | undefined = active.rows[sel.index];
+  const target = forkTargetOf(state, world, session);
+  const gutter = Math.max(2, String(Math.max(0, session.length - 1)).length);
+  const visible = visibleWindow(active.rows, sel.index, lay.list, sel.top);
+  const detail = detailShown ? detailLines(selectedRow, session.events) : [];
+
+  const search = state.turnSearch?.key === state.selection ? state.turnSearch : undefined;
+  const duplicates = world.items.filter((i) => i.id === session.id).length;
+  lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length } : undefined, duplicates, world.olderGenerations(session))} />);
+  visible.rows.forEach((row, i) => {
+    const isSel = visible.top + i === sel.index;
+    let segs = rowSegments(row, gutter, isSel, search && !search.editing ? search.seqs : undefined, data.divergence?.seq);
+    if (isSel && !t.showHistory && target && 'error' in target && target.error.code === 'OPEN_TURN' && w > INSIDE_HINT.length + 8) {
+      const room = w - INSIDE_HINT.length;
+      const body = fitSegments(segs, room);
+      const used = body.reduce((n, s) => n + displayWidth(s.text), 0);
+      segs = [...body, { text: ' '.repeat(room - used) }, { text: INSIDE_HINT, dim: true }];
+    }
+    lines.push(<Line key={row.key} width={w} segments={segs} inverse={isSel} />);
+  });
+  if (active.rows.length === 0 && lay.list > 0) {
+    const empty = t.showHistory ? '(the model sees nothing up to this point)' : '(no events: an empty session)';
+    lines.push(<Line key="empty" width={w} segments={[{ text: empty, dim: true }]} />);
+  }
+  while (lines.length < 1 + lay.list) lines.push(<Text key={`pad${lines.length}`}> </Text>);
+  if (lay.pane > 0) {
+    lines.push(<Line key="sep" width={w} segments={[{ text: truncate('── detail ' + '─'.repeat(w), w), dim: true }]} />);
+    fitDetail(detail, w, lay.pane).forEach((l, i) => lines.push(<Line key={`d${i}`} width={w} segments={[{ text: l.text, color: l.color, bold: l.heading, dim: l.heading && !l.color }]} />));
+    while (lines.length < 2 + lay.list + lay.pane) lines.push(<Text key={`dpad${lines.length}`}> </Text>);
+  }
+  if (search?.editing) {
+    const { before, at, after } = caretParts(search.field);
+    lines.push(<Line key="status" width={w} segments={[{ text: '/', color: 'yellow', bold: true }, { text: sanitizeInline(before) }, { text: sanitizeInline(at), color: 'yellow', bold: true }, { text: sanitizeInline(after) }, { text: '   Enter search · Esc cancel · tool:NAME is:error reason:KIND "words" -word', dim: true }]} />);
+  } else lines.push(<Line key="status" width={w} segments={statusSegments(target)} />);
+
+  return (
+    <Box flexDirection="column" width={w} height={Math.max(0, height)} overflow="hidden">
+      {lines.slice(0, Math.max(0, height))}
+    </Box>
+  );
+}

@@ -1,0 +1,221 @@
+// The app's one state: its shape, the actions and effects of its reducer
+// (app-reducer.ts), and the values every part derives from it (the rows on
+// screen, the selected session, the layout). The reducer's steps live in
+// app-reducer.ts (dispatch, normalize), app-commands.ts (commands on the
+// selection) and app-surfaces.ts (keys of dialogs, menu, reader, Compare).
+import { type Comparison } from '../../session/compare.js';
+import { type ResumeCommand } from '../../session/resume-command.js';
+import { type CompareRow } from '../compare/compare-model.js';
+import { type CompareState } from '../compare/compare-state.js';
+import type { Session } from '../../session/session.js';
+import { appLayout, AUTO_DETAIL_HEIGHT, turnsLayout, type AppLayout, type Size } from './layout.js';
+import { type Dialog, type Problem } from '../dialog/fork-dialog-state.js';
+import type { KeyPress } from './keys.js';
+import { type ReaderState } from '../reader/reader-state.js';
+import { type ViewName } from './keymap.js';
+import { listItemOf, rowOf, type SessionRow, type SortOrder } from '../sessions/session-list.js';
+import { textField, type TextField } from '../text/text-field.js';
+import { rowIndexForSeq, type TurnRow } from '../turns/turn-rows.js';
+import { initialTurnsState, turnsReducer, type RowsView, type TurnsState } from '../turns/turns-state.js';
+import type { TurnsData, World } from './world.js';
+
+export const VIEWS: readonly ViewName[] = ['sessions', 'turns', 'lineage', 'problems'];
+
+export interface Status {
+  text: string;
+  tone: 'info' | 'ok' | 'error';
+  id: number;
+}
+
+export interface AppState {
+  view: ViewName;
+  size: Size;
+  /** THE selection: a session key (file path), shared by every view */
+  selection?: string;
+  /** until the first key, the selection is the top row (the first scan keeps adding rows above a key) */
+  pinTop: boolean;
+  /** the instance last seen for the selection (kept on screen, marked deleted, when its file goes) */
+  selected?: Session;
+  /** the selection is a deleted session, shown until the user moves away */
+  ghost: boolean;
+  /** highlighted row index and window top of each list (where a vanished selection's successor is) */
+  sessions: { hint: number; top: number };
+  lineage: { hint: number; top: number; collapsed: ReadonlySet<string> };
+  problems: { hint: number; top: number };
+  filter: TextField;
+  filterEditing: boolean;
+  order: SortOrder;
+  /** every project's sessions, or only the current project's (when the world has a scope) */
+  allProjects: boolean;
+  help?: { scroll: number };
+  dialog?: Dialog;
+  /** each opened session's Turns state (cursor, expansion, scroll), by key: kept across views and help */
+  turns: ReadonlyMap<string, TurnsState>;
+  status?: Status;
+  statusSeq: number;
+  /** the session marked with `m` (a key), to compare another with */
+  mark?: string;
+  /** the Compare surface: open over the views, or hidden while one of its turns is open in Turns (Esc returns) */
+  compare?: CompareSurface;
+  /** the action menu (`a`): what can be done on the selection, disabled entries with their reason */
+  menu?: { cursor: number };
+  /** the full-screen reader of one event's content (Enter/o in Turns); Esc returns to the same row */
+  reader?: ReaderState;
+  /** the `/` search of the Turns session: the query being typed, then its matches (n/N) */
+  turnSearch?: TurnSearch;
+}
+
+export interface TurnSearch {
+  /** the session it searched */
+  key: string;
+  field: TextField;
+  editing: boolean;
+  /** seqs of the matching events, ascending (after Enter) */
+  seqs: number[];
+  query?: string;
+}
+
+export interface CompareSurface {
+  comparison: Comparison;
+  rows: CompareRow[];
+  cs: CompareState;
+  open: boolean;
+  /** the view Compare was opened from (closing it returns there) */
+  from: ViewName;
+}
+
+export type AppAction =
+  | { type: 'key'; press: KeyPress }
+  | { type: 'resize'; size: Size }
+  /** the store changed (the world is a new snapshot) */
+  | { type: 'world' }
+  | { type: 'forked'; child: Session; source: Session }
+  | { type: 'forkFailed'; error: Problem }
+  | { type: 'exported'; file: string; bytes: number }
+  | { type: 'exportFailed'; message: string; pager?: boolean }
+  | { type: 'statusExpired'; id: number };
+
+export type Effect =
+  /** write the child: exactly the dialog's pinned source instance and cut */
+  | { type: 'fork'; source: Session; boundary: number | undefined; childId: string }
+  | { type: 'exit' }
+  | { type: 'expireStatus'; id: number; ms: number }
+  /** put text on the clipboard (OSC 52) */
+  | { type: 'copy'; text: string }
+  /** leave the browser (terminal restored) and run `dsh argv…` in `cwd` */
+  | { type: 'run'; command: ResumeCommand }
+  /** leave the screen for $PAGER with `content`, then come back */
+  | { type: 'pager'; content: string }
+  /** write a transcript of `session` (up to seq `upTo`) to a new file in the export folder */
+  | { type: 'export'; session: Session; upTo?: number };
+
+export interface Step {
+  state: AppState;
+  effects: Effect[];
+}
+
+/** How long a status message stays. */
+export const STATUS_MS = 5000;
+
+export function initialAppState(size: Size, view: ViewName = 'sessions'): AppState {
+  return {
+    view,
+    size,
+    pinTop: true,
+    ghost: false,
+    sessions: { hint: 0, top: 0 },
+    lineage: { hint: 0, top: 0, collapsed: new Set() },
+    problems: { hint: 0, top: 0 },
+    filter: textField(''),
+    filterEditing: false,
+    order: 'recent',
+    allProjects: true,
+    turns: new Map(),
+    statusSeq: 0,
+  };
+}
+
+// ---- derived values (read by the reducer and the views alike) ------------
+
+/** The action menu always lists the same entries (disabled ones with their reason). */
+export const MENU_ENTRIES = 7;
+
+export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, s.menu ? MENU_ENTRIES : 0);
+
+/** The Sessions rows as shown: the filtered, sorted list, plus a deleted selection kept in place. */
+export function sessionsRows(s: AppState, world: World): readonly SessionRow[] {
+  const rows = world.rows(s.filter.text, s.order, s.allProjects);
+  if (!s.ghost || !s.selected) return rows;
+  const ghost = { ...rowOf(listItemOf(s.selected), 0, world.now), badge: 'file deleted', tone: 'red' as const, forkable: false };
+  const at = Math.min(Math.max(0, s.sessions.hint), rows.length);
+  return [...rows.slice(0, at), ghost, ...rows.slice(at)];
+}
+
+export const indexOfKey = (rows: readonly { key: string | null }[], key: string | undefined): number => (key === undefined ? -1 : rows.findIndex((r) => r.key === key));
+
+/** The selected session: the live instance, or the deleted one kept on screen. */
+export function selectedSession(s: AppState, world: World): Session | undefined {
+  if (s.selection === undefined) return undefined;
+  return world.session(s.selection) ?? (s.ghost ? s.selected : undefined);
+}
+
+export const turnsStateOf = (s: AppState, key: string | undefined): TurnsState => (key !== undefined ? s.turns.get(key) : undefined) ?? initialTurnsState();
+
+export const autoDetail = (s: AppState): boolean => layoutOf(s).view >= AUTO_DETAIL_HEIGHT;
+
+/** The rows a Turns state shows (tree under its expansion, or the history) and the list height. */
+export function turnsView(s: AppState, data: Extract<TurnsData, { ok: true }>): (st: TurnsState) => RowsView {
+  const height = layoutOf(s).view;
+  const auto = autoDetail(s);
+  return (st) => {
+    const list = turnsLayout(height, st.showDetail ?? auto).list;
+    if (st.showHistory) return { rows: data.history(st.historyUpTo), height: list };
+    const m = data.rows(st.expansion);
+    return { rows: m.rows, index: m.index, height: list };
+  };
+}
+
+/** What `f` on a Turns row cuts at: a boundary marker at its seq, any other row at its last seq. */
+export const cutOfRow = (row: TurnRow): number => (row.kind === 'boundary' ? row.seq : row.lastSeq);
+
+// ---- helpers ----------------------------------------------------------------
+
+/** Lines for compare rows: the surface's header (2) and hint (1) lines aside. */
+export const compareBody = (s: AppState): number => Math.max(1, layoutOf(s).content - 3);
+
+/** Rows of reader text: the content area less its title and status lines. */
+export const readerHeight = (s: AppState): number => Math.max(1, layoutOf(s).content - 2);
+
+export const step = (state: AppState, effects: Effect[] = []): Step => ({ state, effects });
+
+export function withStatus(s: AppState, text: string, tone: Status['tone'] = 'info'): Step {
+  const id = s.statusSeq + 1;
+  return { state: { ...s, status: { text, tone, id }, statusSeq: id }, effects: [{ type: 'expireStatus', id, ms: STATUS_MS }] };
+}
+
+export function setTurns(s: AppState, key: string, t: TurnsState): AppState {
+  const turns = new Map(s.turns);
+  turns.set(key, t);
+  return { ...s, turns };
+}
+
+export function select(s: AppState, key: string | undefined, world: World): AppState {
+  if (key === s.selection) return s;
+  return { ...s, selection: key, selected: key === undefined ? undefined : world.session(key), ghost: false };
+}
+
+/** Opens the Turns view on `key`, at `seq` when given (its boundary marker, or the row covering it). */
+export function openTurns(s: AppState, key: string, world: World, seq?: number): AppState {
+  let next: AppState = { ...select(s, key, world), view: 'turns', help: undefined, dialog: undefined };
+  const session = selectedSession(next, world);
+  if (seq === undefined || !session) return next;
+  const data = world.turns(session);
+  if (!data.ok) return next;
+  const t = turnsReducer(turnsStateOf(next, key), { type: 'pick', view: turnsView(next, data), pick: (rows) => rowIndexForSeq(rows, seq) });
+  next = setTurns(next, key, t);
+  return next;
+}
+
+export function cycleView(view: ViewName, by: number): ViewName {
+  return VIEWS[(VIEWS.indexOf(view) + by + VIEWS.length) % VIEWS.length];
+}

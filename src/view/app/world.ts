@@ -1,0 +1,235 @@
+// The world the app reducer reads: one snapshot of the store (sessions, their
+// list items, the lineage layout, each session's turn rows) at one version.
+// Derived data is computed lazily and memoised, so a key press costs only what
+// it reads; a new snapshot is taken after every store change.
+import { AuditIndex } from '../../session/audit-index.js';
+import { isQueryError, parseQuery } from '../../session/query.js';
+import { filterByQuery, searching, type FilterAnswers } from '../sessions/session-filter.js';
+import { layoutOf } from '../../storage/layout.js';
+import { inProjectScope, type ProjectScope } from '../../storage/project-scope.js';
+import { resumeVerdict } from '../../storage/resume.js';
+import { resolveParents } from '../../session/lineage.js';
+import { problemRows, seedDivergence, worstBySession, type ProblemRow, type SeedDivergence } from '../../session/problems.js';
+import { isSessionForkError, SessionForkError } from '../../session/errors.js';
+import { buildTurnTree, type TreeNode } from '../../session/replay.js';
+import type { Session } from '../../session/session.js';
+import { SessionStore } from '../../session/store.js';
+import { diagnosticCount, olderGenerations, type RootIndex } from '../../storage/load-root.js';
+import { layoutLineage, type LineageLayout } from '../lineage/lineage-layout.js';
+import { lineageNodes } from '../lineage/lineage-model.js';
+import { listItemOf, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../sessions/session-list.js';
+import { buildTurnRows, historyRows, rowsContext, type Expansion, type TurnRow, type TurnRowsModel } from '../turns/turn-rows.js';
+
+/** A session's turn tree, or why it cannot be read (a file deleted before it was opened). */
+export type TurnsData =
+  | {
+      ok: true;
+      session: Session;
+      tree: readonly TreeNode[];
+      rows(expansion: Expansion): TurnRowsModel;
+      history(upTo: number): TurnRow[];
+      /** a fork child whose seed differs from its parent's log: where, with both versions (null: it does not) */
+      readonly divergence: SeedDivergence | null;
+    }
+  | { ok: false; session: Session; error: string };
+
+export interface World {
+  /** bumps on every store change */
+  readonly version: number;
+  readonly root: string;
+  /** what the title bar calls the root (e.g. `dsh root ~/.dsh/sessions`) */
+  readonly rootLabel: string;
+  /** the clock for ages (fixed per snapshot) */
+  readonly now: number;
+  readonly items: readonly SessionListItem[];
+  readonly diagnostics: number;
+  /** the first scan of the root is still running: an empty list is not the final word */
+  readonly scanning: boolean;
+  session(key: string): Session | undefined;
+  /** every live session (compare and export read lineage from them) */
+  sessions(): readonly Session[];
+  /** Sessions rows for a filter and order, in the project scope unless `all` (memoised). */
+  rows(filter: string, order: SortOrder, all?: boolean): readonly SessionRow[];
+  /** the Sessions filter's query is still being answered in the background */
+  filterSearching(filter: string): boolean;
+  /** the current project's scope (dsh's own root), when the app was started with one */
+  readonly scope?: ProjectScope;
+  /** Why `dsh --resume` would refuse the session, or undefined when it would resume it. */
+  resumeRefusal(session: Session): string | undefined;
+  /** older generation files beside the session's current one (listed, never read), highest first */
+  olderGenerations(session: Session): readonly string[];
+  /** the lineage graph with the subtrees of `collapsed` (keys) hidden */
+  lineage(collapsed?: ReadonlySet<string>): LineageLayout;
+  turns(session: Session): TurnsData;
+  /** Every diagnostic and audit finding known so far, worst first (the audit runs in the background). */
+  problems(): readonly ProblemRow[];
+  /** A fresh child id for the fork dialog. */
+  newChildId(): string;
+  /** Why forking `session` cut at `boundary` (inclusive; undefined = whole log) is refused, or null. */
+  forkError(session: Session, boundary?: number): SessionForkError | null;
+}
+
+interface TurnsMemo {
+  sig: string;
+  data: TurnsData;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** Turn data survives snapshots: it is rebuilt only when its session's log changed. */
+const turnsMemo = new WeakMap<Session, TurnsMemo>();
+
+function turnsOf(session: Session, now: number, sessions: () => readonly Session[]): TurnsData {
+  const sig = `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}`;
+  const hit = turnsMemo.get(session);
+  if (hit && hit.sig === sig) return hit.data;
+  let data: TurnsData;
+  try {
+    const events = session.events;
+    const tree = buildTurnTree(events);
+    const ctx = rowsContext(session, now);
+    let last: { e: Expansion; m: TurnRowsModel } | undefined;
+    let lastHistory: { upTo: number; rows: TurnRow[] } | undefined;
+    let divergence: SeedDivergence | null | undefined;
+    data = {
+      ok: true,
+      session,
+      tree,
+      rows(e) {
+        if (last?.e !== e) last = { e, m: buildTurnRows(tree, e, ctx) };
+        return last.m;
+      },
+      history(upTo) {
+        if (lastHistory?.upTo !== upTo) lastHistory = { upTo, rows: historyRows(events, upTo) };
+        return lastHistory.rows;
+      },
+      get divergence() {
+        if (divergence === undefined) {
+          try {
+            divergence = session.kind === 'fork' ? seedDivergence(session, sessions()) : null;
+          } catch {
+            divergence = null; // the parent cannot be read now: nothing to mark
+          }
+        }
+        return divergence;
+      },
+    };
+  } catch (e) {
+    data = { ok: false, session, error: e instanceof Error ? e.message : String(e) };
+  }
+  turnsMemo.set(session, { sig, data });
+  return data;
+}
+
+/** A snapshot of the index's store. */
+export interface WorldOptions {
+  audit?: AuditIndex;
+  /** the project scope the Sessions view can narrow to (p) */
+  scope?: ProjectScope;
+  /** rc.8's refusal of a session's whole root (reads the disk: the caller caches it) */
+  rootRefusal?: (s: Session) => string | undefined;
+  rootLabel?: string;
+  /** the background answers of the Sessions filter's query (its event terms) */
+  filterAnswers?: FilterAnswers;
+  /** a snapshot of the same store contents (only the filter's answers moved on): its derived data is reused */
+  base?: World;
+}
+
+export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, opts: WorldOptions = {}): World {
+  const audit = opts.audit ?? new AuditIndex();
+  const verdict = (s: Session): string | undefined => {
+    const v = resumeVerdict(s, store.getAll(s.id), opts.rootRefusal?.(s));
+    return v.resumable ? undefined : v.reason;
+  };
+  const store = index.store;
+  let sessions: Session[] | undefined;
+  const all = () => (sessions ??= store.list());
+  let items: SessionListItem[] | undefined;
+  let lineage: { collapsed: ReadonlySet<string>; layout: LineageLayout } | undefined;
+  let nodes: ReturnType<typeof lineageNodes> | undefined;
+  let rowsMemo: { filter: string; order: SortOrder; all: boolean; rows: SessionRow[] } | undefined;
+  let diagnostics: number | undefined;
+  let problems: ProblemRow[] | undefined;
+  /** The filter as a query (a text that does not parse filters as plain text, as before). */
+  const filteredRows = (items: readonly SessionListItem[], filter: string, order: SortOrder): SessionRow[] => {
+    const q = filter.trim() ? parseQuery(filter) : undefined;
+    if (!q || isQueryError(q)) return sessionRows(items, { filter, order, now });
+    const answers = opts.filterAnswers?.text === filter ? opts.filterAnswers : undefined;
+    const kept = filterByQuery(items, q, (k) => store.byFile(k), answers);
+    return sessionRows(kept.items, { filter: '', order, now }).map((r) => {
+      const n = kept.counts.get(r.key);
+      return n === undefined ? r : { ...r, title: `[${n} match${n === 1 ? '' : 'es'}] ${r.title}` };
+    });
+  };
+  const problemRowsNow = (): ProblemRow[] => {
+    if (!problems) {
+      const refused = [...index.files.values()].flatMap((f) => f.refused ?? []);
+      problems = problemRows({ sessions: all(), refused, findings: audit.findings(all(), refused) });
+    }
+    return problems;
+  };
+  return {
+    version,
+    root: index.root,
+    rootLabel: opts.rootLabel ?? index.root,
+    now,
+    get items() {
+      if (!items && opts.base) items = opts.base.items as SessionListItem[];
+      if (!items) {
+        const parents = resolveParents(all());
+        const worst = worstBySession(problemRowsNow());
+        items = all().map((s) => {
+          const item = listItemOf(s);
+          const w = worst.get(item.key);
+          if (w) item.problem = w;
+          // only harness files can be resumed at all: elsewhere the badge would be noise
+          if (s.file && layoutOf(s.file) !== 'flat') item.notResumable = verdict(s);
+          const link = parents.get(item.key);
+          if (link?.kind === 'resolved') item.parentKey = link.key;
+          else if (link?.kind === 'ambiguous') item.parentAmbiguous = true;
+          return item;
+        });
+      }
+      return items;
+    },
+    get diagnostics() {
+      return (diagnostics ??= opts.base ? opts.base.diagnostics : diagnosticCount(index));
+    },
+    scanning: index.scan !== undefined && !index.scan.finished,
+    session: (key) => store.byFile(key),
+    sessions: all,
+    rows(filter, order, allProjects = true) {
+      const all = allProjects || !opts.scope;
+      if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order || rowsMemo.all !== all) {
+        const scope = opts.scope;
+        const items = all || !scope ? this.items : this.items.filter((i) => inProjectScope({ file: i.key, cwd: i.cwd }, scope));
+        rowsMemo = { filter, order, all, rows: filteredRows(items, filter, order) };
+      }
+      return rowsMemo.rows;
+    },
+    filterSearching: (filter) => opts.filterAnswers?.text === filter && searching(opts.filterAnswers),
+    scope: opts.scope,
+    resumeRefusal: (s) => verdict(s),
+    olderGenerations: (s) => olderGenerations(index, s.file),
+    problems: () => (opts.base ? opts.base.problems() : problemRowsNow()),
+    lineage(collapsed = NONE) {
+      if (opts.base) return opts.base.lineage(collapsed);
+      if (!lineage || lineage.collapsed !== collapsed) lineage = { collapsed, layout: layoutLineage((nodes ??= lineageNodes(all())), { collapsed }) };
+      return lineage.layout;
+    },
+    turns: (session) => turnsOf(session, now, all),
+    newChildId,
+    forkError(session, boundary) {
+      try {
+        store.resolve(session); // a deleted or re-read instance: SESSION_NOT_FOUND / SESSION_NOT_LIVE
+        return store.boundaryError(session, boundary);
+      } catch (e) {
+        if (isSessionForkError(e)) return e;
+        // the OPEN_TURN message reads the last event's type: a vanished file cannot
+        return new SessionForkError('READ_FAILED', `could not read session ${JSON.stringify(session.id)}: ${(e as Error).message}`);
+      }
+    },
+  };
+}
+
+export const keyOf = SessionStore.keyOf;

@@ -1,0 +1,224 @@
+/**
+ * The Sessions view's model, pure: sessions -> sorted, filtered rows with
+ * sanitised cells. No React, no fs.
+ *
+ * Orders (`s` cycles them):
+ * - recent:   newest activity first (last event time, else createdAt)
+ * - created:  newest createdAt first
+ * - id:       id ascending (code units), ties by key
+ * - threaded: children under their parent (depth-first), each level newest
+ *             activity first; a child's parent is its resolved parentKey,
+ *             else the first session with that id in (createdAt, key) order,
+ *             as in the lineage layout. Sessions whose parent is missing,
+ *             ambiguous or filtered out, and members of cycles, are drawn as roots.
+ * Filter: case-insensitive substring of id, title or cwd.
+ */
+import { compact } from '../../session/usage.js';
+import { ageText } from '../text/age.js';
+import type { SessionState } from '../../session/log-facts.js';
+import { isForkable, stateOf } from '../../session/log-facts.js';
+import type { Session } from '../../session/session.js';
+import { SessionStore } from '../../session/store.js';
+import { sanitizeInline } from '../text/sanitize.js';
+
+export type SortOrder = 'recent' | 'created' | 'id' | 'threaded';
+export const SORT_ORDERS: readonly SortOrder[] = ['recent', 'created', 'id', 'threaded'];
+
+export function nextOrder(o: SortOrder): SortOrder {
+  return SORT_ORDERS[(SORT_ORDERS.indexOf(o) + 1) % SORT_ORDERS.length];
+}
+
+/** What the list needs from one session (raw, unsanitised). */
+export interface SessionListItem {
+  key: string;
+  id: string;
+  title?: string;
+  cwd?: string;
+  parentSession?: string;
+  /** the parent's key when it can be told (ids repeat: src/session/lineage.ts) */
+  parentKey?: string;
+  /** several sessions carry the parent id and none is provably the parent */
+  parentAmbiguous?: boolean;
+  /** the worst problem of the session (a diagnostic or an audit finding: SEED_MISMATCH, DUPLICATE_ID…) and how many it has */
+  problem?: { severity: 'error' | 'warning'; code: string; count: number };
+  /** rc.8 `origin: "subagent"`: a subagent's fork or spawn, not the user's */
+  subagent?: boolean;
+  /** tokens in + out from assistant/message usage (undefined: the log records none) */
+  tokens?: number;
+  /** in a harness root: why `dsh --resume` would refuse it (undefined: it would resume it, or not a harness file) */
+  notResumable?: string;
+  kind: 'root' | 'fork' | 'spawn';
+  seedLength?: number;
+  createdAt: number;
+  lastEventTime?: number;
+  lastEventType?: string;
+  turns: number;
+  events: number;
+  state: SessionState;
+  diagnostics: number;
+  /** a fork of the whole log is allowed (default: not inside an open turn) */
+  forkable?: boolean;
+}
+
+export function listItemOf(s: Session): SessionListItem {
+  const f = s.facts;
+  const item: SessionListItem = {
+    key: SessionStore.keyOf(s),
+    id: s.id,
+    kind: s.kind,
+    createdAt: s.header.createdAt,
+    turns: f.turns,
+    events: f.events,
+    state: stateOf(f),
+    diagnostics: s.diagnostics.length,
+    forkable: isForkable(f),
+  };
+  if (f.usage && f.usage.messages > 0) item.tokens = f.usage.input + f.usage.output;
+  if (s.header.origin === 'subagent') item.subagent = true;
+  if (f.title !== undefined) item.title = f.title;
+  if (s.cwd !== undefined) item.cwd = s.cwd;
+  if (s.parentSession !== undefined) item.parentSession = s.parentSession;
+  if (s.seedLength !== undefined) item.seedLength = s.seedLength;
+  if (f.lastEventTime !== undefined) item.lastEventTime = f.lastEventTime;
+  if (f.lastEventType !== undefined) item.lastEventType = f.lastEventType;
+  return item;
+}
+
+export type BadgeTone = 'green' | 'yellow' | 'gray' | 'red';
+
+/** One row, every cell already sanitised (not yet truncated). */
+export interface SessionRow {
+  key: string;
+  depth: number;
+  kind: 'root' | 'fork' | 'spawn';
+  /** `◆` fork child, `◈` a subagent's fork child, `◇` spawned subagent, `` root */
+  mark: string;
+  id: string;
+  title: string;
+  cwd: string;
+  turns: string;
+  events: string;
+  /** tokens in + out, compact (`1.2k`), '' when the log records no usage */
+  tokens: string;
+  /** age of the last activity */
+  age: string;
+  state: SessionState;
+  /** e.g. `boundary`, `open 23h`, `empty`, each with ` ⚠2` when damaged */
+  badge: string;
+  tone: BadgeTone;
+  diagnostics: number;
+  forkable: boolean;
+}
+
+const num = (n: number | undefined): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
+const activity = (s: SessionListItem): number => num(s.lastEventTime ?? s.createdAt);
+const byKey = (a: SessionListItem, b: SessionListItem): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const byRecent = (a: SessionListItem, b: SessionListItem): number => activity(b) - activity(a) || byKey(a, b);
+const byCreated = (a: SessionListItem, b: SessionListItem): number => num(b.createdAt) - num(a.createdAt) || byKey(a, b);
+const byId = (a: SessionListItem, b: SessionListItem): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : byKey(a, b));
+
+export { ageText };
+
+export function filterSessions(items: readonly SessionListItem[], query: string): SessionListItem[] {
+  const q = query.trim().toLowerCase();
+  if (!q) return [...items];
+  return items.filter((s) => [s.id, s.title, s.cwd].some((v) => v !== undefined && v.toLowerCase().includes(q)));
+}
+
+/** Sorted items with their depth (0 except in threaded order). */
+export function sortSessions(items: readonly SessionListItem[], order: SortOrder): Array<{ item: SessionListItem; depth: number }> {
+  if (order !== 'threaded') {
+    const cmp = order === 'recent' ? byRecent : order === 'created' ? byCreated : byId;
+    return [...items].sort(cmp).map((item) => ({ item, depth: 0 }));
+  }
+  return threaded(items);
+}
+
+function threaded(items: readonly SessionListItem[]): Array<{ item: SessionListItem; depth: number }> {
+  const firstById = new Map<string, SessionListItem>();
+  for (const s of [...items].sort((a, b) => num(a.createdAt) - num(b.createdAt) || byKey(a, b))) {
+    if (!firstById.has(s.id)) firstById.set(s.id, s);
+  }
+  const itemByKey = new Map(items.map((s) => [s.key, s]));
+  const children = new Map<string, SessionListItem[]>();
+  const roots: SessionListItem[] = [];
+  for (const s of items) {
+    const p =
+      s.parentSession === undefined || s.parentSession === '' || s.parentAmbiguous
+        ? undefined
+        : s.parentKey !== undefined
+          ? itemByKey.get(s.parentKey)
+          : firstById.get(s.parentSession);
+    if (!p || p === s) roots.push(s);
+    else {
+      const list = children.get(p.key);
+      if (list) list.push(s);
+      else children.set(p.key, [s]);
+    }
+  }
+  const out: Array<{ item: SessionListItem; depth: number }> = [];
+  const seen = new Set<string>();
+  const walk = (start: SessionListItem[]): void => {
+    const stack = start.sort(byRecent).reverse().map((item) => ({ item, depth: 0 }));
+    while (stack.length) {
+      const { item, depth } = stack.pop()!;
+      if (seen.has(item.key)) continue;
+      seen.add(item.key);
+      out.push({ item, depth });
+      const kids = [...(children.get(item.key) ?? [])].sort(byRecent);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ item: kids[i], depth: depth + 1 });
+    }
+  };
+  walk(roots);
+  // Cycle members are nobody's descendants from a root: show them as roots.
+  const rest = items.filter((s) => !seen.has(s.key));
+  while (rest.length) {
+    walk([rest.shift()!]);
+    for (let i = rest.length - 1; i >= 0; i--) if (seen.has(rest[i].key)) rest.splice(i, 1);
+  }
+  return out;
+}
+
+function badgeOf(s: SessionListItem, now: number): { badge: string; tone: BadgeTone } {
+  const damage = s.diagnostics > 0 ? ` ⚠${s.diagnostics}` : '';
+  if (s.state === 'empty') return { badge: 'empty' + damage, tone: s.diagnostics ? 'red' : 'gray' };
+  if (s.state === 'open-turn') return { badge: `open ${ageText(s.lastEventTime, now)}${damage}`, tone: s.diagnostics ? 'red' : 'yellow' };
+  return { badge: 'boundary' + damage, tone: s.diagnostics ? 'red' : 'green' };
+}
+
+export function rowOf(s: SessionListItem, depth: number, now: number): SessionRow {
+  const b = badgeOf(s, now);
+  // ⊘: dsh --resume would refuse it (the reason is in Turns and the action menu)
+  const { badge, tone } = s.notResumable !== undefined ? { badge: '⊘' + b.badge, tone: b.tone === 'green' ? ('yellow' as const) : b.tone } : b;
+  return {
+    key: s.key,
+    depth,
+    kind: s.kind,
+    // ◈ a subagent's fork (rc.8 origin "subagent"), told apart from a fork the user made
+    mark: s.kind === 'fork' ? (s.subagent ? '◈' : '◆') : s.kind === 'spawn' ? '◇' : '',
+    id: sanitizeInline(s.id),
+    // the worst problem where the row is read (the badge column is too narrow for a code)
+    title: (s.problem ? `⚠ ${s.problem.code}${s.problem.count > 1 ? ` +${s.problem.count - 1}` : ''} · ` : '') + sanitizeInline(s.title ?? ''),
+    cwd: sanitizeInline(s.cwd ?? ''),
+    turns: String(s.turns),
+    events: String(s.events),
+    tokens: s.tokens === undefined ? '' : compact(s.tokens),
+    age: ageText(s.lastEventTime ?? s.createdAt, now),
+    state: s.state,
+    badge,
+    tone,
+    diagnostics: s.diagnostics,
+    forkable: s.forkable ?? s.state !== 'open-turn',
+  };
+}
+
+export interface SessionListOptions {
+  order: SortOrder;
+  filter: string;
+  now: number;
+}
+
+/** The whole pipeline: filter, sort, rows. */
+export function sessionRows(items: readonly SessionListItem[], opts: SessionListOptions): SessionRow[] {
+  return sortSessions(filterSessions(items, opts.filter), opts.order).map(({ item, depth }) => rowOf(item, depth, opts.now));
+}
