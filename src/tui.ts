@@ -77,9 +77,9 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
       if (r.error) return `cannot run ${command}: ${(r.error as NodeJS.ErrnoException).code ?? r.error.message}`;
       return undefined;
     } finally {
-      process.stdout.write(ENTER_SCREEN);
+      process.stdout.write(ENTER_SCREEN + '\x1b[H');
       if (process.stdin.isTTY) process.stdin.setRawMode(true);
-      app.clear(); // the screen is blank again: the next frame is drawn whole
+      controller.repaint(); // the screen is blank again: draw the last frame whole, now
     }
   };
   const onSignal = (sig: keyof typeof SIGNALS): void => {

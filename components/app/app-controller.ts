@@ -69,6 +69,8 @@ export class AppController {
   };
   /** shows text in $PAGER and comes back (runTui leaves the screen for it); default: unavailable */
   onPager: (content: string) => string | undefined = () => 'no pager here: run dsh-browse in a terminal';
+  /** draws the whole last frame again (set by the app; runTui calls it after $PAGER) */
+  repaint: () => void = () => {};
   /** what R asked to run once the browser has left the screen (runTui runs it) */
   pendingRun?: ResumeCommand;
 

@@ -1,11 +1,12 @@
 // The app shell: draws the one app state (src/view/app/state.ts) held by the
 // controller. Title/status bar, tab bar, the active view, an open dialog, a
 // one-line key-hint footer. No state of its own beyond the terminal size.
-import { Box, Text, useApp } from 'ink';
+import { Box, Text, useApp, useStdout } from 'ink';
 import React, { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import type { RootIndex } from '../../src/storage/load-root.js';
 import { indexOfKey, layoutOf, selectedSession, sessionsRows, turnsStateOf, type AppState } from '../../src/view/app/state.js';
-import { keyHints, type KeyHint } from '../../src/view/app/key-hints.js';
+import { footerHints } from '../../src/view/app/key-hints.js';
+import { hasTarget, target } from '../../src/view/app/target.js';
 import type { ViewName } from '../../src/view/app/keymap.js';
 import { ancestryKeys } from '../../src/view/lineage/lineage-layout.js';
 import { sanitizeInline } from '../../src/view/text/sanitize.js';
@@ -21,10 +22,9 @@ import { HelpOverlay } from '../help/help-overlay.js';
 import { LineageView } from '../lineage/lineage-view.js';
 import { ProblemsView } from '../problems/problems-view.js';
 import { ReaderView } from '../reader/reader-view.js';
-import { readerHints } from '../../src/view/reader/reader-keys.js';
 import { SessionsView } from '../sessions/sessions-view.js';
 import { colorFromEnv, ThemeProvider } from './theme.js';
-import { forkTargetOf, TurnsView } from '../turns/turns-view.js';
+import { TurnsView } from '../turns/turns-view.js';
 import { useKeyInput } from './use-key-input.js';
 import { useTerminalSize, type TermSize } from './use-terminal-size.js';
 
@@ -52,36 +52,16 @@ function backgroundText(index: RootIndex): string | undefined {
   return undefined;
 }
 
-/** The short reason `f` is disabled on the selection, if it is. */
-function forkDisabled(state: AppState, world: World): string | undefined {
-  const s = selectedSession(state, world);
-  if (!s) return 'no session';
-  if (state.view === 'turns') {
-    const t = forkTargetOf(state, world, s);
-    return t && 'error' in t ? (t.error.code === 'OPEN_TURN' ? 'inside turn' : t.error.code) : undefined;
-  }
-  const err = world.forkError(s);
-  return err ? (err.code === 'OPEN_TURN' ? 'open turn' : err.code) : undefined;
-}
-
-/** The footer: the keys of whatever surface has the keyboard. */
-function hintsFor(state: AppState, world: World): KeyHint[] {
-  const d = state.dialog;
-  if (d?.kind === 'refused') return [...(d.jumpSeq !== undefined ? [{ keys: 'b', label: `boundary (seq ${d.jumpSeq})` }] : []), { keys: 'Esc', label: 'close' }, { keys: 'q', label: 'quit' }];
-  if (d?.kind === 'confirm') return [{ keys: 'Enter', label: 'fork' }, { keys: 'Esc', label: 'cancel' }, { keys: '←→', label: 'caret' }, { keys: 'Ctrl-U', label: 'clear' }];
-  if (state.menu) return [{ keys: '↑↓', label: 'choose' }, { keys: 'Enter', label: 'run' }, { keys: 'Esc', label: 'close' }];
-  if (state.help) return [{ keys: '↑↓', label: 'scroll' }, { keys: 'Esc', label: 'close' }, { keys: 'q', label: 'quit' }];
-  if (state.reader) return readerHints(state.reader.prompt !== null);
-  if (state.view === 'turns' && state.turnSearch?.editing) return [{ keys: 'Enter', label: 'search' }, { keys: 'Esc', label: 'cancel' }, { keys: '←→', label: 'caret' }];
-  if (state.compare?.open) return [{ keys: '↑↓', label: 'row' }, { keys: '←→/Tab', label: 'side' }, { keys: 'Enter', label: 'open turn' }, { keys: 'Esc', label: 'back' }];
-  if (state.view === 'sessions' && state.filterEditing) return [{ keys: 'Enter', label: 'keep filter' }, { keys: 'Esc', label: 'clear' }, { keys: '↑↓', label: 'move' }, { keys: '←→', label: 'caret' }];
-  const why = forkDisabled(state, world);
-  return keyHints(state.view, why ? { fork: why } : {}, state.view === 'sessions' ? { cycleSort: `sort:${state.order}` } : {});
+/** The menu acts on the target: say which session (and seq) it is. */
+function menuTitle(state: AppState, world: World): string {
+  const t = target(state, world);
+  if (!hasTarget(t)) return `Actions: ${t.none}`;
+  return `Actions: ${sanitizeInline(t.session.id)}${t.seq !== undefined && state.view !== 'sessions' && state.view !== 'lineage' ? ` · seq ${t.seq}` : ''}`;
 }
 
 function Body({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
   const lay = layoutOf(state);
-  if (state.help) return <HelpOverlay view={state.view} width={lay.width} height={lay.content} scroll={state.help.scroll} />;
+  if (state.help) return <HelpOverlay of={state.help.of} state={state} width={lay.width} height={lay.content} scroll={state.help.scroll} />;
   if (state.reader) return <ReaderView state={state.reader} width={lay.width} />;
   const c = state.compare;
   if (c?.open) return <CompareView comparison={c.comparison} rows={c.rows} cursor={c.cs.cursor} side={c.cs.side} from={c.cs.from} width={lay.width} height={lay.content} />;
@@ -92,6 +72,7 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
       <SessionsView
         rows={rows}
         total={world.items.length}
+        scoped={Boolean(world.scope && !state.allProjects)}
         selected={indexOfKey(rows, state.selection)}
         top={state.sessions.top}
         order={state.order}
@@ -131,6 +112,11 @@ export function App(props: AppProps): React.JSX.Element {
     [],
   );
   controller.onExit = exit;
+  // Ink's own stdout writer erases its frame, writes, then draws the last frame whole: after an external
+  // program ($PAGER) drew on the terminal, writing nothing through it repaints the screen (Ink skips a
+  // frame equal to the last one, so a redraw of the same state would leave the screen blank)
+  const { write } = useStdout();
+  controller.repaint = () => write('');
   useEffect(() => () => controller.close(), [controller]);
   const snap = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
   const { state, world } = snap;
@@ -154,12 +140,12 @@ export function App(props: AppProps): React.JSX.Element {
         <TabBar view={state.view} turnsLabel={selected ? sanitizeInline(selected.id) : undefined} width={lay.width} />
         <Box flexDirection="column" height={lay.content} overflow="hidden">
           <Body state={state} world={world} />
-          {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} width={lay.width} height={lay.dialog} /> : null}
+          {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} root={world.root} width={lay.width} height={lay.dialog} /> : null}
           {!state.help && !state.dialog && state.menu ? (
-            <ActionMenu items={menuItems(state, world)} cursor={state.menu.cursor} title={`Actions: ${selected ? sanitizeInline(selected.id) : 'no session'}`} width={lay.width} height={lay.dialog} />
+            <ActionMenu items={menuItems(state, world)} cursor={state.menu.cursor} title={menuTitle(state, world)} width={lay.width} height={lay.dialog} />
           ) : null}
         </Box>
-        <Footer hints={hintsFor(state, world)} width={lay.width} status={state.status} />
+        <Footer hints={footerHints(state, world)} width={lay.width} status={state.status} />
       </Box>
     </ThemeProvider>
   );

@@ -3,7 +3,7 @@
 import { Text } from 'ink';
 import React from 'react';
 import { VIEWS } from '../../src/view/app/state.js';
-import type { KeyHint } from '../../src/view/app/key-hints.js';
+import { shortReason, type KeyHint } from '../../src/view/app/key-hints.js';
 import type { ViewName } from '../../src/view/app/keymap.js';
 import { displayWidth, truncate } from '../../src/view/text/sanitize.js';
 import { useTone } from './theme.js';
@@ -100,7 +100,7 @@ export function Footer(props: { hints: KeyHint[]; width: number; status?: Status
   }
   // Drop hints before the last two (help, quit) until the line fits: never wrap.
   // a disabled action says why, briefly (`f fork: open turn`); the full reason is in the view or the menu
-  const render = (h: KeyHint): string => `${h.keys} ${h.label}${h.disabled ? `: ${h.disabled}` : ''}`;
+  const render = (h: KeyHint): string => `${h.keys} ${h.label}${h.disabled ? `: ${shortReason(h.disabled)}` : ''}`;
   const total = (hs: KeyHint[]): number => hs.reduce((n, h, i) => n + displayWidth(render(h)) + (i ? 2 : 0), 0);
   const shown = [...props.hints];
   while (shown.length > 2 && total(shown) > props.width) shown.splice(shown.length - 3, 1);

@@ -11,6 +11,8 @@ import { useTone } from '../app/theme.js';
 
 export interface ForkDialogProps {
   dialog: Dialog;
+  /** the root folder: the source file is shown relative to it */
+  root?: string;
   width: number;
   height: number;
 }
@@ -24,6 +26,15 @@ function Field(props: { label: string; value: string; width: number }): React.JS
       <Text bold>{truncate(props.value, Math.max(1, props.width - LABEL))}</Text>
     </Text>
   );
+}
+
+/** The end of `s` in `width` columns (`…/tail`): a path's distinguishing part is its end. */
+function tail(s: string, width: number): string {
+  if (displayWidth(s) <= width) return s;
+  const chars = [...s];
+  let out = '';
+  while (chars.length && displayWidth('…' + chars[chars.length - 1] + out) <= width) out = chars.pop()! + out;
+  return '…' + out;
 }
 
 /** The child id with its caret; a long id keeps the caret in view. */
@@ -42,7 +53,7 @@ function IdField(props: { field: TextField; width: number }): React.JSX.Element 
   );
 }
 
-export function ForkDialog({ dialog: d, width, height }: ForkDialogProps): React.JSX.Element {
+export function ForkDialog({ dialog: d, root, width, height }: ForkDialogProps): React.JSX.Element {
   const tone = useTone();
   const inner = Math.max(10, width - 4);
   if (d.kind === 'refused') {
@@ -64,7 +75,9 @@ export function ForkDialog({ dialog: d, width, height }: ForkDialogProps): React
       </Box>
     );
   }
-  const boundary = d.cut === undefined ? 'none (empty log)' : `seq ${d.cut}${d.wholeLog ? ' (whole log)' : ''}`;
+  const boundary = d.cut === undefined ? 'none (empty log)' : `seq ${d.cut}${d.wholeLog ? (d.source.length - 1 === d.cut ? ' (whole log)' : ' (the whole log when this opened)') : ''}`;
+  // the file pins the instance: two sessions with one id are told apart by it (its end kept when cut)
+  const file = d.source.file === undefined ? 'in memory' : root && d.source.file.startsWith(root + '/') ? d.source.file.slice(root.length + 1) : d.source.file;
   const notes = confirmNotes(d).flatMap((t, i) => wrapText(t, inner, 3).map((l) => ({ l, error: i === 0 && d.error !== undefined })));
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={tone('cyan')} width={width} paddingX={1}>
@@ -72,6 +85,7 @@ export function ForkDialog({ dialog: d, width, height }: ForkDialogProps): React
         Fork session
       </Text>
       <Field label="source" value={sanitizeInline(d.source.id)} width={inner} />
+      <Field label="file" value={tail(sanitizeInline(file), inner - LABEL)} width={inner} />
       <Field label="boundary" value={boundary} width={inner} />
       <Field label="seedLength" value={String(d.seedLength)} width={inner} />
       <IdField field={d.childId} width={inner} />

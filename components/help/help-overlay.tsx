@@ -1,27 +1,26 @@
-// `?`: the key table for the active view, rendered from BINDINGS (the same
-// table the app dispatches with), plus a legend. Windowed: ↑/↓ scroll it.
+// `?`: the key table of the surface it was opened on, generated from the same
+// table the app dispatches with, plus the text keys and the legend. Long lines
+// wrap (nothing is cut); ↑/↓ scroll.
 import { Box, Text } from 'ink';
 import React from 'react';
-import { helpLines, helpPageSize } from '../../src/view/help/help.js';
-import type { ViewName } from '../../src/view/app/keymap.js';
+import { HELP_KEY_WIDTH, helpPageSize, helpRows } from '../../src/view/help/help.js';
+import type { AppState } from '../../src/view/app/state.js';
+import type { Surface } from '../../src/view/app/surface.js';
 import { fit, truncate } from '../../src/view/text/sanitize.js';
 import { useTone } from '../app/theme.js';
 
-export { helpLines, helpPageSize };
-
-export function HelpOverlay(props: { view: ViewName; width: number; height: number; scroll: number }): React.JSX.Element {
+export function HelpOverlay(props: { of: Surface; state: AppState; width: number; height: number; scroll: number }): React.JSX.Element {
   const tone = useTone();
-  const lines = helpLines(props.view);
+  const lines = helpRows(props.of, props.state, props.width);
   const page = helpPageSize(props.height);
   const top = Math.max(0, Math.min(props.scroll, lines.length - page));
   const shown = lines.slice(top, top + page);
   const inner = Math.max(10, props.width - 4);
-  const keyWidth = 14;
   const more = lines.length > page ? ` (${top + 1}-${top + shown.length} of ${lines.length}, ↑↓ scroll)` : '';
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={tone('blue')} width={props.width} height={props.height} paddingX={1}>
       <Text bold wrap="truncate-end">
-        {truncate(`Keys — ${props.view}${more} · Esc or ? closes`, inner)}
+        {truncate(`Keys — ${props.of}${more} · Esc or ? closes`, inner)}
       </Text>
       {shown.map((l, i) =>
         l.heading ? (
@@ -30,8 +29,8 @@ export function HelpOverlay(props: { view: ViewName; width: number; height: numb
           </Text>
         ) : (
           <Text key={i} wrap="truncate-end">
-            <Text color={tone('cyan')}>{fit(l.keys, keyWidth)}</Text>
-            {truncate(l.text, inner - keyWidth)}
+            <Text color={tone('cyan')}>{fit(l.keys, HELP_KEY_WIDTH)}</Text>
+            {truncate(l.text, inner - HELP_KEY_WIDTH)}
           </Text>
         ),
       )}

@@ -39,9 +39,12 @@ export function problemCells(p: ProblemRow, width: number, root?: string): { sev
 export function ProblemsView(props: ProblemsViewProps): React.JSX.Element {
   const tone = useTone();
   const listHeight = Math.max(1, props.height - 1);
-  const win = visibleWindow(props.rows, Math.max(0, props.selected), listHeight, props.top);
+  const win = props.selected < 0 ? { rows: props.rows.slice(props.top, props.top + listHeight), top: props.top } : visibleWindow(props.rows, props.selected, listHeight, props.top);
   const errors = props.rows.filter((r) => r.severity === 'error').length;
-  const summary = props.rows.length === 0 ? 'no problems: every file read cleanly and the audit found nothing' : `${props.rows.length} problem${props.rows.length === 1 ? '' : 's'} · ${errors} error${errors === 1 ? '' : 's'} · Enter opens the session at that event`;
+  const counts = `${props.rows.length} problem${props.rows.length === 1 ? '' : 's'} · ${errors} error${errors === 1 ? '' : 's'}`;
+  // nothing highlighted: Problems was entered on a session without problems, and the keys act on no other session until j/k choose one
+  const summary =
+    props.rows.length === 0 ? 'no problems: every file read cleanly and the audit found nothing' : props.selected < 0 ? `${counts} · none for the selected session: j/k choose one` : `${counts} · Enter opens the session at that event`;
   return (
     <Box flexDirection="column" height={props.height} width={props.width} overflow="hidden">
       <Text dimColor wrap="truncate-end">

@@ -12,6 +12,8 @@ import { useTone } from '../app/theme.js';
 export interface SessionsViewProps {
   rows: readonly SessionRow[];
   total: number;
+  /** the list shows only the current project's sessions (p widens it) */
+  scoped?: boolean;
   /** index of the selection in rows (-1: none) */
   selected: number;
   /** first visible row (kept in the app state) */
@@ -102,6 +104,15 @@ function FilterText(props: { field: TextField; editing: boolean; width: number }
   );
 }
 
+/** Why the list is empty: a filter, the scan, the project scope (which hides sessions the root holds), or no sessions at all. */
+function emptyText(props: SessionsViewProps): string {
+  const scoped = props.scoped && props.total > 0 ? ' in this project (p shows every project)' : '';
+  if (props.filter.text) return `  no session matches "${truncate(sanitizeInline(props.filter.text), 40)}"${scoped}`;
+  if (props.scanning) return '  scanning…';
+  if (scoped) return `  none of the ${props.total} session${props.total === 1 ? '' : 's'} is in this project: p shows every project`;
+  return '  no sessions in this directory';
+}
+
 export function SessionsView(props: SessionsViewProps): React.JSX.Element {
   const tone = useTone();
   const cols = sessionColumns(props.width);
@@ -130,7 +141,7 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
         </Text>
       )}
       {win.rows.length === 0 ? (
-        <Text dimColor>{props.filter.text ? `  no session matches "${truncate(sanitizeInline(props.filter.text), 40)}"` : props.scanning ? '  scanning…' : '  no sessions in this directory'}</Text>
+        <Text dimColor>{emptyText(props)}</Text>
       ) : (
         win.rows.map((row, i) => <Row key={row.key} row={row} selected={win.top + i === props.selected} marked={row.key === props.mark} cols={cols} />)
       )}

@@ -1,3 +1,4 @@
+import { forkVerdict, type ForkVerdict } from '../../src/view/app/verdicts.js';
 import path from 'node:path';
 // The Turns view: the selected session's turn tree with fork boundaries, a
 // detail pane and the model-history toggle. Renders only the visible window.
@@ -7,13 +8,13 @@ import { Box, Text } from 'ink';
 import type { Session } from '../../src/session/session.js';
 import { usageText, withSplit } from '../../src/session/usage.js';
 import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../../src/view/app/layout.js';
-import { cutOfRow, turnsStateOf, turnsView, type AppState } from '../../src/view/app/state.js';
+import { turnsView, type AppState } from '../../src/view/app/state.js';
 import { displayWidth, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { caretParts } from '../../src/view/text/text-field.js';
 import { detailLines, fitDetail } from '../../src/view/turns/turn-detail.js';
 import { clip, fitSegments, type Segment } from '../../src/view/turns/turn-row-text.js';
-import type { ForkTarget, TurnRow } from '../../src/view/turns/turn-rows.js';
-import { cursorIndex, cursorWindow, type TurnsState } from '../../src/view/turns/turns-state.js';
+import type { TurnRow } from '../../src/view/turns/turn-rows.js';
+import { cursorWindow, type TurnsState } from '../../src/view/turns/turns-state.js';
 import { visibleWindow } from '../../src/view/app/window.js';
 import type { World } from '../../src/view/app/world.js';
 import { useTone } from '../app/theme.js';
@@ -119,24 +120,11 @@ function headerSegments(session: Session, history: { upTo: number; entries: numb
   return out;
 }
 
-function statusSegments(target: ForkTarget | undefined): Segment[] {
+/** The status line: what `f` does here, in the words of its key binding (app/verdicts.ts). */
+function statusSegments(fork: ForkVerdict): Segment[] {
   const keys: Segment = { text: '  ·  ←/→ fold  e/E all  b boundary  t history  d detail  ? help', dim: true };
-  if (!target) return [{ text: 'f fork (disabled: empty session, no seq to cut at)', color: 'gray', dim: true }, keys];
-  if ('boundary' in target) return [{ text: `f fork here (seq ${target.boundary})`, color: 'green', bold: true }, keys];
-  return [{ text: `f fork (disabled: ${target.error.code} ${clip(target.error.message, 160)})`, color: 'gray', dim: true }, keys];
-}
-
-/** What `f` means on the selected tree row: a boundary to cut at, or the store's refusal. */
-export function forkTargetOf(state: AppState, world: World, session: Session): ForkTarget | undefined {
-  const data = world.turns(session);
-  if (!data.ok) return undefined;
-  const t = turnsStateOf(state, state.selection);
-  const v = turnsView(state, data)({ ...t, showHistory: false });
-  const row = v.rows[cursorIndex(t.tree, v)];
-  if (!row) return undefined;
-  const cut = cutOfRow(row);
-  const error = world.forkError(session, cut);
-  return error ? { error } : { boundary: cut };
+  if (!fork.disabled) return [{ text: `f ${fork.label}`, color: 'green', bold: true }, keys];
+  return [{ text: `f ${fork.label} (disabled: ${clip(fork.disabled, 160)})`, color: 'gray', dim: true }, keys];
 }
 
 export function TurnsView(props: TurnsViewProps): React.JSX.Element {
@@ -159,7 +147,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   const active = turnsView(state, data)(t);
   const sel = cursorWindow(t.showHistory ? t.history : t.tree, active);
   const selectedRow: TurnRow | undefined = active.rows[sel.index];
-  const target = forkTargetOf(state, world, session);
+  const fork = forkVerdict(state, world);
   const gutter = Math.max(2, String(Math.max(0, session.length - 1)).length);
   const visible = visibleWindow(active.rows, sel.index, lay.list, sel.top);
   const detail = detailShown ? detailLines(selectedRow, session.events) : [];
@@ -170,7 +158,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   visible.rows.forEach((row, i) => {
     const isSel = visible.top + i === sel.index;
     let segs = rowSegments(row, gutter, isSel, search && !search.editing ? search.seqs : undefined, data.divergence?.seq);
-    if (isSel && !t.showHistory && target && 'error' in target && target.error.code === 'OPEN_TURN' && w > INSIDE_HINT.length + 8) {
+    if (isSel && !t.showHistory && fork.disabled?.startsWith('OPEN_TURN:') && w > INSIDE_HINT.length + 8) {
       const room = w - INSIDE_HINT.length;
       const body = fitSegments(segs, room);
       const used = body.reduce((n, s) => n + displayWidth(s.text), 0);
@@ -191,7 +179,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   if (search?.editing) {
     const { before, at, after } = caretParts(search.field);
     lines.push(<Line key="status" width={w} segments={[{ text: '/', color: 'yellow', bold: true }, { text: sanitizeInline(before) }, { text: sanitizeInline(at), color: 'yellow', bold: true }, { text: sanitizeInline(after) }, { text: '   Enter search · Esc cancel · tool:NAME is:error reason:KIND "words" -word', dim: true }]} />);
-  } else lines.push(<Line key="status" width={w} segments={statusSegments(target)} />);
+  } else lines.push(<Line key="status" width={w} segments={statusSegments(fork)} />);
 
   return (
     <Box flexDirection="column" width={w} height={Math.max(0, height)} overflow="hidden">

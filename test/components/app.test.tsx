@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { indexFile, loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
-import { BINDINGS, bindingsFor, type ViewName } from '../../src/view/app/keymap.js';
+import { bindingsFor, type ViewName } from '../../src/view/app/keymap.js';
 import { KEY, mountApp } from '../support/app-harness.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
@@ -75,7 +75,7 @@ describe('App shell', () => {
     expect(f).toMatch(/open \d+[smhd] ⚠2 +migrate-eslint/);
     expect(f).toMatch(/empty +5e0b7c1d/);
     expect(f).toContain('◇ fix-flaky-retry-'); // spawn child marked
-    expect(f.split('\n').at(-1)).toMatch(/f fork: open turn .*q quit/); // greyed hint with its short reason
+    expect(f.split('\n').at(-1)).toMatch(/f fork: OPEN_TURN .*q quit/); // greyed hint with its short reason
     await type(KEY.tab);
     f = frame();
     expect(f).toContain('add-retry-metrics');
@@ -255,7 +255,7 @@ describe('App shell', () => {
     expect(f).toContain('fork at the selection');
     expect(f).toContain('filter with a query');
     await type('G');
-    expect(frame()).toContain(BINDINGS.find((b) => b.command === 'quit')!.keys);
+    expect(frame()).toContain(bindingsFor('sessions').find((b) => b.command === 'quit')!.keys);
     await type(KEY.esc);
     expect(frame()).toMatch(/STATE +ID/);
   });

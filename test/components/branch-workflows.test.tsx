@@ -38,7 +38,7 @@ describe('mark and compare', () => {
   it('c without a mark says how; m then c on a sibling fork compares from the common ancestor; Enter opens the turn, Esc returns', async () => {
     const m = mount();
     await m.press('c');
-    expect(m.frame()).toContain('compare: mark a session first (m)');
+    expect(m.frame()).toContain('compare with the marked session (add-retry-metrics): mark a session first (m)');
     await m.press('/', 'issue-writeup', KEY.enter);
     // two rows match (the child and its child): take the one whose id ends there
     while (!m.state().selection!.endsWith('issue-writeup.jsonl')) await m.press('j');
@@ -92,13 +92,16 @@ describe('the action menu', () => {
     expect(f).toContain('Actions: add-retry-metrics');
     expect(f).toMatch(/f +fork at the head +\(OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn/);
     expect(f).toMatch(/c +compare with the marked session +\(mark a session first \(m\)\)/);
-    await m.press('j', KEY.enter); // the fork entry: disabled, says why, writes nothing
+    await m.press('j', KEY.enter); // the fork entry: disabled, runs as f does: the store's refusal, nothing written
     expect(m.state().menu).toBeUndefined();
-    expect(m.frame()).toMatch(/fork at the head: OPEN_TURN/);
+    expect(m.state().dialog).toMatchObject({ kind: 'refused', error: { code: 'OPEN_TURN' } });
+    await m.press(KEY.esc);
     await m.press('a', 'j', 'j', KEY.enter); // mark
     expect(m.state().mark).toBe(keyOf('add-retry-metrics'));
-    await m.press('a', 'y'); // an entry's own key runs it
-    expect(m.frame()).toContain('copied: ');
+    await m.press('a', 'y'); // an entry's own key runs it; a flat folder is no harness root: the same verdict as list --json
+    expect(m.frame()).toContain('copy the resume command (add-retry-metrics): dsh --resume would refuse it: not in a harness root');
+    await m.press('a', 'm'); // unmark, by its key
+    expect(m.state().mark).toBeUndefined();
   });
 });
 

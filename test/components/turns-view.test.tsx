@@ -70,7 +70,7 @@ describe('TurnsView', () => {
     expect(v.frame()).toContain('▾ turn 2  open · last event');
     await v.press(DOWN, DOWN, DOWN); // turn 1, its boundary, turn 2, its prompt
     expect(v.selected()).toMatch(/user: Also add a histogram.* fork: inside turn$/);
-    expect(v.status()).toMatch(/^f fork \(disabled: OPEN_TURN cannot fork session "add-retry-metrics" inside an open turn/);
+    expect(v.status()).toMatch(/^f fork here \(seq 23\) \(disabled: OPEN_TURN: cannot fork session "add-retry-metrics" inside an open t/);
     await v.press('f');
     const d = v.dialog();
     expect(d?.kind).toBe('refused');

@@ -47,9 +47,9 @@ describe('live follow in a terminal', () => {
     expect(s.screen()).toMatch(/open \S+ +add-retry-metrics/);
 
     await press(s, 'f');
-    await s.waitFor('OPEN_TURN', DEADLINE_MS);
+    await s.waitFor('SessionForkError OPEN_TURN', DEADLINE_MS);
     await press(s, keys.esc);
-    await s.waitFor((scr) => !scr.includes('OPEN_TURN'), DEADLINE_MS);
+    await s.waitFor((scr) => !scr.includes('SessionForkError OPEN_TURN'), DEADLINE_MS);
 
     // another process closes the turn; the first append tears a line in two
     const callId = /"callId":"([^"]+)"/.exec(fs.readFileSync(file, 'utf8').trimEnd().split('\n').pop()!)![1];

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { killAllPtys, settled, spawnPty } from './pty-harness.js';
+import { cwdFolder } from '../../src/storage/layout.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'dist/dsh-browse.mjs');
@@ -28,9 +29,12 @@ beforeAll(() => {
   stubDir = path.join(base, 'bin');
   record = path.join(base, 'record.txt');
   for (const d of [root, work, stubDir]) fs.mkdirSync(d);
+  // the RFC-era harness layout (<root>/cwd-<hash>/<id>.jsonl): where dsh --resume finds it
+  const bucket = path.join(root, cwdFolder(work));
+  fs.mkdirSync(bucket);
   const t = 1795990000000;
   fs.writeFileSync(
-    path.join(root, 'resume-me.jsonl'),
+    path.join(bucket, 'resume-me.jsonl'),
     line({ type: 'session', version: 0, id: 'resume-me', createdAt: t, cwd: work }) +
       line({ type: 'turn/start', seq: 0, time: t, data: { turn: 1, trigger: 'user' } }) +
       line({ type: 'user/message', seq: 1, time: t, data: { content: [{ type: 'text', text: 'hello' }], source: 'user' } }) +

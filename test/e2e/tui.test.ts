@@ -40,13 +40,13 @@ describe('dsh-browse in a terminal (80x24)', () => {
 
     // fork refused: the store's typed error, nothing written
     await press(s, 'f');
-    const refused = await s.waitFor('OPEN_TURN');
+    const refused = await s.waitFor('SessionForkError OPEN_TURN');
     expect(refused.replace(/[│\s]+/g, ' ')).toContain(
       'SessionForkError OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn (last event: tool/call)',
     );
     expect(fs.readdirSync(dir).sort()).toEqual(before);
     await press(s, keys.esc);
-    await s.waitFor((scr) => !scr.includes('OPEN_TURN'));
+    await s.waitFor((scr) => !scr.includes('SessionForkError OPEN_TURN'));
     await press(s, keys.esc); // clears the filter
     await s.waitFor(/^12 sessions · order/m); // not "1 of 12 sessions · order", on screen before the Esc
 

@@ -87,6 +87,9 @@ const t0 = 1795990000000;
 const line = (o: unknown) => JSON.stringify(o) + '\n';
 const sessions: Array<{ id: string; cwd: string; file: string }> = [];
 
+import { cwdFolder } from '../../src/storage/layout.js';
+import { encodeSegment } from '../../src/storage/id-encoding.js';
+
 beforeAll(() => {
   if (!fs.existsSync(BIN)) execSync('npm run build', { cwd: ROOT, stdio: 'ignore' });
   base = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-paste-'));
@@ -104,7 +107,10 @@ beforeAll(() => {
     sessions.push({ id: `cwd-${i}`, cwd, file: '' }, { id: `id-${i}-${p}`, cwd: safe, file: '' });
   });
   sessions.forEach((s, k) => {
-    s.file = path.join(root, `s${k}.jsonl`);
+    // the RFC-era harness layout (<root>/cwd-<hash>/<encoded id>.jsonl): where dsh --resume finds it, so y and R offer it
+    const bucket = path.join(root, cwdFolder(s.cwd));
+    fs.mkdirSync(bucket, { recursive: true });
+    s.file = path.join(bucket, `${encodeSegment(s.id)}.jsonl`);
     const t = t0 + k * 60_000;
     fs.writeFileSync(
       s.file,

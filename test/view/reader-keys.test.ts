@@ -46,7 +46,7 @@ describe('reader keys', () => {
     expect(s.rows[s.top + s.height - 1].line).toBeGreaterThanOrEqual(200);
   });
   it('footer hints: the reader keys, or the prompt keys while typing', () => {
-    expect(readerHints(false).map((h) => h.label)).toEqual(['page', 'wrap', 'search', 'next', 'pager', 'back']);
+    expect(readerHints(false).map((h) => h.label)).toEqual(['page', 'wrap', 'search', 'next', 'pager', 'back', 'help']);
     expect(readerHints(true)).toEqual([{ keys: 'Enter', label: 'search' }, { keys: 'Esc', label: 'cancel' }]);
   });
   it('$PAGER: default less -R, quoted arguments', () => {

@@ -1,6 +1,7 @@
 // The app's commands on the selection in each view (Sessions, Lineage, Problems,
 // Turns) and the ones that open a surface (fork dialog, reader, Compare, search
 // match): pure steps of the reducer in app-reducer.ts.
+import { SessionStore } from '../../session/store.js';
 import { compareSessions, type Comparison } from '../../session/compare.js';
 import { resumeCommand } from '../../session/resume-command.js';
 import { layoutOf as fileLayoutOf } from '../../storage/layout.js';
@@ -23,56 +24,46 @@ import { nearestBoundaries } from '../../session/log-facts.js';
 import { nearestBoundary, rowIndexForSeq, type TurnRow } from '../turns/turn-rows.js';
 import { cursorIndex, hasSomethingToClose, turnsReducer, type TurnsAction } from '../turns/turns-state.js';
 import type { World } from './world.js';
-import { type AppState, type Step, autoDetail, compareBody, cutOfRow, indexOfKey, layoutOf, openTurns, readerHeight, select, selectedSession, sessionsRows, setTurns, step, turnsStateOf, turnsView, withStatus } from './state.js';
+import { forkVerdict, resumeDisabled, compareDisabled } from './verdicts.js';
+import { hasTarget, target, turnsCursor } from './target.js';
+import { type AppState, type Step, autoDetail, compareBody, indexOfKey, layoutOf, openTurns, readerHeight, select, selectedSession, sessionsRows, setTurns, step, turnsStateOf, turnsView, withStatus } from './state.js';
 
-export function requestFork(s: AppState, session: Session | undefined, cut: number | undefined, world: World): Step {
-  if (!session) return withStatus(s, 'no session selected: nothing to fork', 'error');
-  return step({ ...s, dialog: openForkDialog(world, session, cut, world.newChildId) });
+/** f: the fork dialog for the target at its cut (a store refusal opens as the refusal dialog, with b to a boundary). */
+export function forkCommand(s: AppState, world: World): Step {
+  const v = forkVerdict(s, world);
+  if (!v.session || (v.disabled && !v.storeRefusal)) return withStatus(s, `${v.label}: ${v.disabled ?? 'no session selected'}`, 'error');
+  if (v.problem) return step({ ...s, dialog: { kind: 'refused', sourceKey: SessionStore.keyOf(v.session), sourceId: v.session.id, error: v.problem } });
+  return step({ ...s, dialog: openForkDialog(world, v.session, v.cut, world.newChildId) });
 }
 
-/** y / R: the command that continues the selected session in the harness. */
+/** y / R: the command that continues the target session in the harness. */
 export function resumeKey(s: AppState, cmd: 'copyResume' | 'resume', world: World): Step {
-  const session = selectedSession(s, world);
-  if (!session) return withStatus(s, 'no session selected', 'error');
-  if (s.ghost) return withStatus(s, `session ${sanitizeInline(session.id)}: its file was deleted; nothing to resume`, 'error');
-  const rc = resumeCommand(session);
-  if (rc.refusal) return withStatus(s, `session ${sanitizeInline(session.id)}: ${rc.refusal}`, 'error');
-  if (cmd === 'resume') {
-    // a harness file dsh --resume would refuse: say why instead of running it
-    const why = session.file && fileLayoutOf(session.file) !== 'flat' ? world.resumeRefusal(session) : undefined;
-    if (why) return withStatus(s, `dsh --resume would refuse ${sanitizeInline(session.id)}: ${sanitizeInline(why)}`, 'error');
-    return step(s, [{ type: 'run', command: rc }]);
-  }
+  const t = target(s, world);
+  const why = resumeDisabled(s, world, cmd === 'resume');
+  if (why || !hasTarget(t)) return withStatus(s, `${hasTarget(t) ? `session ${sanitizeInline(t.session.id)}: ` : ''}${why ?? 'no session selected'}`, 'error');
+  const rc = resumeCommand(t.session);
+  if (cmd === 'resume') return step(s, [{ type: 'run', command: rc }]);
   const shown = withStatus(s, `copied: ${sanitizeInline(rc.shell)}`, 'ok');
   return { state: shown.state, effects: [{ type: 'copy', text: rc.shell }, ...shown.effects] };
 }
 
-/** m: marks the selection, or unmarks it when it is the mark. */
+/** m: marks the target session, or unmarks it when it is the mark. */
 export function markKey(s: AppState, world: World): Step {
-  const session = selectedSession(s, world);
-  if (!session || s.selection === undefined) return withStatus(s, 'no session selected', 'error');
-  if (s.mark === s.selection) return withStatus({ ...s, mark: undefined }, `unmarked ${sanitizeInline(session.id)}`);
-  return withStatus({ ...s, mark: s.selection }, `marked ${sanitizeInline(session.id)}: select another session and press c to compare`);
+  const t = target(s, world);
+  if (!hasTarget(t)) return withStatus(s, t.none, 'error');
+  if (s.mark === t.key) return withStatus({ ...s, mark: undefined }, `unmarked ${sanitizeInline(t.session.id)}`);
+  return withStatus({ ...s, mark: t.key }, `marked ${sanitizeInline(t.session.id)}: select another session and press c to compare`);
 }
 
-/** Why `c` cannot compare now, or undefined. */
-export function compareDisabled(s: AppState, world: World): string | undefined {
-  if (s.mark === undefined) return 'mark a session first (m)';
-  if (!world.session(s.mark)) return 'the marked session is gone';
-  if (s.selection === undefined || !selectedSession(s, world)) return 'no session selected';
-  if (s.selection === s.mark) return 'select another session than the marked one';
-  return undefined;
-}
-
-/** c: the marked session (left) against the selection (right), from their common ancestor. */
+/** c: the marked session (left) against the target (right), from their common ancestor. */
 export function openCompare(s: AppState, world: World): Step {
   const why = compareDisabled(s, world);
-  if (why) return withStatus(s, `compare: ${why}`, 'error');
+  const t = target(s, world);
+  if (why || !hasTarget(t)) return withStatus(s, `compare: ${why ?? 'no session selected'}`, 'error');
   const left = world.session(s.mark!)!;
-  const right = selectedSession(s, world)!;
   let comparison: Comparison;
   try {
-    comparison = compareSessions(left, right, world.sessions());
+    comparison = compareSessions(left, t.session, world.sessions());
   } catch (e) {
     return withStatus(s, `compare failed: ${sanitizeInline(e instanceof Error ? e.message : String(e))}`, 'error');
   }
@@ -80,21 +71,18 @@ export function openCompare(s: AppState, world: World): Step {
   return step({ ...s, compare: { comparison, rows, cs: initialCompareState(rows, compareBody(s)), open: true, from: s.view }, help: undefined });
 }
 
-/** x: a transcript of the selection (in Turns up to the selected row) to a new file. */
+/** x: a transcript of the target session (in Turns up to the highlighted row) to a new file. */
 export function exportKey(s: AppState, world: World): Step {
-  const session = selectedSession(s, world);
-  if (!session) return withStatus(s, 'no session selected: nothing to export', 'error');
-  let upTo: number | undefined;
-  if (s.view === 'turns') {
-    const data = world.turns(session);
-    if (data.ok) {
-      const t = turnsStateOf(s, s.selection);
-      const v = turnsView(s, data)({ ...t, showHistory: false });
-      const row = v.rows[cursorIndex(t.tree, v)];
-      if (row) upTo = cutOfRow(row);
-    }
-  }
-  return step(s, [{ type: 'export', session, upTo }]);
+  const t = target(s, world);
+  if (!hasTarget(t)) return withStatus(s, `${t.none}: nothing to export`, 'error');
+  return step(s, [{ type: 'export', session: t.session, upTo: s.view === 'turns' ? t.cut : undefined }]);
+}
+
+/** Enter in a list: the target session in Turns, at the target's seq (a problem's event, a child's fork point). */
+export function openTarget(s: AppState, world: World): Step {
+  const t = target(s, world);
+  if (!hasTarget(t)) return withStatus(s, `${t.none}: nothing to open`, 'error');
+  return step(openTurns(s, t.key, world, t.seq));
 }
 
 /** The event a Turns row shows in the reader: its own, a turn's prompt. */
@@ -111,9 +99,7 @@ export function openReader(s: AppState, world: World): Step {
   if (!session) return step(s);
   const data = world.turns(session);
   if (!data.ok) return withStatus(s, `cannot read this session: ${sanitizeInline(data.error)}`, 'error');
-  const t = turnsStateOf(s, s.selection);
-  const v = turnsView(s, data)(t);
-  const row = v.rows[cursorIndex(t.showHistory ? t.history : t.tree, v)];
+  const row = turnsCursor(s, world, session)?.row;
   if (!row || row.kind === 'boundary' || row.kind === 'inherited-divider') return withStatus(s, 'nothing to read on this row');
   const div = data.divergence;
   let doc; // (readerDoc sanitises the title and the content)
@@ -124,7 +110,7 @@ export function openReader(s: AppState, world: World): Step {
     const { title, content } = eventReaderContent(e);
     doc = readerDoc(content, `${session.id} · ${title}`);
   }
-  return step({ ...s, reader: initialReaderState(doc, layoutOf(s).width, readerHeight(s)) });
+  return step({ ...s, reader: initialReaderState(doc, layoutOf(s).width, readerHeight(s)), status: undefined });
 }
 
 /** n / N: the next (previous) match from the cursor; folded parents open to show it. */
@@ -159,7 +145,7 @@ export function sessionsCommand(s: AppState, cmd: Command, world: World): Step {
   if (isMove(cmd)) return moveSessions(s, cmd, world);
   switch (cmd) {
     case 'open':
-      return s.selection === undefined ? step(s) : step(openTurns(s, s.selection, world));
+      return openTarget(s, world);
     case 'filter':
       return step({ ...s, filterEditing: true, filter: { ...s.filter, caret: [...new Intl.Segmenter().segment(s.filter.text)].length } });
     case 'cycleSort':
@@ -170,8 +156,6 @@ export function sessionsCommand(s: AppState, cmd: Command, world: World): Step {
     case 'back':
       if (s.filter.text) return step({ ...s, filter: textField('') });
       return step({ ...s, status: undefined });
-    case 'fork':
-      return requestFork(s, selectedSession(s, world), undefined, world);
     default:
       return step(s);
   }
@@ -202,15 +186,11 @@ export function lineageCommand(s: AppState, cmd: Command, world: World): Step {
     const key = rows[i].key ?? undefined;
     return step({ ...select(s, key, world), lineage: { ...s.lineage, hint: i } });
   }
-  const session = selectedSession(s, world);
   switch (cmd) {
     case 'open':
-      if (s.selection === undefined || !session) return step(s);
-      return step(openTurns(s, s.selection, world, session.kind === 'fork' && session.seedLength ? session.seedLength - 1 : undefined));
+      return openTarget(s, world);
     case 'back':
       return step({ ...s, view: 'sessions' });
-    case 'fork':
-      return requestFork(s, session, undefined, world);
     case 'collapse':
     case 'expand': {
       // h hides the selected node's subtree, l shows it again
@@ -229,23 +209,16 @@ export function lineageCommand(s: AppState, cmd: Command, world: World): Step {
 export function problemsCommand(s: AppState, cmd: Command, world: World): Step {
   const rows = world.problems();
   if (isMove(cmd)) {
-    // moving through problems selects each one's session (a row of a file that is no session leaves it be)
-    const hint = moveCursor(s.problems.hint, cmd, rows.length, problemsListHeight(layoutOf(s).view));
-    const key = rows[hint]?.sessionKey;
-    const next = key !== undefined && world.session(key) ? select(s, key, world) : s;
-    return step({ ...next, problems: { ...s.problems, hint } });
+    // the selection follows the highlighted problem (normalize): target() reads the row
+    const from = s.problems.hint < 0 && (cmd === 'down' || cmd === 'up') ? (cmd === 'down' ? -1 : 1) : s.problems.hint;
+    const hint = moveCursor(from, cmd, rows.length, problemsListHeight(layoutOf(s).view));
+    return step({ ...s, problems: { ...s.problems, hint } });
   }
-  const row = rows[Math.min(s.problems.hint, rows.length - 1)];
   switch (cmd) {
     case 'open':
-      if (!row) return step(s);
-      if (row.sessionKey === undefined || !world.session(row.sessionKey)) return withStatus(s, `${sanitizeInline(row.file ?? row.code)} is not a loaded session: nothing to open`, 'error');
-      return step(openTurns(s, row.sessionKey, world, row.seq));
+      return openTarget(s, world);
     case 'back':
       return step({ ...s, view: 'sessions' });
-    case 'fork':
-      // the highlighted problem's session, never one selected before (a row of a refused file has none)
-      return requestFork(s, row?.sessionKey !== undefined ? world.session(row.sessionKey) : undefined, undefined, world);
     default:
       return step(s);
   }
@@ -265,17 +238,11 @@ export function pickBoundary(session: Session) {
 export function turnsCommand(s: AppState, cmd: Command, world: World): Step {
   const session = selectedSession(s, world);
   const key = s.selection;
-  if (cmd === 'back' && (!session || key === undefined)) return step({ ...s, view: 'sessions' });
+  const leave = (): Step => step({ ...s, view: s.turnsFrom && s.turnsFrom !== 'turns' ? s.turnsFrom : 'sessions' });
+  if (cmd === 'back' && (!session || key === undefined)) return leave();
   if (!session || key === undefined) return step(s);
   const data = world.turns(session);
-  if (!data.ok) {
-    if (cmd === 'back') return step({ ...s, view: 'sessions' });
-    if (cmd === 'fork') {
-      const error = { code: 'READ_FAILED', message: `could not read session ${JSON.stringify(session.id)}: ${data.error}` };
-      return step({ ...s, dialog: { kind: 'refused', sourceKey: key, sourceId: session.id, error } });
-    }
-    return step(s);
-  }
+  if (!data.ok) return cmd === 'back' ? leave() : step(s);
   const t = turnsStateOf(s, key);
   const view = turnsView(s, data);
   const auto = autoDetail(s);
@@ -296,8 +263,7 @@ export function turnsCommand(s: AppState, cmd: Command, world: World): Step {
       return apply({ type: 'expandAll' });
     case 'open': {
       // Enter folds a parent row; on a leaf it opens the event in the reader
-      const v = view(t);
-      const row = v.rows[cursorIndex(t.showHistory ? t.history : t.tree, v)];
+      const row = turnsCursor(s, world, session)?.row;
       if (row && (t.showHistory || !row.expandable) && row.kind !== 'boundary' && row.kind !== 'inherited-divider') return openReader(s, world);
       return apply({ type: 'toggle', view, autoDetail: auto });
     }
@@ -315,13 +281,7 @@ export function turnsCommand(s: AppState, cmd: Command, world: World): Step {
     case 'back':
       if (hasSomethingToClose(t, auto)) return apply({ type: 'back', autoDetail: auto });
       if (s.compare) return step({ ...s, compare: { ...s.compare, open: true } }); // opened from Compare: back to it
-      return step({ ...s, view: 'sessions' });
-    case 'fork': {
-      if (t.showHistory) return withStatus(s, 'fork from the tree: press t to leave the history first');
-      const v = view(t);
-      const row = v.rows[cursorIndex(t.tree, v)];
-      return requestFork(s, session, row ? cutOfRow(row) : undefined, world);
-    }
+      return leave();
     default:
       return step(s);
   }

@@ -1,50 +1,35 @@
-// The one-line footer: short hints for the active view, derived from the key
-// table (so a hint never names a key the app does not bind). A hint may carry
-// a disabled reason (lazygit style): shown greyed with the reason.
-import { BINDINGS, type Command, type ViewName } from './keymap.js';
+// The one-line footer: the hints of whatever surface has the keyboard,
+// generated from its key table (so a hint never names a key the app does not
+// bind, and a disabled hint gives the binding's own reason, lazygit style).
+import { labelOf, shortKey, type KeyDoc } from './binding.js';
+import { activeSurface } from './surface.js';
+import { surfaceKeys } from './surface-keys.js';
+import type { AppState } from './state.js';
+import type { World } from './world.js';
 
 export interface KeyHint {
   keys: string;
   label: string;
+  /** why it cannot run now: the binding's reason, word for word */
   disabled?: string;
 }
 
-const LABELS: Partial<Record<Command, string>> = {
-  open: 'open',
-  back: 'back',
-  fork: 'fork',
-  filter: 'filter',
-  cycleSort: 'sort',
-  nextView: 'view',
-  help: 'help',
-  quit: 'quit',
-  jumpBoundary: 'boundary',
-  toggleDetail: 'detail',
-  toggleHistory: 'history',
-  expand: 'expand',
-  menu: 'actions',
-};
-
-const PER_VIEW: Record<ViewName, Command[]> = {
-  sessions: ['open', 'fork', 'menu', 'filter', 'cycleSort', 'nextView', 'help', 'quit'],
-  turns: ['open', 'fork', 'menu', 'jumpBoundary', 'toggleHistory', 'back', 'nextView', 'help', 'quit'],
-  lineage: ['open', 'fork', 'menu', 'back', 'nextView', 'help', 'quit'],
-  problems: ['open', 'fork', 'menu', 'back', 'nextView', 'help', 'quit'],
-};
-
-/** The first key of a binding as shown in help (`q / Ctrl-C` -> `q`). */
-export function shortKeys(cmd: Command): string {
-  const b = BINDINGS.find((x) => x.command === cmd);
-  return b ? b.keys.split(' / ')[0] : '';
+export function hintsOf(table: readonly KeyDoc[], s: AppState, world: World): KeyHint[] {
+  const out: KeyHint[] = [];
+  for (const b of table) {
+    if (b.hint === undefined) continue;
+    const hint: KeyHint = { keys: shortKey(b), label: labelOf(b.hint, s, world) };
+    const why = b.disabled?.(s, world);
+    if (why) hint.disabled = why;
+    out.push(hint);
+  }
+  return out;
 }
 
-export function keyHints(view: ViewName, disabled: Partial<Record<Command, string>> = {}, extra: Partial<Record<Command, string>> = {}): KeyHint[] {
-  const hints: KeyHint[] = [{ keys: '↑↓', label: 'move' }];
-  for (const cmd of PER_VIEW[view]) {
-    const hint: KeyHint = { keys: shortKeys(cmd), label: extra[cmd] ?? LABELS[cmd] ?? cmd };
-    const why = disabled[cmd];
-    if (why) hint.disabled = why;
-    hints.push(hint);
-  }
-  return hints;
+export const footerHints = (s: AppState, world: World): KeyHint[] => hintsOf(surfaceKeys(activeSurface(s), s), s, world);
+
+/** A reason, short enough for the footer: its code when it starts with one (`OPEN_TURN: …` -> `OPEN_TURN`). */
+export function shortReason(reason: string): string {
+  const m = /^([A-Z][A-Z0-9_]{2,}):/.exec(reason);
+  return m ? m[1] : reason;
 }

@@ -1,5 +1,19 @@
-// The one key table: input -> named command. The help overlay renders this
-// same table, so what it says is what the app does.
+// The views' key tables: input -> named command, with help text, footer
+// label, menu label and disabled reason on each binding (binding.ts). Each
+// view's table is the common keys below plus the view's own (sessions/keys.ts,
+// turns/keys.ts, lineage/keys.ts, problems/keys.ts). Help, the footer and the
+// action menu are generated from these tables, and the reducer dispatches
+// with them: what they say is what the app does.
+import { ch, either, flag, type Binding } from './binding.js';
+import { compareDisabled, forkVerdict, needsTarget, resumeDisabled } from './verdicts.js';
+import { hasTarget, target } from './target.js';
+import { SESSIONS_KEYS } from '../sessions/keys.js';
+import { TURNS_KEYS } from '../turns/keys.js';
+import { LINEAGE_KEYS } from '../lineage/keys.js';
+import { PROBLEMS_KEYS } from '../problems/keys.js';
+
+export type { KeyFlags } from './binding.js';
+
 export type ViewName = 'sessions' | 'turns' | 'lineage' | 'problems';
 
 export type Command =
@@ -10,66 +24,75 @@ export type Command =
   | 'copyResume' | 'resume' | 'mark' | 'compare' | 'export' | 'menu' | 'toggleScope'
   | 'openReader' | 'search' | 'nextMatch' | 'prevMatch';
 
-/** Ink's key flags (a subset of ink's Key). */
-export interface KeyFlags {
-  upArrow?: boolean; downArrow?: boolean; leftArrow?: boolean; rightArrow?: boolean;
-  pageUp?: boolean; pageDown?: boolean; return?: boolean; escape?: boolean; tab?: boolean; shift?: boolean; ctrl?: boolean;
-  home?: boolean; end?: boolean; backspace?: boolean; delete?: boolean; meta?: boolean;
-}
+export type ViewBinding = Binding<Command> & {
+  /** a disabled fork still runs: it shows the store's typed refusal in the dialog (b jumps to a boundary) */
+  showsRefusal?: boolean;
+};
 
-export interface Binding {
-  keys: string; // as shown in help
-  command: Command;
-  views: ViewName[] | 'all';
-  help: string;
-  match(input: string, key: KeyFlags): boolean;
-}
-
-const all = 'all' as const;
-const ch = (c: string) => (input: string, key: KeyFlags) => input === c && !key.ctrl;
-
-export const BINDINGS: Binding[] = [
-  { keys: '↑ / k', command: 'up', views: all, help: 'move up', match: (i, k) => Boolean(k.upArrow) || ch('k')(i, k) },
-  { keys: '↓ / j', command: 'down', views: all, help: 'move down', match: (i, k) => Boolean(k.downArrow) || ch('j')(i, k) },
-  { keys: 'g / Home', command: 'top', views: all, help: 'go to top', match: (i, k) => Boolean(k.home) || ch('g')(i, k) },
-  { keys: 'G / End', command: 'bottom', views: all, help: 'go to bottom', match: (i, k) => Boolean(k.end) || ch('G')(i, k) },
-  { keys: 'PgUp', command: 'pageUp', views: all, help: 'page up', match: (_i, k) => Boolean(k.pageUp) },
-  { keys: 'PgDn', command: 'pageDown', views: all, help: 'page down', match: (_i, k) => Boolean(k.pageDown) },
-  { keys: 'Enter', command: 'open', views: all, help: 'open (session → turns, lineage node → its fork point, problem → its session at that event; in turns: fold or detail)', match: (_i, k) => Boolean(k.return) },
-  { keys: 'Esc', command: 'back', views: all, help: 'back / close / clear filter', match: (_i, k) => Boolean(k.escape) },
-  { keys: 'Tab', command: 'nextView', views: all, help: 'next view', match: (_i, k) => Boolean(k.tab) && !k.shift },
-  { keys: 'Shift-Tab', command: 'prevView', views: all, help: 'previous view', match: (_i, k) => Boolean(k.tab) && Boolean(k.shift) },
-  { keys: 'f', command: 'fork', views: all, help: 'fork at the selection (only at a turn boundary)', match: ch('f') },
-  { keys: 'b', command: 'jumpBoundary', views: ['turns'], help: 'jump to the nearest fork boundary', match: ch('b') },
-  { keys: '/', command: 'filter', views: ['sessions'], help: 'filter with a query: words, tool:NAME, is:error, reason:KIND, is:open|fork|spawn|damaged, cwd:, id:, after:, before:, -term, "quoted words"', match: ch('/') },
-  { keys: '/', command: 'search', views: ['turns'], help: 'search this session (same query language); n / N next and previous match', match: ch('/') },
-  { keys: 'n', command: 'nextMatch', views: ['turns'], help: 'next search match', match: ch('n') },
-  { keys: 'N', command: 'prevMatch', views: ['turns'], help: 'previous search match', match: ch('N') },
-  { keys: 'o', command: 'openReader', views: ['turns'], help: 'read the selected event full screen (scroll, wrap, / search, O opens $PAGER); Enter does it on a leaf row', match: ch('o') },
-  { keys: 'p', command: 'toggleScope', views: ['sessions'], help: 'this project only / all projects (in dsh\'s own root, as its /resume)', match: ch('p') },
-  { keys: 's', command: 'cycleSort', views: ['sessions'], help: 'cycle order: recent, created, id, threaded', match: ch('s') },
-  { keys: '→ / l', command: 'expand', views: ['turns', 'lineage'], help: 'expand / go to child (lineage: show the subtree)', match: (i, k) => Boolean(k.rightArrow) || ch('l')(i, k) },
-  { keys: '← / h', command: 'collapse', views: ['turns', 'lineage'], help: 'collapse / go to parent (lineage: hide the subtree)', match: (i, k) => Boolean(k.leftArrow) || ch('h')(i, k) },
-  { keys: 'e', command: 'expandAll', views: ['turns'], help: 'expand all', match: ch('e') },
-  { keys: 'E', command: 'collapseAll', views: ['turns'], help: 'collapse all', match: ch('E') },
-  { keys: 't', command: 'toggleHistory', views: ['turns'], help: 'toggle model history (what the model sees up to the selection)', match: ch('t') },
-  { keys: 'd', command: 'toggleDetail', views: ['turns'], help: 'toggle the detail pane', match: ch('d') },
-  { keys: 'm', command: 'mark', views: all, help: 'mark the session (or unmark it) to compare another with it', match: ch('m') },
-  { keys: 'c', command: 'compare', views: all, help: 'compare the marked session with this one, from their common ancestor', match: ch('c') },
-  { keys: 'x', command: 'export', views: all, help: 'export the session as Markdown to a new file in the current folder (in Turns: up to the selected row)', match: ch('x') },
-  { keys: 'a', command: 'menu', views: all, help: 'actions: everything that can be done here, with the reason when it cannot', match: ch('a') },
-  { keys: 'y', command: 'copyResume', views: all, help: 'copy the command that continues the session in the harness (dsh --resume=ID, in its cwd)', match: ch('y') },
-  { keys: 'R', command: 'resume', views: all, help: 'leave the browser and run dsh --resume=ID in the session\'s cwd (printed if dsh is not on the PATH)', match: ch('R') },
-  { keys: '?', command: 'help', views: all, help: 'this help', match: ch('?') },
-  { keys: 'q / Ctrl-C', command: 'quit', views: all, help: 'quit', match: (i, k) => ch('q')(i, k) || (Boolean(k.ctrl) && i === 'c') },
+/** Moving keys: the same in every list (the help overlay, the menu and Compare reuse them). */
+export const MOVES: readonly ViewBinding[] = [
+  { keys: '↑ / k', command: 'up', help: 'move up', hint: 'move', hintKeys: '↑↓', match: either(flag('upArrow'), ch('k')) },
+  { keys: '↓ / j', command: 'down', help: 'move down', match: either(flag('downArrow'), ch('j')) },
+  { keys: 'g / Home', command: 'top', help: 'go to top', match: either(flag('home'), ch('g')) },
+  { keys: 'G / End', command: 'bottom', help: 'go to bottom', match: either(flag('end'), ch('G')) },
+  { keys: 'PgUp', command: 'pageUp', help: 'page up', match: flag('pageUp') },
+  { keys: 'PgDn', command: 'pageDown', help: 'page down', match: flag('pageDown') },
 ];
 
-/** The command an input means in a view, if any. */
-export function commandFor(view: ViewName, input: string, key: KeyFlags): Command | undefined {
-  for (const b of BINDINGS) if ((b.views === 'all' || b.views.includes(view)) && b.match(input, key)) return b.command;
-  return undefined;
+const OPEN_HELP: Record<ViewName, { help: string; menu: string }> = {
+  sessions: { help: 'open the session in Turns', menu: 'open in Turns' },
+  turns: { help: 'fold / unfold the row; on a leaf, read its event full screen', menu: 'open / fold the row' },
+  lineage: { help: 'open the session in Turns at its fork point', menu: 'open at its fork point' },
+  problems: { help: "open the problem's session in Turns at that event", menu: 'open at this event' },
+};
+
+const BACK_HELP: Record<ViewName, string> = {
+  sessions: 'clear the filter',
+  turns: 'close the history or the detail pane, else back to where Turns was opened from',
+  lineage: 'back to Sessions',
+  problems: 'back to Sessions',
+};
+
+function viewTable(view: ViewName, own: readonly ViewBinding[]): ViewBinding[] {
+  return [
+    ...MOVES,
+    { keys: 'Enter', command: 'open', help: OPEN_HELP[view].help, hint: 'open', menu: OPEN_HELP[view].menu, match: flag('return'), disabled: view === 'turns' ? undefined : needsTarget },
+    { keys: 'f', command: 'fork', help: 'fork at the selection (only at a turn boundary)', hint: 'fork', menu: (s, w) => forkVerdict(s, w).label, match: ch('f'), disabled: (s, w) => forkVerdict(s, w).disabled, showsRefusal: true },
+    { keys: 'a', command: 'menu', help: 'actions: everything that can be done here, with the reason when it cannot', hint: 'actions', match: ch('a') },
+    ...own,
+    { keys: 'Esc', command: 'back', help: BACK_HELP[view], hint: view === 'sessions' ? undefined : 'back', match: flag('escape') },
+    { keys: 'Tab', command: 'nextView', help: 'next view', hint: 'view', match: (_i, k) => Boolean(k.tab) && !k.shift },
+    { keys: 'Shift-Tab', command: 'prevView', help: 'previous view', match: (_i, k) => Boolean(k.tab) && Boolean(k.shift) },
+    {
+      keys: 'm', command: 'mark', help: 'mark the session (or unmark it) to compare another with it', match: ch('m'), disabled: needsTarget,
+      menu: (s, w) => { const t = target(s, w); return hasTarget(t) && s.mark === t.key ? 'unmark' : 'mark for compare'; },
+    },
+    { keys: 'c', command: 'compare', help: 'compare the marked session with this one, from their common ancestor', menu: 'compare with the marked session', match: ch('c'), disabled: compareDisabled },
+    {
+      keys: 'x', command: 'export', match: ch('x'), disabled: needsTarget,
+      help: view === 'turns' ? 'export the session up to the selected row as Markdown to a new file (0600) in the current folder' : 'export the session as Markdown to a new file (0600) in the current folder',
+      menu: view === 'turns' ? 'export up to here (Markdown)' : 'export (Markdown)',
+    },
+    { keys: 'y', command: 'copyResume', help: 'copy the command that continues the session in the harness (dsh --resume=ID, in its cwd)', menu: 'copy the resume command', match: ch('y'), disabled: (s, w) => resumeDisabled(s, w, false) },
+    { keys: 'R', command: 'resume', help: "leave the browser and run dsh --resume=ID in the session's cwd (printed if dsh is not on the PATH)", menu: 'resume in the harness (dsh --resume)', match: ch('R'), disabled: (s, w) => resumeDisabled(s, w, true) },
+    { keys: '?', command: 'help', help: 'this help', hint: 'help', match: ch('?') },
+    { keys: 'q / Ctrl-C', command: 'quit', help: 'quit', hint: 'quit', match: (i, k) => ch('q')(i, k) || (Boolean(k.ctrl) && i === 'c') },
+  ];
 }
 
-export function bindingsFor(view: ViewName): Binding[] {
-  return BINDINGS.filter((b) => b.views === 'all' || b.views.includes(view));
+const TABLES: Record<ViewName, ViewBinding[]> = {
+  sessions: viewTable('sessions', SESSIONS_KEYS),
+  turns: viewTable('turns', TURNS_KEYS),
+  lineage: viewTable('lineage', LINEAGE_KEYS),
+  problems: viewTable('problems', PROBLEMS_KEYS),
+};
+
+export const bindingsFor = (view: ViewName): readonly ViewBinding[] => TABLES[view];
+
+/** The command an input means in a view, if any. */
+export function commandFor(view: ViewName, input: string, key: import('./binding.js').KeyFlags): Command | undefined {
+  return TABLES[view].find((b) => b.match(input, key))?.command;
 }
+
+/** The entries of a view's action menu: its bindings with a menu label (the layout reserves their rows). */
+export const menuBindings = (view: ViewName): readonly ViewBinding[] => TABLES[view].filter((b) => b.menu !== undefined);

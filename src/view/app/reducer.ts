@@ -3,12 +3,16 @@
 // selection at the row the screen highlights.
 import { resumeCommand } from '../../session/resume-command.js';
 import { SessionStore } from '../../session/store.js';
+import type { Session } from '../../session/session.js';
 import { lineageListHeight, problemsListHeight, sessionsListHeight } from './layout.js';
 import { afterForkFailure } from '../dialog/fork-dialog-state.js';
-import { helpLines, helpPageSize } from '../help/help.js';
+import { helpRowCount, helpPageSize } from '../help/help.js';
 import type { KeyPress } from './keys.js';
 import { readerReducer } from '../reader/reader-state.js';
-import { commandFor, type Command } from './keymap.js';
+import { bindingsFor, type Command, type ViewBinding, type ViewName } from './keymap.js';
+import { bindingFor, labelOf } from './binding.js';
+import { activeSurface } from './surface.js';
+import { disabledStatus } from './verdicts.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { filterSessions, listItemOf } from '../sessions/session-list.js';
 import { textField } from '../text/text-field.js';
@@ -16,8 +20,8 @@ import { turnsReducer } from '../turns/turns-state.js';
 import { visibleWindow } from './window.js';
 import type { World } from './world.js';
 import { type AppState, type AppAction, type Step, cycleView, indexOfKey, layoutOf, readerHeight, select, selectedSession, sessionsRows, setTurns, step, turnsView, withStatus } from './state.js';
-import { exportKey, lineageCommand, markKey, nearestSessionRow, openCompare, problemsCommand, resumeKey, sessionsCommand, turnsCommand } from './commands.js';
-import { compareKey, dialogKey, filterKey, helpKey, menuKey, readerKey, searchKey } from './surfaces.js';
+import { exportKey, forkCommand, lineageCommand, markKey, nearestSessionRow, openCompare, problemsCommand, resumeKey, sessionsCommand, turnsCommand } from './commands.js';
+import { compareKey, dialogKey, filterKey, helpKey, menuKey, openHelp, readerKey, searchKey } from './surfaces.js';
 
 /** Runs after every action: re-points the selection and clamps every window. */
 export function normalize(s0: AppState, world: World): AppState {
@@ -53,9 +57,13 @@ export function normalize(s0: AppState, world: World): AppState {
     if (i !== s.lineage.hint || top !== s.lineage.top) s = { ...s, lineage: { ...s.lineage, hint: i, top } };
   } else if (s.view === 'problems') {
     const rows = world.problems();
-    const i = rows.length ? Math.min(Math.max(0, s.problems.hint), rows.length - 1) : 0;
-    const top = visibleWindow(rows, i, problemsListHeight(lay.view), s.problems.top).top;
+    // -1: nothing highlighted (Problems was entered on a session without problems; j/k choose one)
+    const i = rows.length && s.problems.hint >= 0 ? Math.min(s.problems.hint, rows.length - 1) : -1;
+    const top = i < 0 ? Math.min(s.problems.top, Math.max(0, rows.length - 1)) : visibleWindow(rows, i, problemsListHeight(lay.view), s.problems.top).top;
     if (i !== s.problems.hint || top !== s.problems.top) s = { ...s, problems: { hint: i, top } };
+    // the selection is the highlighted problem's session (a row of a file that is no session leaves it be: target() says so)
+    const key = rows[i]?.sessionKey;
+    if (key !== undefined && key !== s.selection && world.session(key)) s = select(s, key, world);
   } else if (s.view === 'turns' && s.selection !== undefined) {
     // tail -F: a cursor parked on the end by G follows a growing log
     const t = s.turns.get(s.selection);
@@ -69,8 +77,8 @@ export function normalize(s0: AppState, world: World): AppState {
     }
   }
   if (s.help) {
-    const max = Math.max(0, helpLines(s.view).length - helpPageSize(lay.content));
-    if (s.help.scroll > max) s = { ...s, help: { scroll: max } };
+    const max = Math.max(0, helpRowCount(s.help.of, s, lay.width) - helpPageSize(lay.content));
+    if (s.help.scroll > max) s = { ...s, help: { ...s.help, scroll: max } };
   }
   return s;
 }
@@ -94,15 +102,8 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
       return step(s);
     case 'statusExpired':
       return step(s.status?.id === a.id ? { ...s, status: undefined } : s);
-    case 'forked': {
-      const key = SessionStore.keyOf(a.child);
-      let next: AppState = { ...s, dialog: undefined };
-      // the child becomes the selection; a filter that would hide it is cleared
-      if (next.filter.text && filterSessions([listItemOf(a.child)], next.filter.text).length === 0) next = { ...next, filter: textField(''), filterEditing: false };
-      next = { ...select(next, key, world), view: next.view === 'turns' ? 'sessions' : next.view };
-      const file = a.child.file ? a.child.file.replace(world.root + '/', '') : 'in memory';
-      return withStatus(next, `forked ${sanitizeInline(a.source.id)} -> ${sanitizeInline(a.child.id)} (${sanitizeInline(file)}) · y copies: ${sanitizeInline(resumeCommand(a.child).command)}`, 'ok');
-    }
+    case 'forked':
+      return afterFork(s, a.child, a.source, world);
     case 'exported':
       return withStatus(s, `exported to ${sanitizeInline(a.file)} (${a.bytes} bytes)`, 'ok');
     case 'exportFailed':
@@ -117,45 +118,40 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
 
 function onKey(s0: AppState, p: KeyPress, world: World): Step {
   const s = s0.pinTop ? { ...s0, pinTop: false } : s0;
-  if (p.key.ctrl && p.input === 'c') return step(s, [{ type: 'exit' }]);
-  if (s.dialog) return dialogKey(s, s.dialog, p, world);
-  if (s.menu) {
-    const r = menuKey(s, p, world);
-    return 'run' in r ? command(r.state, r.run, world) : r;
-  }
-  if (s.help) return helpKey(s, p);
-  if (s.reader) return readerKey(s, s.reader, p);
-  if (s.compare?.open) return compareKey(s, s.compare, p, world);
-  if (s.view === 'turns' && s.turnSearch?.editing) return searchKey(s, s.turnSearch, p, world);
-  if (s.view === 'sessions' && s.filterEditing) return filterKey(s, p, world);
-  if (p.paste !== undefined) return step(s); // a paste outside a text field is not a stream of commands
-  const cmd = commandFor(s.view, p.input, p.key);
-  switch (cmd) {
-    case undefined:
-      return step(s);
-    case 'quit':
-      return step(s, [{ type: 'exit' }]);
-    case 'help':
-      return step({ ...s, help: { scroll: 0 } });
-    case 'nextView':
-    case 'prevView': {
-      // leaving Turns forgets a Compare it was opened from (Esc would not return there any more)
-      const view = cycleView(s.view, cmd === 'nextView' ? 1 : -1);
-      let next: AppState = { ...s, view, compare: undefined };
-      if (view === 'problems') {
-        // Problems opens at the selected session's worst problem, when it has one
-        const at = world.problems().findIndex((r) => r.sessionKey !== undefined && r.sessionKey === s.selection);
-        if (at >= 0) next = { ...next, problems: { ...next.problems, hint: at } };
-      }
-      return step(next);
+  if (p.key.ctrl && p.input === 'c' && p.paste === undefined) return step(s, [{ type: 'exit' }]);
+  const surface = activeSurface(s);
+  switch (surface) {
+    case 'dialog':
+      return dialogKey(s, s.dialog!, p, world);
+    case 'menu': {
+      const r = menuKey(s, p, world);
+      return 'run' in r ? command(r.state, r.run, world) : r;
     }
+    case 'help':
+      return helpKey(s, p);
+    case 'filter':
+      return filterKey(s, p, world);
+    case 'search':
+      return searchKey(s, s.turnSearch!, p, world);
+    case 'reader':
+      return readerKey(s, s.reader!, p);
+    case 'compare':
+      return compareKey(s, s.compare!, p, world);
   }
-  return command(s, cmd, world);
+  const b: ViewBinding | undefined = bindingFor(bindingsFor(surface), p);
+  if (!b) return step(s);
+  // a disabled action says why, as its hint and menu entry do (a fork shows the store's refusal in its dialog)
+  const why = b.disabled?.(s, world);
+  if (why && !b.showsRefusal) return withStatus(s, disabledStatus(s, world, b.menu ? labelOf(b.menu, s, world) : b.help, why), 'error');
+  return command(s, b.command, world);
 }
 
 /** A command on the selection in the active view (from a key, or chosen in the action menu). */
 export function command(s: AppState, cmd: Command, world: World): Step {
   switch (cmd) {
+    case 'nextView':
+    case 'prevView':
+      return step(switchView(s, cycleView(s.view, cmd === 'nextView' ? 1 : -1), world));
     case 'copyResume':
     case 'resume':
       return resumeKey(s, cmd, world);
@@ -165,10 +161,12 @@ export function command(s: AppState, cmd: Command, world: World): Step {
       return openCompare(s, world);
     case 'export':
       return exportKey(s, world);
+    case 'fork':
+      return forkCommand(s, world);
     case 'menu':
       return step({ ...s, menu: { cursor: 0 } });
     case 'help':
-      return step({ ...s, help: { scroll: 0 } });
+      return openHelp(s);
     case 'quit':
       return step(s, [{ type: 'exit' }]);
   }
@@ -176,4 +174,41 @@ export function command(s: AppState, cmd: Command, world: World): Step {
   if (s.view === 'lineage') return lineageCommand(s, cmd, world);
   if (s.view === 'problems') return problemsCommand(s, cmd, world);
   return turnsCommand(s, cmd, world);
+}
+
+/** Tab / Shift-Tab: another view; leaving Turns forgets a Compare it was opened from (Esc would not return there any more). */
+function switchView(s: AppState, view: ViewName, world: World): AppState {
+  let next: AppState = { ...s, view, compare: undefined, turnsFrom: view === 'turns' ? s.view : s.turnsFrom };
+  if (view === 'problems') {
+    // Problems opens at the selected session's worst problem; without one nothing is highlighted (the selection stays)
+    const at = world.problems().findIndex((r) => r.sessionKey !== undefined && r.sessionKey === s.selection);
+    next = { ...next, problems: { ...next.problems, hint: at } };
+  }
+  return next;
+}
+
+
+/**
+ * The child of a fork becomes the selection, on screen: a filter or a project
+ * scope that would hide it is lifted, and the status says so. The status says
+ * what y will copy only when the harness would resume the child.
+ */
+function afterFork(s: AppState, child: Session, source: Session, world: World): Step {
+  const key = SessionStore.keyOf(child);
+  let next: AppState = { ...s, dialog: undefined };
+  const notes: string[] = [];
+  if (next.filter.text && filterSessions([listItemOf(child)], next.filter.text).length === 0) {
+    notes.push(`filter "${sanitizeInline(next.filter.text)}" cleared to show it`);
+    next = { ...next, filter: textField(''), filterEditing: false };
+  }
+  if (!next.allProjects && world.scope && !world.rows(next.filter.text, next.order, false).some((r) => r.key === key)) {
+    notes.push('showing all projects: it is outside this one (p)');
+    next = { ...next, allProjects: true };
+  }
+  next = { ...select(next, key, world), view: next.view === 'turns' ? 'sessions' : next.view };
+  const file = child.file ? child.file.replace(world.root + '/', '') : 'in memory';
+  const rc = resumeCommand(child);
+  const why = rc.refusal ?? world.resumeRefusal(child);
+  const resume = why ? `the harness cannot resume it: ${sanitizeInline(why)}` : `y copies: ${sanitizeInline(rc.command)}`;
+  return withStatus(next, [`forked ${sanitizeInline(source.id)} -> ${sanitizeInline(child.id)} (${sanitizeInline(file)})`, ...notes, resume].join(' · '), 'ok');
 }

@@ -12,14 +12,17 @@ import { appLayout, AUTO_DETAIL_HEIGHT, turnsLayout, type AppLayout, type Size }
 import { type Dialog, type Problem } from '../dialog/fork-dialog-state.js';
 import type { KeyPress } from './keys.js';
 import { type ReaderState } from '../reader/reader-state.js';
-import { type ViewName } from './keymap.js';
+import { menuBindings, type ViewName } from './keymap.js';
+import type { Surface } from './surface.js';
+import { VIEW_NAMES } from './views.js';
+import { openToSeq } from '../turns/turn-search.js';
 import { listItemOf, rowOf, type SessionRow, type SortOrder } from '../sessions/session-list.js';
 import { textField, type TextField } from '../text/text-field.js';
 import { rowIndexForSeq, type TurnRow } from '../turns/turn-rows.js';
 import { initialTurnsState, turnsReducer, type RowsView, type TurnsState } from '../turns/turns-state.js';
 import type { TurnsData, World } from './world.js';
 
-export const VIEWS: readonly ViewName[] = ['sessions', 'turns', 'lineage', 'problems'];
+export const VIEWS = VIEW_NAMES;
 
 export interface Status {
   text: string;
@@ -47,7 +50,8 @@ export interface AppState {
   order: SortOrder;
   /** every project's sessions, or only the current project's (when the world has a scope) */
   allProjects: boolean;
-  help?: { scroll: number };
+  /** the help overlay: about the keys of the surface it was opened on */
+  help?: { scroll: number; of: Surface };
   dialog?: Dialog;
   /** each opened session's Turns state (cursor, expansion, scroll), by key: kept across views and help */
   turns: ReadonlyMap<string, TurnsState>;
@@ -59,6 +63,8 @@ export interface AppState {
   compare?: CompareSurface;
   /** the action menu (`a`): what can be done on the selection, disabled entries with their reason */
   menu?: { cursor: number };
+  /** where Turns was opened from (Esc there returns to it, as Compare does) */
+  turnsFrom?: ViewName;
   /** the full-screen reader of one event's content (Enter/o in Turns); Esc returns to the same row */
   reader?: ReaderState;
   /** the `/` search of the Turns session: the query being typed, then its matches (n/N) */
@@ -137,10 +143,8 @@ export function initialAppState(size: Size, view: ViewName = 'sessions'): AppSta
 
 // ---- derived values (read by the reducer and the views alike) ------------
 
-/** The action menu always lists the same entries (disabled ones with their reason). */
-export const MENU_ENTRIES = 7;
-
-export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, s.menu ? MENU_ENTRIES : 0);
+/** A view's action menu always lists the same entries (disabled ones with their reason): the layout reserves their rows. */
+export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, s.menu ? menuBindings(s.view).length : 0);
 
 /** The Sessions rows as shown: the filtered, sorted list, plus a deleted selection kept in place. */
 export function sessionsRows(s: AppState, world: World): readonly SessionRow[] {
@@ -204,16 +208,21 @@ export function select(s: AppState, key: string | undefined, world: World): AppS
   return { ...s, selection: key, selected: key === undefined ? undefined : world.session(key), ghost: false };
 }
 
-/** Opens the Turns view on `key`, at `seq` when given (its boundary marker, or the row covering it). */
-export function openTurns(s: AppState, key: string, world: World, seq?: number): AppState {
-  let next: AppState = { ...select(s, key, world), view: 'turns', help: undefined, dialog: undefined };
+/**
+ * Opens the Turns view on `key`, at `seq` when given: its folded parents open
+ * and the cursor lands on that event's row (a boundary marker at a cut).
+ * `from` is where Esc in Turns returns.
+ */
+export function openTurns(s: AppState, key: string, world: World, seq?: number, from: ViewName = s.view === 'turns' ? (s.turnsFrom ?? 'sessions') : s.view): AppState {
+  let next: AppState = { ...select(s, key, world), view: 'turns', help: undefined, dialog: undefined, menu: undefined, turnsFrom: from };
   const session = selectedSession(next, world);
   if (seq === undefined || !session) return next;
   const data = world.turns(session);
   if (!data.ok) return next;
-  const t = turnsReducer(turnsStateOf(next, key), { type: 'pick', view: turnsView(next, data), pick: (rows) => rowIndexForSeq(rows, seq) });
-  next = setTurns(next, key, t);
-  return next;
+  const t0 = turnsStateOf(next, key);
+  const t1 = { ...t0, showHistory: false, expansion: openToSeq(t0.expansion, data.tree, seq) };
+  const t = turnsReducer(t1, { type: 'pick', view: turnsView(next, data), pick: (rows) => rowIndexForSeq(rows, seq) });
+  return setTurns(next, key, t);
 }
 
 export function cycleView(view: ViewName, by: number): ViewName {

@@ -1,37 +1,56 @@
-// Keys while a surface owns the keyboard: the fork dialog, help, the filter
-// prompt, the action menu, the reader, Compare and the Turns search prompt.
-// Pure steps of the reducer in app-reducer.ts.
-import { menuItems } from '../menu/action-menu.js';
-import { compareEnter, compareReducer } from '../compare/compare-state.js';
-import { SessionStore } from '../../session/store.js';
+// Keys while a surface other than a view owns the keyboard: the fork dialog,
+// the action menu, help, the filter and search prompts, the reader and
+// Compare. Each step receives the binding its key table found (or none: text
+// for a field). Pure steps of the reducer in reducer.ts.
+import { compareReducer } from '../compare/compare-state.js';
+import { COMPARE_KEYS } from '../compare/keys.js';
+import { CONFIRM_KEYS, REFUSED_KEYS } from '../dialog/keys.js';
 import { type Dialog } from '../dialog/fork-dialog-state.js';
-import { helpLines, helpPageSize } from '../help/help.js';
+import { HELP_KEYS } from '../help/keys.js';
+import { helpRowCount, helpPageSize } from '../help/help.js';
 import type { KeyPress } from './keys.js';
 import { isQueryError, parseQuery, queryErrorLine } from '../../session/query.js';
 import { readerReducer, type ReaderState } from '../reader/reader-state.js';
 import { readerCommandFor, readerPromptKey } from '../reader/reader-keys.js';
 import { turnMatches } from '../turns/turn-search.js';
-import { commandFor, type Command } from './keymap.js';
-import { isMove, moveCursor } from './list-cursor.js';
+import { SEARCH_KEYS } from '../turns/keys.js';
+import { FILTER_KEYS } from '../sessions/keys.js';
+import { MENU_KEYS } from '../menu/keys.js';
+import { menuItems } from '../menu/action-menu.js';
+import { bindingFor } from './binding.js';
+import { type Command } from './keymap.js';
+import { moveCursor } from './list-cursor.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { editField, textField } from '../text/text-field.js';
 import type { World } from './world.js';
+import { contentSurface } from './surface.js';
+import { hasTarget, target } from './target.js';
 import { compareBody, layoutOf, openTurns, selectedSession, step, withStatus, type AppState, type CompareSurface, type Step, type TurnSearch } from './state.js';
 import { gotoMatch, moveSessions } from './commands.js';
+import { disabledStatus } from './verdicts.js';
 
 export function dialogKey(s: AppState, d: Dialog, p: KeyPress, world: World): Step {
   if (d.kind === 'refused') {
-    if (p.key.escape || p.key.return) return step({ ...s, dialog: undefined });
-    if (p.input === 'b' && !p.key.ctrl && d.jumpSeq !== undefined) return step(openTurns({ ...s, dialog: undefined }, d.sourceKey, world, d.jumpSeq));
-    if (p.input === 'q' && !p.key.ctrl) return step(s, [{ type: 'exit' }]);
-    return step(s);
+    switch (bindingFor(REFUSED_KEYS, p)?.command) {
+      case 'close':
+        return step({ ...s, dialog: undefined });
+      case 'jump':
+        return d.jumpSeq === undefined ? step(s) : step(openTurns({ ...s, dialog: undefined }, d.sourceKey, world, d.jumpSeq));
+      case 'quit':
+        return step(s, [{ type: 'exit' }]);
+      default:
+        return step(s);
+    }
   }
-  if (p.key.escape) return withStatus({ ...s, dialog: undefined }, 'fork cancelled: nothing was written');
-  if (p.key.return && p.paste === undefined) {
-    if (d.childId.text === '') return step({ ...s, dialog: { ...d, error: { code: 'INVALID_SESSION_ID', message: 'the child id is empty: type one' }, note: undefined } });
-    // a pinned empty cut on a log that grew since: the store refuses (INVALID_BOUNDARY), nothing is written
-    const boundary = d.cut ?? (d.source.length > 0 ? -1 : undefined);
-    return step(s, [{ type: 'fork', source: d.source, boundary, childId: d.childId.text }]);
+  switch (bindingFor(CONFIRM_KEYS, p)?.command) {
+    case 'cancel':
+      return withStatus({ ...s, dialog: undefined }, 'fork cancelled: nothing was written');
+    case 'fork': {
+      if (d.childId.text === '') return step({ ...s, dialog: { ...d, error: { code: 'INVALID_SESSION_ID', message: 'the child id is empty: type one' }, note: undefined } });
+      // a pinned empty cut on a log that grew since: the store refuses (INVALID_BOUNDARY), nothing is written
+      const boundary = d.cut ?? (d.source.length > 0 ? -1 : undefined);
+      return step(s, [{ type: 'fork', source: d.source, boundary, childId: d.childId.text }]);
+    }
   }
   const field = editField(d.childId, p);
   if (!field || field === d.childId) return step(s);
@@ -39,23 +58,31 @@ export function dialogKey(s: AppState, d: Dialog, p: KeyPress, world: World): St
 }
 
 export function helpKey(s: AppState, p: KeyPress): Step {
-  const cmd = p.paste === undefined ? commandFor(s.view, p.input, p.key) : undefined;
+  const cmd = bindingFor(HELP_KEYS, p)?.command;
   if (cmd === 'quit') return step(s, [{ type: 'exit' }]);
-  if (cmd === 'back' || cmd === 'help') return step({ ...s, help: undefined });
-  if (isMove(cmd)) {
-    const page = helpPageSize(layoutOf(s).content);
-    const n = helpLines(s.view).length;
-    return step({ ...s, help: { scroll: Math.min(Math.max(0, n - page), moveCursor(s.help!.scroll, cmd!, n, page)) } });
-  }
-  return step(s);
+  if (cmd === 'close') return step({ ...s, help: undefined });
+  if (!cmd || !s.help) return step(s);
+  const lay = layoutOf(s);
+  const page = helpPageSize(lay.content);
+  const n = helpRowCount(s.help.of, s, lay.width);
+  return step({ ...s, help: { ...s.help, scroll: Math.min(Math.max(0, n - page), moveCursor(s.help.scroll, cmd, n, page)) } });
 }
 
+/** `?` on any surface: help about that surface's keys. */
+export const openHelp = (s: AppState): Step => step({ ...s, help: { scroll: 0, of: s.menu ? 'menu' : s.dialog ? 'dialog' : contentSurface(s) } });
+
 export function filterKey(s: AppState, p: KeyPress, world: World): Step {
-  const k = p.key;
-  if (p.paste === undefined) {
-    if (k.escape) return step({ ...s, filter: textField(''), filterEditing: false });
-    if (k.return) return step({ ...s, filterEditing: false });
-    if (k.upArrow || k.downArrow || k.pageUp || k.pageDown) return moveSessions(s, k.upArrow ? 'up' : k.downArrow ? 'down' : k.pageUp ? 'pageUp' : 'pageDown', world);
+  const cmd = bindingFor(FILTER_KEYS, p)?.command;
+  switch (cmd) {
+    case 'clear':
+      return step({ ...s, filter: textField(''), filterEditing: false });
+    case 'keep':
+      return step({ ...s, filterEditing: false });
+    case 'up':
+    case 'down':
+    case 'pageUp':
+    case 'pageDown':
+      return moveSessions(s, cmd, world);
   }
   const field = editField(s.filter, p);
   return step(field && field !== s.filter ? { ...s, filter: field } : s);
@@ -64,20 +91,26 @@ export function filterKey(s: AppState, p: KeyPress, world: World): Step {
 /** The action menu owns the keyboard: move, Enter chooses an entry (or says why it cannot), Esc closes; the chosen command comes back for the reducer to run. */
 export function menuKey(s: AppState, p: KeyPress, world: World): Step | { state: AppState; run: Command } {
   const items = menuItems(s, world);
-  const k = p.key;
   const cursor = Math.min(s.menu!.cursor, Math.max(0, items.length - 1));
+  const cmd = bindingFor(MENU_KEYS, p)?.command;
+  switch (cmd) {
+    case 'close':
+      return step({ ...s, menu: undefined });
+    case 'up':
+    case 'down':
+    case 'top':
+    case 'bottom': {
+      const at = cmd === 'up' ? cursor - 1 : cmd === 'down' ? cursor + 1 : cmd === 'top' ? 0 : items.length - 1;
+      return step({ ...s, menu: { cursor: Math.min(Math.max(0, at), Math.max(0, items.length - 1)) } });
+    }
+  }
   if (p.paste !== undefined) return step(s);
-  if (k.escape || (p.input === 'a' && !k.ctrl)) return step({ ...s, menu: undefined });
-  if (k.upArrow || p.input === 'k') return step({ ...s, menu: { cursor: Math.max(0, cursor - 1) } });
-  if (k.downArrow || p.input === 'j') return step({ ...s, menu: { cursor: Math.min(items.length - 1, cursor + 1) } });
-  if (k.home || p.input === 'g') return step({ ...s, menu: { cursor: 0 } });
-  if (k.end || p.input === 'G') return step({ ...s, menu: { cursor: items.length - 1 } });
   // an entry's own key runs it too, as the keys stay the fast path
-  const byKey = !k.return && !k.ctrl ? items.findIndex((i) => i.key === p.input) : -1;
-  const chosen = k.return ? items[cursor] : byKey >= 0 ? items[byKey] : undefined;
+  const byKey = cmd !== 'run' && !p.key.ctrl ? items.findIndex((i) => i.key === p.input) : -1;
+  const chosen = cmd === 'run' ? items[cursor] : byKey >= 0 ? items[byKey] : undefined;
   if (!chosen) return step(s);
   const closed = { ...s, menu: undefined };
-  if (chosen.disabled) return withStatus(closed, `${chosen.label}: ${chosen.disabled}`, 'error');
+  if (chosen.disabled && !chosen.showsRefusal) return withStatus(closed, disabledStatus(s, world, chosen.label, chosen.disabled), 'error');
   return { state: closed, run: chosen.command };
 }
 
@@ -93,15 +126,19 @@ export function readerKey(s: AppState, r: ReaderState, p: KeyPress): Step {
   if (p.paste !== undefined) return step(s);
   const cmd = readerCommandFor(p.input, p.key);
   if (!cmd) return step(s);
-  if ('action' in cmd) return step({ ...s, reader: readerReducer(r, cmd.action) });
-  if (cmd.app === 'close') return step({ ...s, reader: undefined });
-  return step(s, [{ type: 'pager', content: r.doc.lines.map((l) => l.text).join('\n') + '\n' }]);
+  // a leftover status (a search's "match 1 of 3") gives the footer back to the keys on the next key
+  const s2 = s.status ? { ...s, status: undefined } : s;
+  if ('action' in cmd) return step({ ...s2, reader: readerReducer(r, cmd.action) });
+  if (cmd.app === 'close') return step({ ...s2, reader: undefined });
+  if (cmd.app === 'help') return openHelp(s2);
+  return step(s2, [{ type: 'pager', content: r.doc.lines.map((l) => l.text).join('\n') + '\n' }]);
 }
 
 /** Typing the Turns search: Enter runs it (matches, the first one at or after the cursor), Esc cancels. */
 export function searchKey(s: AppState, t: TurnSearch, p: KeyPress, world: World): Step {
-  if (p.paste === undefined && p.key.escape) return step({ ...s, turnSearch: undefined });
-  if (p.paste === undefined && p.key.return) {
+  const cmd = bindingFor(SEARCH_KEYS, p)?.command;
+  if (cmd === 'cancel') return step({ ...s, turnSearch: undefined });
+  if (cmd === 'search') {
     const text = t.field.text.trim();
     if (!text) return step({ ...s, turnSearch: undefined });
     const q = parseQuery(text);
@@ -123,21 +160,23 @@ export function searchKey(s: AppState, t: TurnSearch, p: KeyPress, world: World)
 }
 
 export function compareKey(s: AppState, c: CompareSurface, p: KeyPress, world: World): Step {
-  const k = p.key;
-  if (p.paste !== undefined) return step(s);
-  if (k.escape || (p.input === 'q' && !k.ctrl)) return step({ ...s, compare: undefined, view: c.from });
-  if (k.return) {
-    const target = compareEnter(c.comparison, c.rows, c.cs);
-    if (!target) return step(s);
-    const key = SessionStore.keyOf(target.session);
-    if (!world.session(key)) return withStatus(s, `session ${sanitizeInline(target.session.id)} is no longer in the store`, 'error');
-    return step(openTurns({ ...s, compare: { ...c, open: false } }, key, world, target.seq));
+  const cmd = bindingFor(COMPARE_KEYS, p)?.command;
+  switch (cmd) {
+    case undefined:
+      return step(s);
+    case 'close':
+      return step({ ...s, compare: undefined, view: c.from });
+    case 'help':
+      return openHelp(s);
+    case 'quit':
+      return step(s, [{ type: 'exit' }]);
+    case 'open': {
+      const t = target(s, world);
+      if (!hasTarget(t)) return withStatus(s, t.none, 'error');
+      return step(openTurns({ ...s, compare: { ...c, open: false } }, t.key, world, t.seq));
+    }
+    default:
+      return step({ ...s, compare: { ...c, cs: compareReducer(c.cs, { type: cmd }, c.rows, compareBody(s)) } });
   }
-  const move: Record<string, Parameters<typeof compareReducer>[1]['type'] | undefined> = {
-    up: 'up', down: 'down', pageUp: 'pageUp', pageDown: 'pageDown', home: 'home', end: 'end', left: 'left', right: 'right', tab: 'toggleSide',
-  };
-  const name = k.upArrow || p.input === 'k' ? 'up' : k.downArrow || p.input === 'j' ? 'down' : k.pageUp ? 'pageUp' : k.pageDown ? 'pageDown' : k.home || p.input === 'g' ? 'home' : k.end || p.input === 'G' ? 'end' : k.leftArrow || p.input === 'h' ? 'left' : k.rightArrow || p.input === 'l' ? 'right' : k.tab ? 'tab' : undefined;
-  const type = name ? move[name] : undefined;
-  if (!type) return step(s);
-  return step({ ...s, compare: { ...c, cs: compareReducer(c.cs, { type }, c.rows, compareBody(s)) } });
 }
+

@@ -5,6 +5,7 @@
 import { AuditIndex } from '../../session/audit-index.js';
 import { isQueryError, parseQuery } from '../../session/query.js';
 import { filterByQuery, searching, type FilterAnswers } from '../sessions/session-filter.js';
+import { isDirectory } from '../../storage/is-directory.js';
 import { layoutOf } from '../../storage/layout.js';
 import { inProjectScope, type ProjectScope } from '../../storage/project-scope.js';
 import { resumeVerdict } from '../../storage/resume.js';
@@ -56,6 +57,8 @@ export interface World {
   readonly scope?: ProjectScope;
   /** Why `dsh --resume` would refuse the session, or undefined when it would resume it. */
   resumeRefusal(session: Session): string | undefined;
+  /** the session's cwd is a folder on this machine (R runs dsh there); read once per snapshot */
+  cwdExists(session: Session): boolean;
   /** older generation files beside the session's current one (listed, never read), highest first */
   olderGenerations(session: Session): readonly string[];
   /** the lineage graph with the subtrees of `collapsed` (keys) hidden */
@@ -150,6 +153,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
   let rowsMemo: { filter: string; order: SortOrder; all: boolean; rows: SessionRow[] } | undefined;
   let diagnostics: number | undefined;
   let problems: ProblemRow[] | undefined;
+  const cwds = new Map<string, boolean>();
   /** The filter as a query (a text that does not parse filters as plain text, as before). */
   const filteredRows = (items: readonly SessionListItem[], filter: string, order: SortOrder): SessionRow[] => {
     const q = filter.trim() ? parseQuery(filter) : undefined;
@@ -210,6 +214,12 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     filterSearching: (filter) => opts.filterAnswers?.text === filter && searching(opts.filterAnswers),
     scope: opts.scope,
     resumeRefusal: (s) => verdict(s),
+    cwdExists(s) {
+      if (s.cwd === undefined) return true; // no cwd: dsh runs where the browser was started
+      let hit = cwds.get(s.cwd);
+      if (hit === undefined) cwds.set(s.cwd, (hit = isDirectory(s.cwd)));
+      return hit;
+    },
     olderGenerations: (s) => olderGenerations(index, s.file),
     problems: () => (opts.base ? opts.base.problems() : problemRowsNow()),
     lineage(collapsed = NONE) {

@@ -100,5 +100,5 @@ export function dialogHeight(d: Dialog, width: number, maxHeight: number): numbe
   const inner = Math.max(10, width - 4);
   if (d.kind === 'refused') return Math.min(maxHeight, 4 + refusedLines(d, inner, maxHeight).length);
   const notes = confirmNotes(d).reduce((n, t) => n + wrapText(t, inner, 3).length, 0);
-  return Math.min(maxHeight, 8 + notes);
+  return Math.min(maxHeight, 9 + notes); // title, source, file, boundary, seedLength, child id, hints, two borders
 }

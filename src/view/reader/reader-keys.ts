@@ -1,10 +1,10 @@
 // The reader's keys, in the shape of the main key table (keymap.ts): input ->
 // a ReaderAction (for readerReducer) or a command for the app (close, pager).
 // The footer and help read the same table. Plus the $PAGER command line.
-import type { KeyFlags } from '../app/keymap.js';
+import type { KeyDoc, KeyFlags } from '../app/binding.js';
 import type { ReaderAction } from './reader-state.js';
 
-export type ReaderCommand = { action: ReaderAction } | { app: 'close' | 'pager' };
+export type ReaderCommand = { action: ReaderAction } | { app: 'close' | 'pager' | 'help' };
 
 export interface ReaderBinding {
   keys: string;
@@ -33,6 +33,13 @@ export const READER_BINDINGS: readonly ReaderBinding[] = [
   { keys: 'N', help: 'previous match', command: act({ type: 'prev' }), match: ch('N') },
   { keys: 'O', help: 'open in $PAGER (default less -R), then come back', hint: 'pager', command: { app: 'pager' }, match: ch('O') },
   { keys: 'Esc / q', help: 'back to the same row', hint: 'back', command: { app: 'close' }, match: (i, k) => Boolean(k.escape) || ch('q')(i, k) },
+  { keys: '?', help: 'these keys', hint: 'help', command: { app: 'help' }, match: ch('?') },
+];
+
+/** The keys of the reader's search prompt (anything else is text for it). */
+export const READER_PROMPT_KEYS: readonly KeyDoc[] = [
+  { keys: 'Enter', help: 'search', hint: 'search' },
+  { keys: 'Esc', help: 'cancel the search', hint: 'cancel' },
 ];
 
 /** What a key does in the reader (not while its search prompt is open: see readerPromptKey). */
@@ -50,8 +57,8 @@ export function readerPromptKey(_input: string, key: KeyFlags): ReaderAction | u
 
 /** The footer while the reader is open: its own keys, short. */
 export function readerHints(promptOpen: boolean): Array<{ keys: string; label: string }> {
-  if (promptOpen) return [{ keys: 'Enter', label: 'search' }, { keys: 'Esc', label: 'cancel' }];
-  return READER_BINDINGS.filter((b) => b.hint).map((b) => ({ keys: b.keys.split(' / ')[0], label: b.hint! }));
+  const table: readonly KeyDoc[] = promptOpen ? READER_PROMPT_KEYS : READER_BINDINGS;
+  return table.filter((b) => b.hint).map((b) => ({ keys: b.keys.split(' / ')[0], label: b.hint as string }));
 }
 
 /**

@@ -1,0 +1,81 @@
+// Why an action cannot run on the target now: one function per action, read
+// by its key binding (so the key, the footer hint, the menu entry and the
+// Turns status line say the same thing in the same words).
+import { resumeCommand } from '../../session/resume-command.js';
+import type { Session } from '../../session/session.js';
+import { sanitizeInline } from '../text/sanitize.js';
+import { rowSurface } from './surface.js';
+import { hasTarget, target } from './target.js';
+import type { AppState } from './state.js';
+import type { World } from './world.js';
+
+export interface ForkVerdict {
+  /** `fork here (seq 21)`, `fork at the head`, `fork (empty log)` */
+  label: string;
+  session?: Session;
+  /** the inclusive cut (undefined: the whole log) */
+  cut?: number;
+  /** why not, in the store's words (`OPEN_TURN: …`) or ours */
+  disabled?: string;
+  /** the refusal is the store's typed error: `f` shows it in the refusal dialog (with b to the nearest boundary) */
+  storeRefusal?: boolean;
+  /** a refusal the store cannot give (the log cannot be read to build its tree): shown in the same dialog */
+  problem?: { code: string; message: string };
+}
+
+export function forkVerdict(s: AppState, world: World): ForkVerdict {
+  const t = target(s, world);
+  if (!hasTarget(t)) return { label: 'fork', disabled: t.none };
+  const inTurns = rowSurface(s) === 'turns';
+  if (inTurns) {
+    const data = world.turns(t.session);
+    if (!data.ok) {
+      // the store's own refusal when it has one (a vanished file: SESSION_NOT_FOUND), else why the tree cannot be built
+      const err = world.forkError(t.session);
+      if (err) return { label: 'fork here', session: t.session, disabled: `${err.code}: ${sanitizeInline(err.message)}`, storeRefusal: true };
+      const message = `could not read session ${JSON.stringify(t.session.id)}: ${data.error}`;
+      return { label: 'fork here', session: t.session, disabled: `READ_FAILED: ${sanitizeInline(message)}`, storeRefusal: true, problem: { code: 'READ_FAILED', message } };
+    }
+    if (t.history) return { label: 'fork here', disabled: 'the model history is shown: press t to fork from the tree' };
+  }
+  const cut = inTurns ? t.cut : undefined;
+  const label = !inTurns ? 'fork at the head' : cut === undefined ? 'fork (empty log)' : `fork here (seq ${cut})`;
+  const err = world.forkError(t.session, cut);
+  if (err) return { label, session: t.session, cut, disabled: `${err.code}: ${sanitizeInline(err.message)}`, storeRefusal: true };
+  return { label, session: t.session, cut };
+}
+
+/** y copies the resume command; R runs it. Both only where the harness would resume the session. */
+export function resumeDisabled(s: AppState, world: World, run: boolean): string | undefined {
+  const t = target(s, world);
+  if (!hasTarget(t)) return t.none;
+  if (t.gone) return 'its file was deleted; nothing to resume';
+  const rc = resumeCommand(t.session);
+  if (rc.refusal) return rc.refusal;
+  const why = world.resumeRefusal(t.session);
+  if (why) return `dsh --resume would refuse it: ${sanitizeInline(why)}`;
+  if (run && !world.cwdExists(t.session)) return `its cwd ${sanitizeInline(t.session.cwd ?? '')} is not a folder here`;
+  return undefined;
+}
+
+/** Why `c` cannot compare now. */
+export function compareDisabled(s: AppState, world: World): string | undefined {
+  if (s.mark === undefined) return 'mark a session first (m)';
+  if (!world.session(s.mark)) return 'the marked session is gone';
+  const t = target(s, world);
+  if (!hasTarget(t)) return t.none;
+  if (t.key === s.mark) return 'select another session than the marked one';
+  return undefined;
+}
+
+/** Actions that need a session under the cursor (m, x, Enter in the lists). */
+export function needsTarget(s: AppState, world: World): string | undefined {
+  const t = target(s, world);
+  return hasTarget(t) ? undefined : t.none;
+}
+
+/** `copy the resume command (bump-vitest): <why>`: the action, the session it was meant for, the binding's reason. */
+export function disabledStatus(s: AppState, world: World, label: string, why: string): string {
+  const t = target(s, world);
+  return `${label}${hasTarget(t) ? ` (${sanitizeInline(t.session.id)})` : ''}: ${why}`;
+}
