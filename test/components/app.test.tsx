@@ -111,6 +111,15 @@ describe('App shell', () => {
     expect(f).not.toContain('filter "');
   });
 
+  it('in the filter, a pasted line break is a space and Alt-B (ESC b, as the terminal sends it) moves by word: the filter stays open', async () => {
+    await start();
+    await type('/', '\x1b[200~id:bump\nvitest\x1b[201~');
+    expect(frame()).toContain('/id:bump vitest');
+    await type('\x1bb', 'x');
+    const f = frame();
+    expect(f).toContain('/id:bump xvitest');
+  });
+
   it('s cycles the order: recent, created, id, threaded', async () => {
     await start();
     for (const o of ['created', 'id', 'threaded', 'recent']) {
