@@ -71,8 +71,7 @@ const right = (s: string, w: number): string => fit(s, w).trimEnd().padStart(w);
 function Row(props: { row: SessionRow; selected: boolean; marked: boolean; cols: Columns }): React.JSX.Element {
   const { row, cols } = props;
   const tone = useTone();
-  const indent = row.depth > 0 ? '  '.repeat(Math.min(row.depth - 1, 6)) + '└ ' : '';
-  const id = (props.marked ? '⚑ ' : '') + indent + (row.mark ? row.mark + ' ' : '') + row.id;
+  const id = (props.marked ? '⚑ ' : '') + row.guide + (row.mark ? row.mark + ' ' : '') + row.id;
   return (
     <Text inverse={props.selected} wrap="truncate-end">
       {props.selected ? '▶ ' : '  '}

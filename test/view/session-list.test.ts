@@ -77,6 +77,24 @@ describe('filterSessions', () => {
     expect(filterSessions(items, '')).toHaveLength(items.length);
     expect(filterSessions(items, '   ')).toHaveLength(items.length);
   });
+  it('threaded: ├ for every sibling but the last, └ for the last, a │ lane under an ancestor with a later sibling', () => {
+    const guided = (list: SessionListItem[]) => sessionRows(list, { order: 'threaded', filter: '', now: NOW }).map((r) => r.guide + r.key);
+    expect(guided(items)).toEqual(['f', 'a', '├ c', '└ b', '  └ d', 'e']);
+    const tree = [
+      item('r', { lastEventTime: 10 }),
+      item('x', { parentSession: 'r', kind: 'fork', lastEventTime: 30 }),
+      item('z', { parentSession: 'x', kind: 'fork', lastEventTime: 5 }),
+      item('z2', { parentSession: 'x', kind: 'fork', lastEventTime: 4 }),
+      item('y', { parentSession: 'r', kind: 'spawn', lastEventTime: 20 }),
+    ];
+    expect(guided(tree)).toEqual(['r', '├ x', '│ ├ z', '│ └ z2', '└ y']);
+  });
+  it('threaded: a deep chain keeps at most six lanes, the rest folded into one ⋯', () => {
+    const chain = Array.from({ length: 10 }, (_, i) => item(`n${i}`, i ? { parentSession: `n${i - 1}`, kind: 'fork' } : {}));
+    const guides = sessionRows(chain, { order: 'threaded', filter: '', now: NOW }).map((r) => r.guide);
+    expect(guides[7]).toBe('  '.repeat(6) + '└ ');
+    expect(guides[9]).toBe('⋯ ' + '  '.repeat(5) + '└ ');
+  });
   it('threaded after filtering: a child whose parent is filtered out becomes a root', () => {
     const rows = sessionRows(items, { order: 'threaded', filter: 'd', now: NOW });
     expect(rows.find((r) => r.key === 'd')?.depth).toBe(0);

@@ -90,6 +90,8 @@ export type BadgeTone = 'green' | 'yellow' | 'gray' | 'red';
 export interface SessionRow {
   key: string;
   depth: number;
+  /** the tree drawn before the mark in threaded order (`│ ├ `), '' at depth 0: treeGuides */
+  guide: string;
   kind: 'root' | 'fork' | 'spawn';
   /** `◆` fork child, `◈` a subagent's fork child, `◇` spawned subagent, `` root */
   mark: string;
@@ -186,13 +188,47 @@ function badgeOf(s: SessionListItem, now: number): { badge: string; tone: BadgeT
   return { badge: 'boundary' + damage, tone: s.diagnostics ? 'red' : 'green' };
 }
 
-export function rowOf(s: SessionListItem, depth: number, now: number): SessionRow {
+const TEE = '├ ';
+const ELBOW = '└ ';
+const PIPE = '│ ';
+const BLANK = '  ';
+const FOLD = '⋯ ';
+/** Lanes drawn before a row's own connector at most; deeper ones fold into one `⋯ ` (the id column is narrow). */
+const MAX_LANES = 6;
+
+/**
+ * The tree guide of each row of a depth-first list (as `threaded` orders it),
+ * from the depths alone, as the Lineage view draws its edges: `├ ` for a child
+ * with a later sibling, `└ ` for the last one, and under each ancestor that
+ * has a later sibling a `│ ` lane down to it. One pass from the end: `open[k]`
+ * says a row at depth k follows before any shallower one.
+ */
+export function treeGuides(depths: readonly number[]): string[] {
+  const out = new Array<string>(depths.length);
+  const open: boolean[] = [];
+  for (let i = depths.length - 1; i >= 0; i--) {
+    const d = depths[i];
+    if (d <= 0) out[i] = '';
+    else {
+      const lanes: string[] = [];
+      for (let k = Math.max(1, d - MAX_LANES); k < d; k++) lanes.push(open[k] ? PIPE : BLANK);
+      if (d - 1 > MAX_LANES) lanes.splice(0, 1, FOLD);
+      out[i] = lanes.join('') + (open[d] ? TEE : ELBOW);
+    }
+    open.length = Math.max(0, d + 1); // a shallower row ends every deeper run
+    open[d] = true;
+  }
+  return out;
+}
+
+export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''): SessionRow {
   const b = badgeOf(s, now);
   // ⊘: dsh --resume would refuse it (the reason is in Turns and the action menu)
   const { badge, tone } = s.notResumable !== undefined ? { badge: '⊘' + b.badge, tone: b.tone === 'green' ? ('yellow' as const) : b.tone } : b;
   return {
     key: s.key,
     depth,
+    guide,
     kind: s.kind,
     // ◈ a subagent's fork (rc.8 origin "subagent"), told apart from a fork the user made
     mark: s.kind === 'fork' ? (s.subagent ? '◈' : '◆') : s.kind === 'spawn' ? '◇' : '',
@@ -220,5 +256,7 @@ export interface SessionListOptions {
 
 /** The whole pipeline: filter, sort, rows. */
 export function sessionRows(items: readonly SessionListItem[], opts: SessionListOptions): SessionRow[] {
-  return sortSessions(filterSessions(items, opts.filter), opts.order).map(({ item, depth }) => rowOf(item, depth, opts.now));
+  const sorted = sortSessions(filterSessions(items, opts.filter), opts.order);
+  const guides = treeGuides(sorted.map((r) => r.depth));
+  return sorted.map(({ item, depth }, i) => rowOf(item, depth, opts.now, guides[i]));
 }
