@@ -3,7 +3,7 @@
 // Presentational: the app state owns selection, window, order and filter.
 import { Box, Text } from 'ink';
 import React from 'react';
-import type { SessionRow, SortOrder } from '../../src/view/sessions/session-list.js';
+import { sessionsCountText, type SessionRow, type SortOrder } from '../../src/view/sessions/session-list.js';
 import { caretParts, type TextField } from '../../src/view/text/text-field.js';
 import { displayWidth, fit, fitTail, padEnd, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { visibleWindow } from '../../src/view/app/window.js';
@@ -106,14 +106,13 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
   const cols = sessionColumns(props.width);
   const listHeight = Math.max(1, props.height - 2);
   const win = visibleWindow(props.rows, Math.max(0, props.selected), listHeight, props.top);
-  const count = props.filter.text || props.rows.length !== props.total ? `${props.rows.length} of ${props.total}` : `${props.total}`;
   const head =
     `  ${fit('STATE', cols.badge)} ${fit('ID', cols.id)} ${fit('TITLE', cols.title)} ${fit('CWD', cols.cwd)} ` +
     `${right('T', cols.turns)} ${right('EV', cols.events)} ${cols.tokens ? right('TOK', cols.tokens) + ' ' : ''}${right('AGE', cols.age)}`;
   return (
     <Box flexDirection="column" height={props.height} width={props.width} overflow="hidden">
       <Text wrap="truncate-end">
-        <Text bold>{`${count} session${props.total === 1 ? '' : 's'}`}</Text>
+        <Text bold>{sessionsCountText(props.rows, props.total, props.filter.text !== '')}</Text>
         <Text dimColor>{` · order: ${props.order} (s)`}</Text>
         <FilterText field={props.filter} editing={props.editing} width={Math.max(1, props.width - 40)} />
         {props.searching ? <Text color={tone('yellow')}>{' · searching events…'}</Text> : null}

@@ -16,6 +16,7 @@ import { filterQueryError } from '../../src/view/sessions/session-filter.js';
 import { MAX_FIELD_LENGTH } from '../../src/view/text/text-field.js';
 import { MAX_QUERY_LENGTH } from '../../src/session/query.js';
 import { snapshotWorld, type World } from '../../src/view/app/world.js';
+import { lineageSessionCounts } from '../../src/view/lineage/lineage-layout.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
 const NOW = 1795990000000;
@@ -221,7 +222,8 @@ describe('deleted and unreadable sessions', () => {
     d.changed();
     expect(d.state.selection).toBe(key);
     expect(d.state.ghost).toBe(true);
-    expect(d.rows()[at]).toMatchObject({ key, badge: 'file deleted' });
+    expect(d.rows()[at]).toMatchObject({ key, badge: 'file deleted', gone: true });
+    expect(d.rows().filter((r) => r.gone)).toHaveLength(1); // the header counts it apart (sessionsCountText)
     d.keys('f');
     expect(d.state.dialog).toMatchObject({ kind: 'refused', error: { code: 'SESSION_NOT_FOUND' } });
     d.keys('\x1b');
@@ -458,6 +460,8 @@ describe('lineage collapse', () => {
     const rows = d.world.lineage(d.state.lineage.collapsed).rows;
     expect(rows.length).toBe(before - 4); // its two forks, their child and the spawned subagent
     expect(rows.find((r) => r.key === root)).toMatchObject({ collapsed: true, hidden: 4 });
+    const all = d.world.lineage().rows.filter((r) => r.key !== null).length;
+    expect(lineageSessionCounts(d.world.lineage(d.state.lineage.collapsed))).toEqual({ sessions: all, hidden: 4 });
     expect(d.state.selection).toBe(root);
     d.keys('l');
     expect(d.world.lineage(d.state.lineage.collapsed).rows.length).toBe(before);

@@ -58,6 +58,8 @@ export interface SessionListItem {
   diagnostics: number;
   /** a fork of the whole log is allowed (default: not inside an open turn) */
   forkable?: boolean;
+  /** its file was deleted: the selection kept on screen, no longer one of the root's sessions */
+  gone?: boolean;
 }
 
 export function listItemOf(s: Session): SessionListItem {
@@ -81,6 +83,7 @@ export function listItemOf(s: Session): SessionListItem {
   if (s.seedLength !== undefined) item.seedLength = s.seedLength;
   if (f.lastEventTime !== undefined) item.lastEventTime = f.lastEventTime;
   if (f.lastEventType !== undefined) item.lastEventType = f.lastEventType;
+  if (s.gone) item.gone = true;
   return item;
 }
 
@@ -110,6 +113,8 @@ export interface SessionRow {
   tone: BadgeTone;
   diagnostics: number;
   forkable: boolean;
+  /** a deleted session kept on screen (the selection): not counted among the sessions shown */
+  gone: boolean;
 }
 
 const num = (n: number | undefined): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
@@ -245,7 +250,20 @@ export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''
     tone,
     diagnostics: s.diagnostics,
     forkable: s.forkable ?? s.state !== 'open-turn',
+    gone: s.gone === true,
   };
+}
+
+/**
+ * The Sessions header's count: the live rows shown of the root's `total`
+ * sessions, and apart from them a deleted selection kept on screen (it is no
+ * longer one of the total: counting it read `19 of 18 sessions`).
+ */
+export function sessionsCountText(rows: readonly Pick<SessionRow, 'gone'>[], total: number, filtered: boolean): string {
+  const deleted = rows.filter((r) => r.gone).length;
+  const shown = rows.length - deleted;
+  const count = filtered || shown !== total ? `${shown} of ${total}` : `${total}`;
+  return `${count} session${total === 1 ? '' : 's'}${deleted ? ` (+${deleted} deleted)` : ''}`;
 }
 
 export interface SessionListOptions {
