@@ -1,7 +1,12 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sessionSummary } from '../../src/cli/commands.js';
+import { loadRootSync } from '../../src/storage/load-root.js';
+import { cleanupTmp, evs, hdr, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 import {
   ageText,
   filterSessions,
+  listItemOf,
   nextOrder,
   rowOf,
   sessionRows,
@@ -109,7 +114,26 @@ describe('rows', () => {
     expect(rowOf(item('o', { state: 'open-turn', lastEventTime: NOW - 3 * 3600_000 }), 0, NOW).badge).toBe('open 3h');
     expect(rowOf(item('e', { state: 'empty', events: 0 }), 0, NOW)).toMatchObject({ badge: 'empty', forkable: true });
     expect(rowOf(item('x', { state: 'open-turn', lastEventTime: NOW - 86400_000, diagnostics: 2 }), 0, NOW)).toMatchObject({ badge: 'open 1d ⚠2', tone: 'red', diagnostics: 2 });
-    expect(rowOf(item('g', { forkable: false }), 0, NOW).forkable).toBe(false);
+    expect(rowOf(item('g', { forkBlock: 'seq-gap', diagnostics: 1 }), 0, NOW)).toMatchObject({ badge: 'seq gap ⚠1', tone: 'red', forkable: false });
+  });
+  it('STATE and forkable are one verdict: a log that ends between turns past a seq gap is not "boundary" (the legend: boundary = forkable); list --json says the same', () => {
+    const dir = tmpDir();
+    const t = evs(...turnRows(1), ...turnRows(2));
+    writeLog(path.join(dir, 'g.jsonl'), hdr('g'), [...t.slice(0, 7), ...t.slice(7).map((e) => ({ ...e, seq: e.seq + 2 }))]);
+    writeLog(path.join(dir, 'ok.jsonl'), hdr('ok'), t);
+    const { store } = loadRootSync(dir);
+    for (const id of ['g', 'ok']) {
+      const s = store.get(id)!;
+      const row = rowOf(listItemOf(s), 0, NOW);
+      const json = sessionSummary(s);
+      expect(row.forkable, id).toBe(json.forkable);
+      expect(row.forkable, id).toBe(store.boundaryError(s) === null);
+      expect(row.badge.startsWith('boundary'), id).toBe(row.forkable);
+    }
+    const gapped = rowOf(listItemOf(store.get('g')!), 0, NOW);
+    expect(gapped).toMatchObject({ badge: 'seq gap ⚠1', forkable: false });
+    expect(sessionSummary(store.get('g')!)).toMatchObject({ state: 'at-boundary', forkable: false });
+    cleanupTmp();
   });
   it('marks children: ◆ fork, ◇ spawn', () => {
     const rows = sessionRows(items, { order: 'id', filter: '', now: NOW });

@@ -15,8 +15,8 @@
  */
 import { compact } from '../../session/usage.js';
 import { ageText } from '../text/age.js';
-import type { SessionState } from '../../session/log-facts.js';
-import { isForkable, stateOf } from '../../session/log-facts.js';
+import type { ForkBlock, SessionState } from '../../session/log-facts.js';
+import { forkBlockOf, stateOf } from '../../session/log-facts.js';
 import type { Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
 import { sanitizeInline } from '../text/sanitize.js';
@@ -56,8 +56,8 @@ export interface SessionListItem {
   events: number;
   state: SessionState;
   diagnostics: number;
-  /** a fork of the whole log is allowed (default: not inside an open turn) */
-  forkable?: boolean;
+  /** why a fork of the whole log is refused (forkBlockOf; undefined: allowed, or an item without facts: not inside an open turn) */
+  forkBlock?: ForkBlock;
   /** its file was deleted: the selection kept on screen, no longer one of the root's sessions */
   gone?: boolean;
 }
@@ -73,8 +73,9 @@ export function listItemOf(s: Session): SessionListItem {
     events: f.events,
     state: stateOf(f),
     diagnostics: s.diagnostics.length,
-    forkable: isForkable(f),
   };
+  const block = forkBlockOf(f);
+  if (block !== undefined) item.forkBlock = block;
   if (f.usage && f.usage.messages > 0) item.tokens = f.usage.input + f.usage.output;
   if (s.header.origin === 'subagent') item.subagent = true;
   if (f.title !== undefined) item.title = f.title;
@@ -108,7 +109,7 @@ export interface SessionRow {
   /** age of the last activity */
   age: string;
   state: SessionState;
-  /** e.g. `boundary`, `open 23h`, `empty`, each with ` ⚠2` when damaged */
+  /** e.g. `boundary`, `open 23h`, `empty`, `seq gap`, each with ` ⚠2` when damaged: what a fork meets (forkBlockOf) */
   badge: string;
   tone: BadgeTone;
   diagnostics: number;
@@ -186,10 +187,20 @@ function threaded(items: readonly SessionListItem[]): Array<{ item: SessionListI
   return out;
 }
 
+/** The item's fork verdict: its own, or for an item built without facts, an open turn's. */
+const forkBlockOfItem = (s: SessionListItem): ForkBlock | undefined => s.forkBlock ?? (s.state === 'open-turn' ? 'open-turn' : undefined);
+
+/**
+ * The STATE column, from the same verdict as the row's `forkable`: `boundary`
+ * only where a fork of the whole log is allowed (the legend says so); a log
+ * that ends between turns past a seq gap says `seq gap`.
+ */
 function badgeOf(s: SessionListItem, now: number): { badge: string; tone: BadgeTone } {
   const damage = s.diagnostics > 0 ? ` ⚠${s.diagnostics}` : '';
+  const block = forkBlockOfItem(s);
+  if (block === 'open-turn') return { badge: `open ${ageText(s.lastEventTime, now)}${damage}`, tone: s.diagnostics ? 'red' : 'yellow' };
+  if (block === 'seq-gap') return { badge: 'seq gap' + damage, tone: 'red' };
   if (s.state === 'empty') return { badge: 'empty' + damage, tone: s.diagnostics ? 'red' : 'gray' };
-  if (s.state === 'open-turn') return { badge: `open ${ageText(s.lastEventTime, now)}${damage}`, tone: s.diagnostics ? 'red' : 'yellow' };
   return { badge: 'boundary' + damage, tone: s.diagnostics ? 'red' : 'green' };
 }
 
@@ -249,7 +260,7 @@ export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''
     badge,
     tone,
     diagnostics: s.diagnostics,
-    forkable: s.forkable ?? s.state !== 'open-turn',
+    forkable: forkBlockOfItem(s) === undefined,
     gone: s.gone === true,
   };
 }
