@@ -44,9 +44,23 @@ interface Columns {
   age: number;
 }
 
-/** Column widths for a terminal width; the title takes what is left. */
-export function sessionColumns(width: number): Columns {
-  const badge = 11;
+/** The STATE column's narrowest and widest: `boundary ⚠2` always fits; past the widest a badge is cut. */
+const BADGE_MIN = 11;
+const BADGE_MAX = 14;
+
+/**
+ * The STATE column's width: its widest badge among all the rows (not only the
+ * ones on screen, so it holds still while scrolling), so `⊘ open 23h ⚠2` or a
+ * deleted row's `file deleted` is not cut.
+ */
+export function badgeColumnWidth(rows: readonly Pick<SessionRow, 'badge'>[]): number {
+  let widest = BADGE_MIN;
+  for (const r of rows) widest = Math.max(widest, displayWidth(r.badge));
+  return Math.min(BADGE_MAX, widest);
+}
+
+/** Column widths for a terminal width and a STATE column width; the title takes what is left. */
+export function sessionColumns(width: number, badge = BADGE_MIN): Columns {
   const turns = 3;
   const events = 4;
   const age = 4;
@@ -103,7 +117,8 @@ function FilterText(props: { field: TextField; editing: boolean; width: number }
 
 export function SessionsView(props: SessionsViewProps): React.JSX.Element {
   const tone = useTone();
-  const cols = sessionColumns(props.width);
+  const badge = React.useMemo(() => badgeColumnWidth(props.rows), [props.rows]); // every row's badge is measured: once per list
+  const cols = sessionColumns(props.width, badge);
   const listHeight = Math.max(1, props.height - 2);
   const win = visibleWindow(props.rows, Math.max(0, props.selected), listHeight, props.top);
   const head =

@@ -46,4 +46,16 @@ describe('SessionsView', () => {
     expect(frame(rows.slice(0, 2), 3, 100, 's0')[0]).toMatch(/^1 of 3 sessions \(\+1 deleted\) · /);
     expect(frame(rows.slice(1), 3)[0]).toMatch(/^3 sessions · order/);
   });
+
+  it('the STATE column is wide enough for its badges: ⊘ is spaced from the state, a deleted row says "file deleted" uncut', () => {
+    const refused = rowOf(item('r', { notResumable: 'no', diagnostics: 2 }), 0, NOW);
+    expect(refused.badge).toBe('⊘ boundary ⚠2');
+    const rows = [ghostOf(item('gone')), refused, ...live.map((s) => rowOf(s, 0, NOW))];
+    for (const width of [80, 120]) {
+      const lines = frame(rows, 3, width);
+      expect(lines[2]).toMatch(/^▶ file deleted +gone /);
+      expect(lines[3]).toMatch(/^ {2}⊘ boundary ⚠2 +r /);
+      expect(lines[1]).toMatch(/^ {2}STATE {9}ID/); // the heading over the same 13-column STATE
+    }
+  });
 });

@@ -240,7 +240,7 @@ export function treeGuides(depths: readonly number[]): string[] {
 export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''): SessionRow {
   const b = badgeOf(s, now);
   // ⊘: dsh --resume would refuse it (the reason is in Turns and the action menu)
-  const { badge, tone } = s.notResumable !== undefined ? { badge: '⊘' + b.badge, tone: b.tone === 'green' ? ('yellow' as const) : b.tone } : b;
+  const { badge, tone } = s.notResumable !== undefined ? { badge: '⊘ ' + b.badge, tone: b.tone === 'green' ? ('yellow' as const) : b.tone } : b;
   return {
     key: s.key,
     depth,
