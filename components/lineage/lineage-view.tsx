@@ -4,7 +4,7 @@
 // session's ancestry highlighted. Presentational: the app owns the selection.
 import { Box, Text } from 'ink';
 import React from 'react';
-import { LINEAGE_LEGEND, lineageMarker, type LineageLayout, type LineageRow } from '../../src/view/lineage/lineage-layout.js';
+import { LINEAGE_LEGEND, lineageMarker, lineageSessionCounts, type LineageLayout, type LineageRow } from '../../src/view/lineage/lineage-layout.js';
 import { lineageListHeight } from '../../src/view/app/layout.js';
 import { displayWidth, truncate } from '../../src/view/text/sanitize.js';
 import { visibleWindow } from '../../src/view/app/window.js';
@@ -70,9 +70,9 @@ export function LineageView(props: LineageViewProps): React.JSX.Element {
   const { layout } = props;
   const listHeight = lineageListHeight(props.height); // summary line above, legend below
   const win = visibleWindow(layout.rows, Math.max(0, props.selected), listHeight, props.top);
-  const sessions = layout.rows.filter((r) => r.key !== null).length;
+  const { sessions, hidden } = lineageSessionCounts(layout);
   const summary =
-    `${sessions} session${sessions === 1 ? '' : 's'} · ${layout.edges.length} edge${layout.edges.length === 1 ? '' : 's'}` +
+    `${sessions} session${sessions === 1 ? '' : 's'}${hidden ? ` · ${hidden} hidden` : ''} · ${layout.edges.length} edge${layout.edges.length === 1 ? '' : 's'}` +
     (layout.orphans.length ? ` · ${layout.orphans.length} orphan${layout.orphans.length === 1 ? '' : 's'}` : '') +
     (layout.ambiguous.length ? ` · ${layout.ambiguous.length} ambiguous parent${layout.ambiguous.length === 1 ? '' : 's'}` : '') +
     (layout.cycles.length ? ` · ${layout.cycles.length} cycle${layout.cycles.length === 1 ? '' : 's'}!` : '') +

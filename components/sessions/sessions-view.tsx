@@ -3,7 +3,7 @@
 // Presentational: the app state owns selection, window, order and filter.
 import { Box, Text } from 'ink';
 import React from 'react';
-import type { SessionRow, SortOrder } from '../../src/view/sessions/session-list.js';
+import { sessionsCountText, type SessionRow, type SortOrder } from '../../src/view/sessions/session-list.js';
 import { caretParts, type TextField } from '../../src/view/text/text-field.js';
 import { displayWidth, fit, fitTail, padEnd, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { visibleWindow } from '../../src/view/app/window.js';
@@ -46,9 +46,23 @@ interface Columns {
   age: number;
 }
 
-/** Column widths for a terminal width; the title takes what is left. */
-export function sessionColumns(width: number): Columns {
-  const badge = 11;
+/** The STATE column's narrowest and widest: `boundary ⚠2` always fits; past the widest a badge is cut. */
+const BADGE_MIN = 11;
+const BADGE_MAX = 14;
+
+/**
+ * The STATE column's width: its widest badge among all the rows (not only the
+ * ones on screen, so it holds still while scrolling), so `⊘ open 23h ⚠2` or a
+ * deleted row's `file deleted` is not cut.
+ */
+export function badgeColumnWidth(rows: readonly Pick<SessionRow, 'badge'>[]): number {
+  let widest = BADGE_MIN;
+  for (const r of rows) widest = Math.max(widest, displayWidth(r.badge));
+  return Math.min(BADGE_MAX, widest);
+}
+
+/** Column widths for a terminal width and a STATE column width; the title takes what is left. */
+export function sessionColumns(width: number, badge = BADGE_MIN): Columns {
   const turns = 3;
   const events = 4;
   const age = 4;
@@ -73,8 +87,7 @@ const right = (s: string, w: number): string => fit(s, w).trimEnd().padStart(w);
 function Row(props: { row: SessionRow; selected: boolean; marked: boolean; cols: Columns }): React.JSX.Element {
   const { row, cols } = props;
   const tone = useTone();
-  const indent = row.depth > 0 ? '  '.repeat(Math.min(row.depth - 1, 6)) + '└ ' : '';
-  const id = (props.marked ? '⚑ ' : '') + indent + (row.mark ? row.mark + ' ' : '') + row.id;
+  const id = (props.marked ? '⚑ ' : '') + row.guide + (row.mark ? row.mark + ' ' : '') + row.id;
   return (
     <Text inverse={props.selected} wrap="truncate-end">
       {props.selected ? '▶ ' : '  '}
@@ -115,17 +128,17 @@ function emptyText(props: SessionsViewProps): string {
 
 export function SessionsView(props: SessionsViewProps): React.JSX.Element {
   const tone = useTone();
-  const cols = sessionColumns(props.width);
+  const badge = React.useMemo(() => badgeColumnWidth(props.rows), [props.rows]); // every row's badge is measured: once per list
+  const cols = sessionColumns(props.width, badge);
   const listHeight = Math.max(1, props.height - 2);
   const win = visibleWindow(props.rows, Math.max(0, props.selected), listHeight, props.top);
-  const count = props.filter.text || props.rows.length !== props.total ? `${props.rows.length} of ${props.total}` : `${props.total}`;
   const head =
     `  ${fit('STATE', cols.badge)} ${fit('ID', cols.id)} ${fit('TITLE', cols.title)} ${fit('CWD', cols.cwd)} ` +
     `${right('T', cols.turns)} ${right('EV', cols.events)} ${cols.tokens ? right('TOK', cols.tokens) + ' ' : ''}${right('AGE', cols.age)}`;
   return (
     <Box flexDirection="column" height={props.height} width={props.width} overflow="hidden">
       <Text wrap="truncate-end">
-        <Text bold>{`${count} session${props.total === 1 ? '' : 's'}`}</Text>
+        <Text bold>{sessionsCountText(props.rows, props.total, props.filter.text !== '')}</Text>
         <Text dimColor>{` · order: ${props.order} (s)`}</Text>
         <FilterText field={props.filter} editing={props.editing} width={Math.max(1, props.width - 40)} />
         {props.searching ? <Text color={tone('yellow')}>{' · searching events…'}</Text> : null}

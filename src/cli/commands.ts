@@ -8,7 +8,7 @@ import { resumeVerdict } from '../storage/resume.js';
 import { rootRefusals } from '../storage/root-refusals.js';
 import { safeStringify } from '../session/json-safe.js';
 import { resolveParents, type ParentLink } from '../session/lineage.js';
-import { stateOf } from '../session/log-facts.js';
+import { isForkable, stateOf } from '../session/log-facts.js';
 import { buildTurnTree, type TreeNode } from '../session/replay.js';
 import type { Session } from '../session/session.js';
 import { allDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
@@ -64,7 +64,7 @@ export function sessionSummary(s: Session, parent?: ParentLink, ctx: ResumeConte
     events: f.events,
     turns: f.turns,
     state: stateOf(f),
-    forkable: stateOf(f) !== 'open-turn' && f.validLength === undefined,
+    forkable: isForkable(f), // the TUI's verdict too (its STATE column says `seq gap` where state is at-boundary)
     ...(f.lastEventType !== undefined ? { lastEventType: f.lastEventType, lastEventTime: f.lastEventTime } : {}),
     ...(f.title !== undefined ? { title: f.title } : {}),
     diagnostics: s.diagnostics.length,

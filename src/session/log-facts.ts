@@ -77,8 +77,17 @@ export function stateOf(f: LogFacts): SessionState {
   return f.endsAtBoundary ? 'at-boundary' : 'open-turn';
 }
 
+/** What refuses a fork of the whole log: an open turn, or a seq gap (only seqs before it can be forked). */
+export type ForkBlock = 'open-turn' | 'seq-gap';
+
+/** Why a fork of the whole log is refused, or undefined when it is allowed. The one verdict behind `forkable` and the STATE column. */
+export function forkBlockOf(f: LogFacts): ForkBlock | undefined {
+  if (stateOf(f) === 'open-turn') return 'open-turn';
+  return f.validLength === undefined ? undefined : 'seq-gap';
+}
+
 /** At a boundary and with no seq gap: a fork of the whole log is allowed. */
-export const isForkable = (f: LogFacts): boolean => stateOf(f) !== 'open-turn' && f.validLength === undefined;
+export const isForkable = (f: LogFacts): boolean => forkBlockOf(f) === undefined;
 
 function firstLine(s: string): string {
   const t = s.trim();

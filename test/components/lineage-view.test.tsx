@@ -77,4 +77,10 @@ describe('LineageView', () => {
     expect(lineageCells(l.rows[0], 200).label).toBe('  ⊞ +50');
     expect(frame(l, 200, 5)[1]).toMatch(/⊞ \+50$/);
   });
+
+  it('the summary counts every session, and says how many a collapse hides', () => {
+    expect(frame(layoutLineage(wide), 200, 5)[0]).toMatch(/^51 sessions · 50 edges/);
+    const l = layoutLineage(wide, { collapsed: new Set(['p']) });
+    expect(frame(l, 200, 5)[0]).toMatch(/^51 sessions · 50 hidden · 50 edges/);
+  });
 });

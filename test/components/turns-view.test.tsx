@@ -61,7 +61,8 @@ describe('TurnsView', () => {
     expect(v.selected()).toContain('── fork here · seq 43 ──');
     await v.press('f');
     expect(v.dialog()).toMatchObject({ kind: 'confirm', cut: 43, seedLength: 44 });
-    await v.press(ESC, 'j', 'f'); // a closed turn forks at its turn/end
+    await v.press(ESC); // alone: ESC + a letter in one read is Alt+that letter
+    await v.press('j', 'f'); // a closed turn forks at its turn/end
     expect(v.dialog()).toMatchObject({ kind: 'confirm', cut: 78, seedLength: 79 });
   });
 
@@ -76,7 +77,8 @@ describe('TurnsView', () => {
     expect(d?.kind).toBe('refused');
     expect(d && d.kind === 'refused' && d.error).toEqual({ code: 'OPEN_TURN', message: store.boundaryError(store.get('add-retry-metrics')!, 23)!.message });
     expect(v.frame()).toContain('SessionForkError OPEN_TURN');
-    await v.press(ESC, 'G', 'f');
+    await v.press(ESC);
+    await v.press('G', 'f');
     const d2 = v.dialog();
     expect(d2 && d2.kind === 'refused' && d2.error.message).toBe('cannot fork session "add-retry-metrics" inside an open turn (last event: tool/call)');
   });

@@ -16,6 +16,7 @@ import { filterQueryError } from '../../src/view/sessions/session-filter.js';
 import { MAX_FIELD_LENGTH } from '../../src/view/text/text-field.js';
 import { MAX_QUERY_LENGTH } from '../../src/session/query.js';
 import { snapshotWorld, type World } from '../../src/view/app/world.js';
+import { lineageSessionCounts } from '../../src/view/lineage/lineage-layout.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
 const NOW = 1795990000000;
@@ -137,6 +138,37 @@ describe('the one selection is the highlighted row', () => {
     expect(d.state.filter.text).toBe('bump');
   });
 
+  it('a paste of several lines into the filter is one line: each line break (CR, LF, CRLF) is one space, none at the ends', () => {
+    for (const br of ['\n', '\r', '\r\n']) {
+      const d = driver();
+      d.keys(`/\x1b[200~bump${br}vitest${br}\x1b[201~`);
+      expect(d.state.filter.text).toBe('bump vitest');
+      expect(d.state.filterEditing).toBe(true);
+    }
+  });
+
+  it('Alt-B / Alt-F (ESC b / ESC f) move the filter caret by word, Alt-D and Alt-Backspace delete a word; none closes the filter', () => {
+    const d = driver();
+    d.keys('/tool:bash is:error');
+    d.keys('\x1bb'); // Alt-B: to the start of "error"
+    expect(d.state.filterEditing).toBe(true);
+    expect(d.state.filter).toEqual({ text: 'tool:bash is:error', caret: 13 });
+    d.keys('\x1bb'); // then of "is"
+    expect(d.state.filter.caret).toBe(10);
+    d.keys('\x1bf'); // Alt-F: to the end of "is"
+    expect(d.state.filter.caret).toBe(12);
+    d.keys('\x1b[1;3D'); // Alt-Left is Alt-B too
+    expect(d.state.filter.caret).toBe(10);
+    d.keys('\x1bd'); // Alt-D: deletes "is"
+    expect(d.state.filter).toEqual({ text: 'tool:bash :error', caret: 10 });
+    d.keys('\x1b\x7f'); // Alt-Backspace: deletes "bash " (the word before the caret and the space after it)
+    expect(d.state.filter).toEqual({ text: 'tool::error', caret: 5 });
+    expect(d.state.filterEditing).toBe(true);
+    d.keys('\x1bx'); // an Alt key the field does not use changes nothing
+    expect(d.state.filter.text).toBe('tool::error');
+    expect(d.state.filterEditing).toBe(true);
+  });
+
   it('a query past the limits: the filter holds at most MAX_FIELD_LENGTH characters and says why it matches nothing; the Turns search says the same line as find', () => {
     const d = driver();
     d.keys('/\x1b[200~' + 'w '.repeat(50_000) + '\x1b[201~'); // a 100,000-character paste
@@ -190,7 +222,8 @@ describe('deleted and unreadable sessions', () => {
     d.changed();
     expect(d.state.selection).toBe(key);
     expect(d.state.ghost).toBe(true);
-    expect(d.rows()[at]).toMatchObject({ key, badge: 'file deleted' });
+    expect(d.rows()[at]).toMatchObject({ key, badge: 'file deleted', gone: true });
+    expect(d.rows().filter((r) => r.gone)).toHaveLength(1); // the header counts it apart (sessionsCountText)
     d.keys('f');
     expect(d.state.dialog).toMatchObject({ kind: 'refused', error: { code: 'SESSION_NOT_FOUND' } });
     d.keys('\x1b');
@@ -427,6 +460,8 @@ describe('lineage collapse', () => {
     const rows = d.world.lineage(d.state.lineage.collapsed).rows;
     expect(rows.length).toBe(before - 4); // its two forks, their child and the spawned subagent
     expect(rows.find((r) => r.key === root)).toMatchObject({ collapsed: true, hidden: 4 });
+    const all = d.world.lineage().rows.filter((r) => r.key !== null).length;
+    expect(lineageSessionCounts(d.world.lineage(d.state.lineage.collapsed))).toEqual({ sessions: all, hidden: 4 });
     expect(d.state.selection).toBe(root);
     d.keys('l');
     expect(d.world.lineage(d.state.lineage.collapsed).rows.length).toBe(before);

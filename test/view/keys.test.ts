@@ -24,10 +24,16 @@ describe('key splitting', () => {
   });
   it('Esc then a key in one read is Escape, then the key; two Escapes are two', () => {
     expect(names(['\x1b\t'])).toEqual(['escape', 'tab']);
-    expect(names(['\x1bq'])).toEqual(['escape', ':q']);
+    expect(names(['\x1b/'])).toEqual(['escape', ':/']);
     expect(names(['\x1b\x1b'])).toEqual(['escape', 'escape']); // as Ink hands over "Esc Esc" typed fast
     expect(names(['\x1b\x1b[A'])).toEqual(['escape', 'upArrow']);
     expect(names(['\x1b'])).toEqual(['escape']);
+  });
+  it('ESC + a letter, a digit or Backspace is that key with Alt (as terminals send Alt, and as Ink reads it: key.meta)', () => {
+    expect(names(['\x1bb', '\x1bf', '\x1bq', '\x1bB', '\x1b1'])).toEqual(['meta:b', 'meta:f', 'meta:q', 'meta:B', 'meta:1']);
+    expect(names(['\x1b\x7f'])).toEqual(['backspace+meta']);
+    expect(names(['\x1b[1;3D'])).toEqual(['meta+leftArrow']); // Alt-Left, as xterm sends it
+    expect(splitKeys('ab\x1bbc').map((p) => (p.key.meta ? `M-${p.input}` : p.input))).toEqual(['a', 'b', 'M-b', 'c']);
   });
   it('a bracketed paste is one press of text, also across events', () => {
     expect(names(['\x1b[200~', 'bump\rx', '\x1b[201~'])).toEqual(['paste:bump\rx']);

@@ -1,7 +1,12 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sessionSummary } from '../../src/cli/commands.js';
+import { loadRootSync } from '../../src/storage/load-root.js';
+import { cleanupTmp, evs, hdr, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 import {
   ageText,
   filterSessions,
+  listItemOf,
   nextOrder,
   rowOf,
   sessionRows,
@@ -77,6 +82,24 @@ describe('filterSessions', () => {
     expect(filterSessions(items, '')).toHaveLength(items.length);
     expect(filterSessions(items, '   ')).toHaveLength(items.length);
   });
+  it('threaded: ├ for every sibling but the last, └ for the last, a │ lane under an ancestor with a later sibling', () => {
+    const guided = (list: SessionListItem[]) => sessionRows(list, { order: 'threaded', filter: '', now: NOW }).map((r) => r.guide + r.key);
+    expect(guided(items)).toEqual(['f', 'a', '├ c', '└ b', '  └ d', 'e']);
+    const tree = [
+      item('r', { lastEventTime: 10 }),
+      item('x', { parentSession: 'r', kind: 'fork', lastEventTime: 30 }),
+      item('z', { parentSession: 'x', kind: 'fork', lastEventTime: 5 }),
+      item('z2', { parentSession: 'x', kind: 'fork', lastEventTime: 4 }),
+      item('y', { parentSession: 'r', kind: 'spawn', lastEventTime: 20 }),
+    ];
+    expect(guided(tree)).toEqual(['r', '├ x', '│ ├ z', '│ └ z2', '└ y']);
+  });
+  it('threaded: a deep chain keeps at most six lanes, the rest folded into one ⋯', () => {
+    const chain = Array.from({ length: 10 }, (_, i) => item(`n${i}`, i ? { parentSession: `n${i - 1}`, kind: 'fork' } : {}));
+    const guides = sessionRows(chain, { order: 'threaded', filter: '', now: NOW }).map((r) => r.guide);
+    expect(guides[7]).toBe('  '.repeat(6) + '└ ');
+    expect(guides[9]).toBe('⋯ ' + '  '.repeat(5) + '└ ');
+  });
   it('threaded after filtering: a child whose parent is filtered out becomes a root', () => {
     const rows = sessionRows(items, { order: 'threaded', filter: 'd', now: NOW });
     expect(rows.find((r) => r.key === 'd')?.depth).toBe(0);
@@ -91,7 +114,26 @@ describe('rows', () => {
     expect(rowOf(item('o', { state: 'open-turn', lastEventTime: NOW - 3 * 3600_000 }), 0, NOW).badge).toBe('open 3h');
     expect(rowOf(item('e', { state: 'empty', events: 0 }), 0, NOW)).toMatchObject({ badge: 'empty', forkable: true });
     expect(rowOf(item('x', { state: 'open-turn', lastEventTime: NOW - 86400_000, diagnostics: 2 }), 0, NOW)).toMatchObject({ badge: 'open 1d ⚠2', tone: 'red', diagnostics: 2 });
-    expect(rowOf(item('g', { forkable: false }), 0, NOW).forkable).toBe(false);
+    expect(rowOf(item('g', { forkBlock: 'seq-gap', diagnostics: 1 }), 0, NOW)).toMatchObject({ badge: 'seq gap ⚠1', tone: 'red', forkable: false });
+  });
+  it('STATE and forkable are one verdict: a log that ends between turns past a seq gap is not "boundary" (the legend: boundary = forkable); list --json says the same', () => {
+    const dir = tmpDir();
+    const t = evs(...turnRows(1), ...turnRows(2));
+    writeLog(path.join(dir, 'g.jsonl'), hdr('g'), [...t.slice(0, 7), ...t.slice(7).map((e) => ({ ...e, seq: e.seq + 2 }))]);
+    writeLog(path.join(dir, 'ok.jsonl'), hdr('ok'), t);
+    const { store } = loadRootSync(dir);
+    for (const id of ['g', 'ok']) {
+      const s = store.get(id)!;
+      const row = rowOf(listItemOf(s), 0, NOW);
+      const json = sessionSummary(s);
+      expect(row.forkable, id).toBe(json.forkable);
+      expect(row.forkable, id).toBe(store.boundaryError(s) === null);
+      expect(row.badge.startsWith('boundary'), id).toBe(row.forkable);
+    }
+    const gapped = rowOf(listItemOf(store.get('g')!), 0, NOW);
+    expect(gapped).toMatchObject({ badge: 'seq gap ⚠1', forkable: false });
+    expect(sessionSummary(store.get('g')!)).toMatchObject({ state: 'at-boundary', forkable: false });
+    cleanupTmp();
   });
   it('marks children: ◆ fork, ◇ spawn', () => {
     const rows = sessionRows(items, { order: 'id', filter: '', now: NOW });

@@ -20,6 +20,7 @@ import {
   type Expansion,
   type TurnRow,
 } from '../../src/view/turns/turn-rows.js';
+import { snapshotWorld } from '../../src/view/app/world.js';
 import { cursorIndex, initialTurnsState, turnsReducer, type RowsView, type TurnsState } from '../../src/view/turns/turns-state.js';
 
 const { store } = loadRootSync('sample-sessions');
@@ -84,6 +85,24 @@ describe('turn rows', () => {
       boundaries += s.facts.boundaries.length;
     }
     expect(boundaries).toBeGreaterThan(10);
+  });
+
+  it("an open turn's age follows the world's clock: the same (memoised) turn data relabels the row as time passes", () => {
+    const index = loadRootSync('sample-sessions');
+    const s = index.store.get('add-retry-metrics')!;
+    const worldAt = (version: number, now: number) => snapshotWorld(index, version, now, () => 'child');
+    const openTurn = (w: ReturnType<typeof worldAt>): TurnRow => {
+      const data = w.turns(s);
+      if (!data.ok) throw new Error(data.error);
+      return data.rows(defaultExpansion).rows.find((r) => r.kind === 'turn' && r.reason === 'open')!;
+    };
+    const lastTime = s.events[s.length - 1].time;
+    const early = worldAt(1, lastTime + 5_000);
+    expect(openTurn(early).text).toContain('open · last event 5s ago');
+    const late = worldAt(2, lastTime + 600_000);
+    expect(late.turns(s)).toBe(early.turns(s)); // the tree is not rebuilt for a tick
+    expect(openTurn(late).text).toContain('open · last event 10m ago');
+    expect(openTurn(late).segments.map((g) => g.text).join('')).toBe(openTurn(late).text);
   });
 
   it('collapses turns except the open last one; keys are stable', () => {

@@ -76,6 +76,13 @@ function decodeChar(g: string): KeyPress {
   return press(g);
 }
 
+/** Alt + `c` (sent as ESC c), for a letter, a digit or Backspace; undefined for any other character. */
+function altPress(c: string): KeyPress | undefined {
+  if (/^[A-Za-z0-9]$/.test(c)) return press(c, { meta: true });
+  if (c === '\x7f' || c === '\b') return press('', { backspace: true, meta: true });
+  return undefined;
+}
+
 /**
  * A stateful splitter fed with Ink's input events (each an escape sequence or
  * a run of text). Keeps paste state across events.
@@ -105,13 +112,21 @@ export function createKeySplitter(): { push(event: string): KeyPress[] } {
           continue;
         }
         if (rest.startsWith(ESC)) {
-          // Ink hands escape sequences over one per event. ESC + a plain character
-          // (Alt+key, or Esc then a key in one read) is Escape, then that key: the
-          // app binds no Alt keys, and "Esc Tab" typed fast must close, then switch.
+          // Ink hands escape sequences over one per event. ESC + a letter or digit
+          // is Alt+that key, as terminals send it and as Ink's own parser reads it
+          // (key.meta): the text fields move by word on Alt-b / Alt-f. ESC + any
+          // other character is Escape, then that key: "Esc Tab" typed fast must
+          // close, then switch.
           const next = rest.slice(1);
           if (next === '') {
             out.push(press('', { escape: true }));
             return out;
+          }
+          const alt = altPress(next[0]);
+          if (alt) {
+            out.push(alt);
+            rest = next.slice(1);
+            continue;
           }
           if (next.startsWith(ESC)) {
             out.push(press('', { escape: true }));

@@ -19,7 +19,7 @@ import { diagnosticCount, olderGenerations, type RootIndex } from '../../storage
 import { layoutLineage, type LineageLayout } from '../lineage/lineage-layout.js';
 import { lineageNodes } from '../lineage/lineage-model.js';
 import { listItemOf, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../sessions/session-list.js';
-import { buildTurnRows, historyRows, rowsContext, type Expansion, type TurnRow, type TurnRowsModel } from '../turns/turn-rows.js';
+import { buildTurnRows, historyRows, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from '../turns/turn-rows.js';
 
 /** A session's turn tree, or why it cannot be read (a file deleted before it was opened). */
 export type TurnsData =
@@ -75,6 +75,8 @@ export interface World {
 interface TurnsMemo {
   sig: string;
   data: TurnsData;
+  /** the rows' clock: moved to each snapshot's now, so open turns' ages follow it without a rebuild */
+  ctx?: RowsContext;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -85,12 +87,16 @@ const turnsMemo = new WeakMap<Session, TurnsMemo>();
 function turnsOf(session: Session, now: number, sessions: () => readonly Session[]): TurnsData {
   const sig = `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}`;
   const hit = turnsMemo.get(session);
-  if (hit && hit.sig === sig) return hit.data;
+  if (hit && hit.sig === sig) {
+    if (hit.ctx) hit.ctx.now = now;
+    return hit.data;
+  }
   let data: TurnsData;
+  let clock: RowsContext | undefined;
   try {
     const events = session.events;
     const tree = buildTurnTree(events);
-    const ctx = rowsContext(session, now);
+    const ctx = (clock = rowsContext(session, now));
     let last: { e: Expansion; m: TurnRowsModel } | undefined;
     let lastHistory: { upTo: number; rows: TurnRow[] } | undefined;
     let divergence: SeedDivergence | null | undefined;
@@ -120,7 +126,7 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
   } catch (e) {
     data = { ok: false, session, error: e instanceof Error ? e.message : String(e) };
   }
-  turnsMemo.set(session, { sig, data });
+  turnsMemo.set(session, { sig, data, ctx: clock });
   return data;
 }
 

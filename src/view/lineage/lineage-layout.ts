@@ -381,6 +381,20 @@ export function layoutLineage(
   return { rows, edges, orphans, ambiguous: ambiguousKeys, cycles: cycleIdx.map((c) => c.map((i) => sorted[i].key)) };
 }
 
+/**
+ * The sessions of a layout: every node, shown or hidden under a collapsed one
+ * (counting only the rows drew `20 sessions` as `14 sessions` after `h`).
+ */
+export function lineageSessionCounts(layout: LineageLayout): { sessions: number; hidden: number } {
+  let shown = 0;
+  let hidden = 0;
+  for (const r of layout.rows) {
+    if (r.key !== null) shown++;
+    if (r.collapsed) hidden += r.hidden ?? 0;
+  }
+  return { sessions: shown + hidden, hidden };
+}
+
 const parentKeyCache = new WeakMap<LineageLayout, Map<string, string>>();
 
 function parentKeysOf(layoutOrNodes: LineageLayout | readonly LineageNodeInput[]): Map<string, string> {

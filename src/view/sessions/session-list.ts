@@ -15,8 +15,8 @@
  */
 import { compact } from '../../session/usage.js';
 import { ageText } from '../text/age.js';
-import type { SessionState } from '../../session/log-facts.js';
-import { isForkable, stateOf } from '../../session/log-facts.js';
+import type { ForkBlock, SessionState } from '../../session/log-facts.js';
+import { forkBlockOf, stateOf } from '../../session/log-facts.js';
 import type { Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
 import { sanitizeInline } from '../text/sanitize.js';
@@ -56,8 +56,10 @@ export interface SessionListItem {
   events: number;
   state: SessionState;
   diagnostics: number;
-  /** a fork of the whole log is allowed (default: not inside an open turn) */
-  forkable?: boolean;
+  /** why a fork of the whole log is refused (forkBlockOf; undefined: allowed, or an item without facts: not inside an open turn) */
+  forkBlock?: ForkBlock;
+  /** its file was deleted: the selection kept on screen, no longer one of the root's sessions */
+  gone?: boolean;
 }
 
 export function listItemOf(s: Session): SessionListItem {
@@ -71,8 +73,9 @@ export function listItemOf(s: Session): SessionListItem {
     events: f.events,
     state: stateOf(f),
     diagnostics: s.diagnostics.length,
-    forkable: isForkable(f),
   };
+  const block = forkBlockOf(f);
+  if (block !== undefined) item.forkBlock = block;
   if (f.usage && f.usage.messages > 0) item.tokens = f.usage.input + f.usage.output;
   if (s.header.origin === 'subagent') item.subagent = true;
   if (f.title !== undefined) item.title = f.title;
@@ -81,6 +84,7 @@ export function listItemOf(s: Session): SessionListItem {
   if (s.seedLength !== undefined) item.seedLength = s.seedLength;
   if (f.lastEventTime !== undefined) item.lastEventTime = f.lastEventTime;
   if (f.lastEventType !== undefined) item.lastEventType = f.lastEventType;
+  if (s.gone) item.gone = true;
   return item;
 }
 
@@ -90,6 +94,8 @@ export type BadgeTone = 'green' | 'yellow' | 'gray' | 'red';
 export interface SessionRow {
   key: string;
   depth: number;
+  /** the tree drawn before the mark in threaded order (`│ ├ `), '' at depth 0: treeGuides */
+  guide: string;
   kind: 'root' | 'fork' | 'spawn';
   /** `◆` fork child, `◈` a subagent's fork child, `◇` spawned subagent, `` root */
   mark: string;
@@ -103,11 +109,13 @@ export interface SessionRow {
   /** age of the last activity */
   age: string;
   state: SessionState;
-  /** e.g. `boundary`, `open 23h`, `empty`, each with ` ⚠2` when damaged */
+  /** e.g. `boundary`, `open 23h`, `empty`, `seq gap`, each with ` ⚠2` when damaged: what a fork meets (forkBlockOf) */
   badge: string;
   tone: BadgeTone;
   diagnostics: number;
   forkable: boolean;
+  /** a deleted session kept on screen (the selection): not counted among the sessions shown */
+  gone: boolean;
 }
 
 const num = (n: number | undefined): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
@@ -179,20 +187,64 @@ function threaded(items: readonly SessionListItem[]): Array<{ item: SessionListI
   return out;
 }
 
+/** The item's fork verdict: its own, or for an item built without facts, an open turn's. */
+const forkBlockOfItem = (s: SessionListItem): ForkBlock | undefined => s.forkBlock ?? (s.state === 'open-turn' ? 'open-turn' : undefined);
+
+/**
+ * The STATE column, from the same verdict as the row's `forkable`: `boundary`
+ * only where a fork of the whole log is allowed (the legend says so); a log
+ * that ends between turns past a seq gap says `seq gap`.
+ */
 function badgeOf(s: SessionListItem, now: number): { badge: string; tone: BadgeTone } {
   const damage = s.diagnostics > 0 ? ` ⚠${s.diagnostics}` : '';
+  const block = forkBlockOfItem(s);
+  if (block === 'open-turn') return { badge: `open ${ageText(s.lastEventTime, now)}${damage}`, tone: s.diagnostics ? 'red' : 'yellow' };
+  if (block === 'seq-gap') return { badge: 'seq gap' + damage, tone: 'red' };
   if (s.state === 'empty') return { badge: 'empty' + damage, tone: s.diagnostics ? 'red' : 'gray' };
-  if (s.state === 'open-turn') return { badge: `open ${ageText(s.lastEventTime, now)}${damage}`, tone: s.diagnostics ? 'red' : 'yellow' };
   return { badge: 'boundary' + damage, tone: s.diagnostics ? 'red' : 'green' };
 }
 
-export function rowOf(s: SessionListItem, depth: number, now: number): SessionRow {
+const TEE = '├ ';
+const ELBOW = '└ ';
+const PIPE = '│ ';
+const BLANK = '  ';
+const FOLD = '⋯ ';
+/** Lanes drawn before a row's own connector at most; deeper ones fold into one `⋯ ` (the id column is narrow). */
+const MAX_LANES = 6;
+
+/**
+ * The tree guide of each row of a depth-first list (as `threaded` orders it),
+ * from the depths alone, as the Lineage view draws its edges: `├ ` for a child
+ * with a later sibling, `└ ` for the last one, and under each ancestor that
+ * has a later sibling a `│ ` lane down to it. One pass from the end: `open[k]`
+ * says a row at depth k follows before any shallower one.
+ */
+export function treeGuides(depths: readonly number[]): string[] {
+  const out = new Array<string>(depths.length);
+  const open: boolean[] = [];
+  for (let i = depths.length - 1; i >= 0; i--) {
+    const d = depths[i];
+    if (d <= 0) out[i] = '';
+    else {
+      const lanes: string[] = [];
+      for (let k = Math.max(1, d - MAX_LANES); k < d; k++) lanes.push(open[k] ? PIPE : BLANK);
+      if (d - 1 > MAX_LANES) lanes.splice(0, 1, FOLD);
+      out[i] = lanes.join('') + (open[d] ? TEE : ELBOW);
+    }
+    open.length = Math.max(0, d + 1); // a shallower row ends every deeper run
+    open[d] = true;
+  }
+  return out;
+}
+
+export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''): SessionRow {
   const b = badgeOf(s, now);
   // ⊘: dsh --resume would refuse it (the reason is in Turns and the action menu)
-  const { badge, tone } = s.notResumable !== undefined ? { badge: '⊘' + b.badge, tone: b.tone === 'green' ? ('yellow' as const) : b.tone } : b;
+  const { badge, tone } = s.notResumable !== undefined ? { badge: '⊘ ' + b.badge, tone: b.tone === 'green' ? ('yellow' as const) : b.tone } : b;
   return {
     key: s.key,
     depth,
+    guide,
     kind: s.kind,
     // ◈ a subagent's fork (rc.8 origin "subagent"), told apart from a fork the user made
     mark: s.kind === 'fork' ? (s.subagent ? '◈' : '◆') : s.kind === 'spawn' ? '◇' : '',
@@ -208,8 +260,21 @@ export function rowOf(s: SessionListItem, depth: number, now: number): SessionRo
     badge,
     tone,
     diagnostics: s.diagnostics,
-    forkable: s.forkable ?? s.state !== 'open-turn',
+    forkable: forkBlockOfItem(s) === undefined,
+    gone: s.gone === true,
   };
+}
+
+/**
+ * The Sessions header's count: the live rows shown of the root's `total`
+ * sessions, and apart from them a deleted selection kept on screen (it is no
+ * longer one of the total: counting it read `19 of 18 sessions`).
+ */
+export function sessionsCountText(rows: readonly Pick<SessionRow, 'gone'>[], total: number, filtered: boolean): string {
+  const deleted = rows.filter((r) => r.gone).length;
+  const shown = rows.length - deleted;
+  const count = filtered || shown !== total ? `${shown} of ${total}` : `${total}`;
+  return `${count} session${total === 1 ? '' : 's'}${deleted ? ` (+${deleted} deleted)` : ''}`;
 }
 
 export interface SessionListOptions {
@@ -220,5 +285,7 @@ export interface SessionListOptions {
 
 /** The whole pipeline: filter, sort, rows. */
 export function sessionRows(items: readonly SessionListItem[], opts: SessionListOptions): SessionRow[] {
-  return sortSessions(filterSessions(items, opts.filter), opts.order).map(({ item, depth }) => rowOf(item, depth, opts.now));
+  const sorted = sortSessions(filterSessions(items, opts.filter), opts.order);
+  const guides = treeGuides(sorted.map((r) => r.depth));
+  return sorted.map(({ item, depth }, i) => rowOf(item, depth, opts.now, guides[i]));
 }

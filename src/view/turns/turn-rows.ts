@@ -65,6 +65,7 @@ export interface RowsContext {
   /** for event times (the age of an open turn) */
   events: readonly SessionEvent[];
   fork?: { parent: string; seedLength: number };
+  /** the clock ages are told from; the owner moves it on (rows relabel by themselves: Row) */
   now: number;
 }
 
@@ -86,11 +87,14 @@ const hasChildren = (n: TreeNode): boolean => (n.kind === 'turn' || n.kind === '
 
 /**
  * A row whose label is built on first use: flattening 50k events makes cheap
- * objects of one shape, and only the rows Ink shows pay for sanitising.
+ * objects of one shape, and only the rows Ink shows pay for sanitising. The
+ * label is kept as long as its clock stamp holds, so an open turn's age follows
+ * `ctx.now` (the world's clock) and only that row is relabelled as it moves.
  */
 class Row implements TurnRow {
   private segs?: Segment[];
-  private joined?: string;
+  private stamp = '';
+  private joined?: { of: Segment[]; text: string };
   constructor(
     readonly key: string,
     readonly depth: number,
@@ -109,11 +113,25 @@ class Row implements TurnRow {
     readonly ctx?: RowsContext,
   ) {}
   get segments(): Segment[] {
-    return (this.segs ??= typeof this.label === 'function' ? this.label(this) : this.label);
+    const stamp = clockStamp(this);
+    if (this.segs === undefined || stamp !== this.stamp) {
+      this.stamp = stamp;
+      this.segs = typeof this.label === 'function' ? this.label(this) : this.label;
+    }
+    return this.segs;
   }
   get text(): string {
-    return (this.joined ??= label.segmentsText(this.segments));
+    const segs = this.segments;
+    if (this.joined?.of !== segs) this.joined = { of: segs, text: label.segmentsText(segs) };
+    return this.joined.text;
   }
+}
+
+/** The part of a row's label that moves with the clock: an open turn's age as drawn ('' for every other row). */
+function clockStamp(r: Row): string {
+  const n = r.node;
+  if (n?.kind !== 'turn' || !n.open || !r.ctx || r.part !== undefined) return '';
+  return label.ageText(r.ctx.events[n.lastSeq]?.time, r.ctx.now);
 }
 
 function nodeLabel(r: Row): Segment[] {
