@@ -264,8 +264,13 @@ describe('App shell', () => {
     for (const b of shown) expect(f).toContain(b.keys);
     expect(f).toContain('fork at the selection');
     expect(f).toContain('filter with a query');
+    // every binding's line is reachable by scrolling (long lines wrap, nothing is cut)
+    const quit = bindingsFor('sessions').find((b) => b.command === 'quit')!;
+    for (let i = 0; i < 60 && !frame().includes(`${quit.keys}`); i++) await type('j');
+    expect(frame()).toContain(quit.keys);
     await type('G');
-    expect(frame()).toContain(bindingsFor('sessions').find((b) => b.command === 'quit')!.keys);
+    expect(frame()).toContain('the worst problem of the session (the Problems tab lists them');
+    expect(frame()).toMatch(/│ +all\) +│/); // the wrapped rest of the legend's last line
     await type(KEY.esc);
     expect(frame()).toMatch(/STATE +ID/);
   });

@@ -99,10 +99,10 @@ describe('key bursts in one write equal the same keys one at a time (real termin
     await B.s.waitFor(`forked bump-vitest -> ${idB}`);
     expect(fs.existsSync(path.join(A.dir, `${idA}.jsonl`))).toBe(true);
     expect(fs.existsSync(path.join(B.dir, `${idB}.jsonl`))).toBe(true);
-    // the same paste in bracketed-paste form is text too: its newline is not Enter
+    // the same paste in bracketed-paste form is text too: its newline is not Enter, it is a space (readline)
     A.s.write('/');
     A.s.write('\x1b[200~abc\rdef\x1b[201~');
-    await A.s.waitFor('/abcdef');
+    await A.s.waitFor('/abc def');
   });
 });
 

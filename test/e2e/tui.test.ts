@@ -75,7 +75,9 @@ describe('dsh-browse in a terminal (80x24)', () => {
     // help, then quit restores the terminal and exits 0
     await press(s, '?');
     await s.waitFor('Keys — lineage');
-    await press(s, keys.esc, 'q');
+    await press(s, keys.esc); // (Esc and q in one read would be Alt-q, as a terminal sends it)
+    await s.waitFor((scr) => !scr.includes('Keys — lineage'));
+    await press(s, 'q');
     expect((await s.exited).exitCode).toBe(0);
     expect(s.rawOutput()).toContain('\x1b[?25h'); // cursor shown again
   });

@@ -25,11 +25,13 @@ export function helpLines(surface: Surface, s: AppState): HelpLine[] {
     lines.push({ keys: '', text: 'Text fields (filter, search, child id)', heading: true });
     lines.push({ keys: '←/→ Home/End', text: 'move the caret (also Ctrl-A / Ctrl-E; Alt-B / Alt-F by word)' });
     lines.push({ keys: 'Ctrl-U/K/W', text: 'delete to the start / to the end / the word before the caret' });
+    lines.push({ keys: 'Alt-D/Alt-⌫', text: 'delete the word after / before the caret' });
     lines.push({ keys: 'paste', text: 'pasted text is inserted as typed; a line break becomes a space' });
   }
   if ((VIEW_NAMES as readonly string[]).includes(surface)) {
     lines.push({ keys: '', text: 'Legend', heading: true });
     lines.push({ keys: 'boundary', text: 'the log ends between turns: forkable' });
+    lines.push({ keys: 'seq gap', text: 'events are missing: no fork past the gap (the Problems tab says where)' });
     lines.push({ keys: 'open 5m', text: 'inside an open turn; age of its last event (live writer or crash)' });
     lines.push({ keys: 'empty ⚠2', text: 'no events; ⚠ n = diagnostics (damaged lines)' });
     lines.push({ keys: '◆ / ◈ / ◇', text: "fork child / a subagent's fork child / spawned subagent" });
