@@ -200,11 +200,13 @@ export async function main(argv: string[]): Promise<number> {
   if (positionals.length > extra) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[extra])}`);
   const out = outFor(process.stdout, values.json);
   const err = outFor(process.stderr, false);
-  const dir = requireDir(values.dir);
   if (cmd === 'simulate') {
+    const { simulateArgs } = await import('./cli/simulate-options.js');
+    const args = simulateArgs({ id: values.id, turns: values.turns, speed: values.speed, noTorn: values['no-torn'] });
     const { runSimulate } = await import('./cli/simulate-command.js');
-    return runSimulate(dir, { id: values.id, turns: parseIntArg('turns', values.turns), speed: values.speed === undefined ? undefined : Number(values.speed), torn: !values['no-torn'] });
+    return runSimulate(requireDir(values.dir), args);
   }
+  const dir = requireDir(values.dir);
   await initDecoder(); // the WebAssembly zstd decoder for session.jsonl.zstd (~20 ms)
   const index = loadRootSync(dir);
   const abs = (p: string) => path.resolve(p);
