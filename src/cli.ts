@@ -2,12 +2,13 @@
 // dsh-browse: the Ink browser (no command) and the headless commands.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { isSessionForkError } from './session/errors.js';
 import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageError, type Out } from './cli/commands.js';
 import { cmdDiff, cmdExport, DIFF_HELP, EXPORT_HELP } from './cli/branch-commands.js';
 import { defaultRoot, tuiStartOptions } from './cli/default-root.js';
+import { folderProblem, folderState, looksLikePath } from './cli/folder-arg.js';
 import { useColor } from './cli/format.js';
+import { parseCommandLine } from './cli/options.js';
 import { loadRootSync } from './storage/load-root.js';
 import { initDecoder } from './storage/zstd-frames.js';
 import { sanitizeInline } from './view/text/sanitize.js';
@@ -19,6 +20,7 @@ usage:
                                                      \${DSH_HOME:-~/.dsh}/sessions when it exists, else .);
                                                      starts scoped to the current project; --all: every project
   dsh-browse --version                               print the version
+  dsh-browse help [COMMAND]                          this text, or COMMAND's (the same as --help)
   dsh-browse list     --dir DIR [--json]             every session and every diagnostic
   dsh-browse tree     --dir DIR --session ID [--json]   a session's turn tree and fork boundaries
   dsh-browse fork     --dir DIR --session ID [--at SEQ] [--id CHILD] [--json]
@@ -87,19 +89,11 @@ function parseIntArg(name: string, v: string | undefined): number | undefined {
   return Number(v);
 }
 
-const isDirectory = (p: string): boolean => {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
-
 function requireDir(dir: string | undefined): string {
   if (!dir) throw new UsageError('missing --dir DIR');
-  const abs = path.resolve(dir);
-  if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new UsageError(`--dir ${JSON.stringify(dir)} is not a directory`);
-  return abs;
+  const state = folderState(dir);
+  if (state !== 'folder') throw new UsageError(folderProblem(dir, state, '--dir'));
+  return path.resolve(dir);
 }
 
 /** Outside a fork, an unknown session is a usage error (exit 2), with the store's message. */
@@ -133,11 +127,20 @@ function distance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-/** A positional that is neither a command nor a folder: say so, and suggest the nearest command. */
-function unknownCommand(word: string): UsageError {
-  const near = [...COMMANDS].map((c) => ({ c, d: distance(word.toLowerCase(), c) })).sort((x, y) => x.d - y.d)[0];
+/** A positional that is neither a command nor a folder: a path that cannot be opened, or a mistyped command. */
+function notCommandNorFolder(word: string): UsageError {
+  const state = folderState(word);
+  if (state !== 'folder' && looksLikePath(word, state)) return new UsageError(folderProblem(word, state));
+  const near = [...COMMANDS, 'help'].map((c) => ({ c, d: distance(word.toLowerCase(), c) })).sort((x, y) => x.d - y.d)[0];
   const hint = near && near.d <= 2 ? ` — did you mean "${near.c}"?` : '';
-  return new UsageError(`unknown command ${JSON.stringify(word)}${hint} (it is not a folder either; see --help)`);
+  return new UsageError(`unknown command ${JSON.stringify(word)}${hint} (no folder has that name either; see dsh-browse --help)`);
+}
+
+/** `dsh-browse help [COMMAND]`: the same text as `--help` (or `COMMAND --help`). */
+function helpText(topic: string | undefined): string {
+  if (topic === undefined) return USAGE;
+  if (COMMANDS.has(topic)) return COMMAND_HELP[topic];
+  throw notCommandNorFolder(topic);
 }
 
 function version(): string {
@@ -148,25 +151,14 @@ function version(): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: joinNegativeValues(argv),
-    allowPositionals: true,
-    options: {
-      dir: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      session: { type: 'string' },
-      at: { type: 'string' },
-      id: { type: 'string' },
-      turns: { type: 'string' },
-      speed: { type: 'string' },
-      format: { type: 'string' },
-      'no-torn': { type: 'boolean', default: false },
-      all: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-      version: { type: 'boolean', default: false },
-    },
-  });
-  const cmd = positionals[0] !== undefined && COMMANDS.has(positionals[0]) ? positionals[0] : undefined;
+  const commandOf = (positionals: string[]) => (positionals[0] !== undefined && (COMMANDS.has(positionals[0]) || positionals[0] === 'help') ? positionals[0] : undefined);
+  const { values, positionals } = parseCommandLine(joinNegativeValues(argv), commandOf);
+  const cmd = commandOf(positionals);
+  if (cmd === 'help') {
+    if (positionals.length > 2) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[2])} (help takes at most one command)`);
+    process.stdout.write(helpText(positionals[1]) + '\n');
+    return 0;
+  }
   if (values.help) {
     process.stdout.write((cmd ? COMMAND_HELP[cmd] : USAGE) + '\n');
     return 0;
@@ -178,7 +170,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!cmd) {
     const first = positionals[0];
     // a word that is no command and no folder is a mistyped command: never open the browser on it
-    if (first !== undefined && !isDirectory(first)) throw unknownCommand(first);
+    if (first !== undefined && folderState(first) !== 'folder') throw notCommandNorFolder(first);
     if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])} (see --help)`);
     const given = values.dir ?? first;
     const chosen = given === undefined ? defaultRoot() : undefined;
