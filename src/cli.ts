@@ -5,7 +5,7 @@ import path from 'node:path';
 import { isSessionForkError } from './session/errors.js';
 import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageError, type Out } from './cli/commands.js';
 import { cmdDiff, cmdExport, DIFF_HELP, EXPORT_HELP } from './cli/branch-commands.js';
-import { defaultRoot, tuiStartOptions } from './cli/default-root.js';
+import { defaultRoot, tuiStartOptions, type DefaultRoot } from './cli/default-root.js';
 import { folderProblem, folderState, looksLikePath } from './cli/folder-arg.js';
 import { useColor } from './cli/format.js';
 import { parseCommandLine } from './cli/options.js';
@@ -21,28 +21,31 @@ usage:
                                                      starts scoped to the current project; --all: every project
   dsh-browse --version                               print the version
   dsh-browse help [COMMAND]                          this text, or COMMAND's (the same as --help)
-  dsh-browse list     --dir DIR [--json]             every session and every diagnostic
-  dsh-browse tree     --dir DIR --session ID [--json]   a session's turn tree and fork boundaries
+  dsh-browse list     [--dir DIR] [--json]           every session and every diagnostic
+  dsh-browse tree     [--dir DIR] --session ID [--json]   a session's turn tree and fork boundaries
   dsh-browse fork     --dir DIR --session ID [--at SEQ] [--id CHILD] [--json]
                                                      fork at a boundary (default: the session's head)
-  dsh-browse lineage  --dir DIR [--json]             the parent/child forest
-  dsh-browse audit    --dir DIR [--json]             invariant findings (exit 1 on any error)
-  dsh-browse diff     --dir DIR A B [--json]         compare two sessions from their common ancestor
-  dsh-browse export   --dir DIR --session ID [--at SEQ] [--format md|html|json]
+  dsh-browse lineage  [--dir DIR] [--json]           the parent/child forest
+  dsh-browse audit    [--dir DIR] [--json]           invariant findings (exit 1 on any error)
+  dsh-browse diff     [--dir DIR] A B [--json]       compare two sessions from their common ancestor
+  dsh-browse export   [--dir DIR] --session ID [--at SEQ] [--format md|html|json]
                                                      a readable transcript on stdout
-  dsh-browse find     --dir DIR QUERY [--json]       events matching QUERY (exit 1 when none, like grep)
+  dsh-browse find     [--dir DIR] QUERY [--json]     events matching QUERY (exit 1 when none, like grep)
   dsh-browse simulate --dir DIR [--id ID] [--turns N] [--speed X] [--no-torn]
                                                      play a demo agent into a new session file
 
+Without --dir, the commands that only read use the browser's default root (above);
+fork and simulate write, so they need --dir.
 --session takes an id or a file path (use the path when several sessions share an id).
 exit codes: 0 ok, 1 refused fork / audit errors, 2 usage error, 3 unexpected failure`;
 
 const COMMAND_HELP: Record<string, string> = {
-  list: `dsh-browse list --dir DIR [--json]
-  Every session under DIR (all layouts, recursively) with its state (empty,
+  list: `dsh-browse list [--dir DIR] [--json]
+  Every session under DIR (default: the browser's root, see dsh-browse --help;
+  all layouts, recursively) with its state (empty,
   at-boundary, open-turn), turns, events and title, then every diagnostic
   (file:line: CODE: message). --json: {sessions: [...], diagnostics: [...]}.`,
-  tree: `dsh-browse tree --dir DIR --session ID [--json]
+  tree: `dsh-browse tree [--dir DIR] --session ID [--json]
   The turn tree of one session (turns, steps, messages, tool calls with their
   results) with a "fork here" line after every boundary. --session takes an id
   or a file path. --json: {id, file, seedLength?, state, turns, boundaries}.`,
@@ -54,13 +57,13 @@ const COMMAND_HELP: Record<string, string> = {
   session/end-seed, its own folder; compressed in a compressed root).
   --json: {child: {id, file, parentSession, seedLength, cwd?, era}, resume: "dsh --resume=<id>"}
   or {error: {name, code, message}}.`,
-  lineage: `dsh-browse lineage --dir DIR [--json]
+  lineage: `dsh-browse lineage [--dir DIR] [--json]
   The parent/child forest: fork edges with the turn and seedLength, spawn edges,
   orphans under "missing parent", cycles. --json: {nodes, edges, orphans, cycles}.`,
-  audit: `dsh-browse audit --dir DIR [--json]
+  audit: `dsh-browse audit [--dir DIR] [--json]
   Checks the invariants (seeds, lineage, ids, seqs, tool calls) and lists every
   finding; exits 1 when any is an error. --json: {findings: [...]}.`,
-  find: `dsh-browse find --dir DIR QUERY [--json]
+  find: `dsh-browse find [--dir DIR] QUERY [--json]
   Events matching QUERY in every session under DIR. Free words (and "quoted
   phrases") match prompts, assistant text, reasoning, tool names, arguments and
   results; fields: tool:NAME is:error reason:KIND is:open is:fork is:spawn
@@ -87,6 +90,17 @@ function parseIntArg(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} expects an integer, got ${JSON.stringify(v)}`);
   return Number(v);
+}
+
+/** The commands that only read: without --dir they read the browser's default root. */
+const READS_DEFAULT_ROOT = new Set(['list', 'tree', 'lineage', 'audit', 'find', 'diff', 'export']);
+
+/** The folder a command or the browser works on: --dir (or the browser's DIR), else the browser's default root. */
+function rootFor(cmd: string | undefined, given: string | undefined): { dir: string; chosen?: DefaultRoot } {
+  if (given !== undefined) return { dir: requireDir(given) };
+  if (cmd !== undefined && !READS_DEFAULT_ROOT.has(cmd)) throw new UsageError(`missing --dir DIR (${cmd} writes into it, so it is never chosen for you)`);
+  const chosen = defaultRoot();
+  return { dir: requireDir(chosen.dir), chosen };
 }
 
 function requireDir(dir: string | undefined): string {
@@ -172,9 +186,7 @@ export async function main(argv: string[]): Promise<number> {
     // a word that is no command and no folder is a mistyped command: never open the browser on it
     if (first !== undefined && folderState(first) !== 'folder') throw notCommandNorFolder(first);
     if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])} (see --help)`);
-    const given = values.dir ?? first;
-    const chosen = given === undefined ? defaultRoot() : undefined;
-    const dir = requireDir(given ?? chosen!.dir);
+    const { dir, chosen } = rootFor(undefined, values.dir ?? first);
     const start = tuiStartOptions(dir, { label: chosen?.label, all: values.all, defaultRoot: chosen !== undefined });
     // React's development build doubles the cost of every frame. The bundled bin
     // has NODE_ENV compiled in; this covers running dist/src/cli.js directly.
@@ -185,8 +197,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (cmd === 'find') {
     const { cmdFind } = await import('./cli/find-command.js');
-    if (positionals.length !== 2) throw new UsageError('find takes one QUERY (quote it: dsh-browse find --dir DIR "tool:bash is:error")');
-    return cmdFind(requireDir(values.dir), positionals[1], outFor(process.stdout, values.json));
+    if (positionals.length !== 2) throw new UsageError('find takes one QUERY (quote it: dsh-browse find "tool:bash is:error")');
+    return cmdFind(rootFor(cmd, values.dir).dir, positionals[1], outFor(process.stdout, values.json));
   }
   const extra = cmd === 'diff' ? 3 : 1; // diff A B
   if (positionals.length > extra) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[extra])}`);
@@ -196,9 +208,9 @@ export async function main(argv: string[]): Promise<number> {
     const { simulateArgs } = await import('./cli/simulate-options.js');
     const args = simulateArgs({ id: values.id, turns: values.turns, speed: values.speed, noTorn: values['no-torn'] });
     const { runSimulate } = await import('./cli/simulate-command.js');
-    return runSimulate(requireDir(values.dir), args);
+    return runSimulate(rootFor(cmd, values.dir).dir, args);
   }
-  const dir = requireDir(values.dir);
+  const { dir } = rootFor(cmd, values.dir);
   await initDecoder(); // the WebAssembly zstd decoder for session.jsonl.zstd (~20 ms)
   const index = loadRootSync(dir);
   const abs = (p: string) => path.resolve(p);
@@ -214,7 +226,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'audit':
       return cmdAudit(index, out);
     case 'diff':
-      if (positionals.length < 3) throw new UsageError('diff needs two sessions: dsh-browse diff --dir DIR A B');
+      if (positionals.length < 3) throw new UsageError('diff needs two sessions: dsh-browse diff A B');
       return cmdDiff(index, usageOnNotFound(() => resolveSession(index, positionals[1], abs)), usageOnNotFound(() => resolveSession(index, positionals[2], abs)), out, process.stdout.columns);
     case 'export':
       return cmdExport(index, usageOnNotFound(() => resolveSession(index, values.session, abs)), parseIntArg('at', values.at), values.format, out);

@@ -116,7 +116,7 @@ describe('dsh-browse CLI', () => {
   });
 
   describe('usage errors: exit 2, one line, no stack trace', () => {
-    it('missing --dir', () => expectUsage(run('list'), /--dir/));
+    it('missing --dir (fork writes: never a default folder)', () => expectUsage(run('fork', '--session', 'x'), /missing --dir/));
     it('--dir that is not a directory', () => expectUsage(run('list', '--dir', path.join(sample, 'nope')), /does not exist/));
     it('unknown option', () => expectUsage(run('list', '--dir', sample, '--bogus'), /bogus/));
     it('extra argument', () => expectUsage(run('list', 'extra', '--dir', sample), /extra/));
