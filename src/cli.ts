@@ -2,12 +2,13 @@
 // dsh-browse: the Ink browser (no command) and the headless commands.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { isSessionForkError } from './session/errors.js';
 import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageError, type Out } from './cli/commands.js';
 import { cmdDiff, cmdExport, DIFF_HELP, EXPORT_HELP } from './cli/branch-commands.js';
-import { defaultRoot, tuiStartOptions } from './cli/default-root.js';
+import { defaultRoot, tuiStartOptions, type DefaultRoot } from './cli/default-root.js';
+import { folderProblem, folderState, looksLikePath } from './cli/folder-arg.js';
 import { useColor } from './cli/format.js';
+import { parseCommandLine } from './cli/options.js';
 import { loadRootSync } from './storage/load-root.js';
 import { initDecoder } from './storage/zstd-frames.js';
 import { sanitizeInline } from './view/text/sanitize.js';
@@ -19,28 +20,32 @@ usage:
                                                      \${DSH_HOME:-~/.dsh}/sessions when it exists, else .);
                                                      starts scoped to the current project; --all: every project
   dsh-browse --version                               print the version
-  dsh-browse list     --dir DIR [--json]             every session and every diagnostic
-  dsh-browse tree     --dir DIR --session ID [--json]   a session's turn tree and fork boundaries
+  dsh-browse help [COMMAND]                          this text, or COMMAND's (the same as --help)
+  dsh-browse list     [--dir DIR] [--json]           every session and every diagnostic
+  dsh-browse tree     [--dir DIR] --session ID [--json]   a session's turn tree and fork boundaries
   dsh-browse fork     --dir DIR --session ID [--at SEQ] [--id CHILD] [--json]
                                                      fork at a boundary (default: the session's head)
-  dsh-browse lineage  --dir DIR [--json]             the parent/child forest
-  dsh-browse audit    --dir DIR [--json]             invariant findings (exit 1 on any error)
-  dsh-browse diff     --dir DIR A B [--json]         compare two sessions from their common ancestor
-  dsh-browse export   --dir DIR --session ID [--at SEQ] [--format md|html|json]
+  dsh-browse lineage  [--dir DIR] [--json]           the parent/child forest
+  dsh-browse audit    [--dir DIR] [--json]           invariant findings (exit 1 on any error)
+  dsh-browse diff     [--dir DIR] A B [--json]       compare two sessions from their common ancestor
+  dsh-browse export   [--dir DIR] --session ID [--at SEQ] [--format md|html|json]
                                                      a readable transcript on stdout
-  dsh-browse find     --dir DIR QUERY [--json]       events matching QUERY (exit 1 when none, like grep)
+  dsh-browse find     [--dir DIR] QUERY [--json]     events matching QUERY (exit 1 when none, like grep)
   dsh-browse simulate --dir DIR [--id ID] [--turns N] [--speed X] [--no-torn]
                                                      play a demo agent into a new session file
 
+Without --dir, the commands that only read use the browser's default root (above);
+fork and simulate write, so they need --dir.
 --session takes an id or a file path (use the path when several sessions share an id).
 exit codes: 0 ok, 1 refused fork / audit errors, 2 usage error, 3 unexpected failure`;
 
 const COMMAND_HELP: Record<string, string> = {
-  list: `dsh-browse list --dir DIR [--json]
-  Every session under DIR (all layouts, recursively) with its state (empty,
+  list: `dsh-browse list [--dir DIR] [--json]
+  Every session under DIR (default: the browser's root, see dsh-browse --help;
+  all layouts, recursively) with its state (empty,
   at-boundary, open-turn), turns, events and title, then every diagnostic
   (file:line: CODE: message). --json: {sessions: [...], diagnostics: [...]}.`,
-  tree: `dsh-browse tree --dir DIR --session ID [--json]
+  tree: `dsh-browse tree [--dir DIR] --session ID [--json]
   The turn tree of one session (turns, steps, messages, tool calls with their
   results) with a "fork here" line after every boundary. --session takes an id
   or a file path. --json: {id, file, seedLength?, state, turns, boundaries}.`,
@@ -52,13 +57,13 @@ const COMMAND_HELP: Record<string, string> = {
   session/end-seed, its own folder; compressed in a compressed root).
   --json: {child: {id, file, parentSession, seedLength, cwd?, era}, resume: "dsh --resume=<id>"}
   or {error: {name, code, message}}.`,
-  lineage: `dsh-browse lineage --dir DIR [--json]
+  lineage: `dsh-browse lineage [--dir DIR] [--json]
   The parent/child forest: fork edges with the turn and seedLength, spawn edges,
   orphans under "missing parent", cycles. --json: {nodes, edges, orphans, cycles}.`,
-  audit: `dsh-browse audit --dir DIR [--json]
+  audit: `dsh-browse audit [--dir DIR] [--json]
   Checks the invariants (seeds, lineage, ids, seqs, tool calls) and lists every
   finding; exits 1 when any is an error. --json: {findings: [...]}.`,
-  find: `dsh-browse find --dir DIR QUERY [--json]
+  find: `dsh-browse find [--dir DIR] QUERY [--json]
   Events matching QUERY in every session under DIR. Free words (and "quoted
   phrases") match prompts, assistant text, reasoning, tool names, arguments and
   results; fields: tool:NAME is:error reason:KIND is:open is:fork is:spawn
@@ -87,19 +92,22 @@ function parseIntArg(name: string, v: string | undefined): number | undefined {
   return Number(v);
 }
 
-const isDirectory = (p: string): boolean => {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
+/** The commands that only read: without --dir they read the browser's default root. */
+const READS_DEFAULT_ROOT = new Set(['list', 'tree', 'lineage', 'audit', 'find', 'diff', 'export']);
+
+/** The folder a command or the browser works on: --dir (or the browser's DIR), else the browser's default root. */
+function rootFor(cmd: string | undefined, given: string | undefined): { dir: string; chosen?: DefaultRoot } {
+  if (given !== undefined) return { dir: requireDir(given) };
+  if (cmd !== undefined && !READS_DEFAULT_ROOT.has(cmd)) throw new UsageError(`missing --dir DIR (${cmd} writes into it, so it is never chosen for you)`);
+  const chosen = defaultRoot();
+  return { dir: requireDir(chosen.dir), chosen };
+}
 
 function requireDir(dir: string | undefined): string {
   if (!dir) throw new UsageError('missing --dir DIR');
-  const abs = path.resolve(dir);
-  if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new UsageError(`--dir ${JSON.stringify(dir)} is not a directory`);
-  return abs;
+  const state = folderState(dir);
+  if (state !== 'folder') throw new UsageError(folderProblem(dir, state, '--dir'));
+  return path.resolve(dir);
 }
 
 /** Outside a fork, an unknown session is a usage error (exit 2), with the store's message. */
@@ -133,11 +141,20 @@ function distance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-/** A positional that is neither a command nor a folder: say so, and suggest the nearest command. */
-function unknownCommand(word: string): UsageError {
-  const near = [...COMMANDS].map((c) => ({ c, d: distance(word.toLowerCase(), c) })).sort((x, y) => x.d - y.d)[0];
+/** A positional that is neither a command nor a folder: a path that cannot be opened, or a mistyped command. */
+function notCommandNorFolder(word: string): UsageError {
+  const state = folderState(word);
+  if (state !== 'folder' && looksLikePath(word, state)) return new UsageError(folderProblem(word, state));
+  const near = [...COMMANDS, 'help'].map((c) => ({ c, d: distance(word.toLowerCase(), c) })).sort((x, y) => x.d - y.d)[0];
   const hint = near && near.d <= 2 ? ` — did you mean "${near.c}"?` : '';
-  return new UsageError(`unknown command ${JSON.stringify(word)}${hint} (it is not a folder either; see --help)`);
+  return new UsageError(`unknown command ${JSON.stringify(word)}${hint} (no folder has that name either; see dsh-browse --help)`);
+}
+
+/** `dsh-browse help [COMMAND]`: the same text as `--help` (or `COMMAND --help`). */
+function helpText(topic: string | undefined): string {
+  if (topic === undefined) return USAGE;
+  if (COMMANDS.has(topic)) return COMMAND_HELP[topic];
+  throw notCommandNorFolder(topic);
 }
 
 function version(): string {
@@ -148,25 +165,14 @@ function version(): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: joinNegativeValues(argv),
-    allowPositionals: true,
-    options: {
-      dir: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      session: { type: 'string' },
-      at: { type: 'string' },
-      id: { type: 'string' },
-      turns: { type: 'string' },
-      speed: { type: 'string' },
-      format: { type: 'string' },
-      'no-torn': { type: 'boolean', default: false },
-      all: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-      version: { type: 'boolean', default: false },
-    },
-  });
-  const cmd = positionals[0] !== undefined && COMMANDS.has(positionals[0]) ? positionals[0] : undefined;
+  const commandOf = (positionals: string[]) => (positionals[0] !== undefined && (COMMANDS.has(positionals[0]) || positionals[0] === 'help') ? positionals[0] : undefined);
+  const { values, positionals } = parseCommandLine(joinNegativeValues(argv), commandOf);
+  const cmd = commandOf(positionals);
+  if (cmd === 'help') {
+    if (positionals.length > 2) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[2])} (help takes at most one command)`);
+    process.stdout.write(helpText(positionals[1]) + '\n');
+    return 0;
+  }
   if (values.help) {
     process.stdout.write((cmd ? COMMAND_HELP[cmd] : USAGE) + '\n');
     return 0;
@@ -178,11 +184,9 @@ export async function main(argv: string[]): Promise<number> {
   if (!cmd) {
     const first = positionals[0];
     // a word that is no command and no folder is a mistyped command: never open the browser on it
-    if (first !== undefined && !isDirectory(first)) throw unknownCommand(first);
+    if (first !== undefined && folderState(first) !== 'folder') throw notCommandNorFolder(first);
     if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])} (see --help)`);
-    const given = values.dir ?? first;
-    const chosen = given === undefined ? defaultRoot() : undefined;
-    const dir = requireDir(given ?? chosen!.dir);
+    const { dir, chosen } = rootFor(undefined, values.dir ?? first);
     const start = tuiStartOptions(dir, { label: chosen?.label, all: values.all, defaultRoot: chosen !== undefined });
     // React's development build doubles the cost of every frame. The bundled bin
     // has NODE_ENV compiled in; this covers running dist/src/cli.js directly.
@@ -193,18 +197,20 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (cmd === 'find') {
     const { cmdFind } = await import('./cli/find-command.js');
-    if (positionals.length !== 2) throw new UsageError('find takes one QUERY (quote it: dsh-browse find --dir DIR "tool:bash is:error")');
-    return cmdFind(requireDir(values.dir), positionals[1], outFor(process.stdout, values.json));
+    if (positionals.length !== 2) throw new UsageError('find takes one QUERY (quote it: dsh-browse find "tool:bash is:error")');
+    return cmdFind(rootFor(cmd, values.dir).dir, positionals[1], outFor(process.stdout, values.json));
   }
   const extra = cmd === 'diff' ? 3 : 1; // diff A B
   if (positionals.length > extra) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[extra])}`);
   const out = outFor(process.stdout, values.json);
   const err = outFor(process.stderr, false);
-  const dir = requireDir(values.dir);
   if (cmd === 'simulate') {
+    const { simulateArgs } = await import('./cli/simulate-options.js');
+    const args = simulateArgs({ id: values.id, turns: values.turns, speed: values.speed, noTorn: values['no-torn'] });
     const { runSimulate } = await import('./cli/simulate-command.js');
-    return runSimulate(dir, { id: values.id, turns: parseIntArg('turns', values.turns), speed: values.speed === undefined ? undefined : Number(values.speed), torn: !values['no-torn'] });
+    return runSimulate(rootFor(cmd, values.dir).dir, args);
   }
+  const { dir } = rootFor(cmd, values.dir);
   await initDecoder(); // the WebAssembly zstd decoder for session.jsonl.zstd (~20 ms)
   const index = loadRootSync(dir);
   const abs = (p: string) => path.resolve(p);
@@ -220,7 +226,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'audit':
       return cmdAudit(index, out);
     case 'diff':
-      if (positionals.length < 3) throw new UsageError('diff needs two sessions: dsh-browse diff --dir DIR A B');
+      if (positionals.length < 3) throw new UsageError('diff needs two sessions: dsh-browse diff A B');
       return cmdDiff(index, usageOnNotFound(() => resolveSession(index, positionals[1], abs)), usageOnNotFound(() => resolveSession(index, positionals[2], abs)), out, process.stdout.columns);
     case 'export':
       return cmdExport(index, usageOnNotFound(() => resolveSession(index, values.session, abs)), parseIntArg('at', values.at), values.format, out);

@@ -9,7 +9,7 @@ import { jsonSafe } from '../export/escape.js';
 import { UsageError, type Out } from './commands.js';
 import { painter } from './format.js';
 
-export const DIFF_HELP = `dsh-browse diff --dir DIR A B [--json]
+export const DIFF_HELP = `dsh-browse diff [--dir DIR] A B [--json]
   Compares two sessions (ids or files) from their common ancestor: the nearest
   session both descend from through fork edges, and the last seq where their
   logs agree. Then each branch's own turns side by side (prompt, tool calls,
@@ -18,7 +18,7 @@ export const DIFF_HELP = `dsh-browse diff --dir DIR A B [--json]
            left: {id, file, turns: [{turn, prompt, tools: [{name, args, error}], reason, usage, ms, …}], totals},
            right: {…}}`;
 
-export const EXPORT_HELP = `dsh-browse export --dir DIR --session ID [--at SEQ] [--format md|html|json]
+export const EXPORT_HELP = `dsh-browse export [--dir DIR] --session ID [--at SEQ] [--format md|html|json]
   Writes a readable transcript of the session (up to seq SEQ inclusive) to
   stdout: the lineage line, prompts, assistant text, tool calls with their
   results, turn end reasons and fork boundaries. Default format: md. HTML is

@@ -1,4 +1,4 @@
-// `dsh-browse find --dir DIR QUERY [--json]`: like grep over sessions, with the
+// `dsh-browse find [--dir DIR] QUERY [--json]`: like grep over sessions, with the
 // query language of src/session/query.ts. Exit 0 with matches, 1 without.
 //
 // One pass over the files: a file whose raw text cannot hold the query's

@@ -1,9 +1,25 @@
+import { isSessionForkError } from '../session/errors.js';
+import { loadRootSync } from '../storage/load-root.js';
 import { simulate } from '../storage/simulate.js';
+import { initDecoder } from '../storage/zstd-frames.js';
+import { UsageError } from './commands.js';
+import { takenIdReason, type SimulateArgs } from './simulate-options.js';
 
-export async function runSimulate(dir: string, o: { id?: string; turns?: number; speed?: number; torn: boolean }): Promise<number> {
+export async function runSimulate(dir: string, o: SimulateArgs): Promise<number> {
+  if (o.id !== undefined) {
+    await initDecoder(); // the root may hold compressed logs
+    const why = takenIdReason(loadRootSync(dir), dir, o.id);
+    if (why !== undefined) throw new UsageError(why);
+  }
   const ac = new AbortController();
   process.once('SIGINT', () => ac.abort());
-  const r = await simulate({ dir, id: o.id, turns: o.turns, speed: o.speed, tornWrites: o.torn, signal: ac.signal, log: (m) => process.stderr.write(m + '\n') });
-  process.stdout.write(`${r.file}: ${r.events} events\n`);
-  return 0;
+  try {
+    const r = await simulate({ dir, id: o.id, turns: o.turns, speed: o.speed, tornWrites: o.torn, signal: ac.signal, log: (m) => process.stderr.write(m + '\n') });
+    process.stdout.write(`${r.file}: ${r.events} events\n`);
+    return 0;
+  } catch (e) {
+    // the id was taken between the check and the write
+    if (isSessionForkError(e) && e.code === 'SESSION_ALREADY_EXISTS') throw new UsageError(e.message);
+    throw e;
+  }
 }

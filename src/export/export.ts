@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Session } from '../session/session.js';
+import { FILE_MODE } from '../storage/atomic-writer.js';
 import { encodeId } from '../storage/id-encoding.js';
 import { toHtml } from './html.js';
 import { toJson } from './json.js';
@@ -31,6 +32,9 @@ export interface ExportedFile {
  * `<encoded id>[.at-SEQ].<format>`, and `-2`, `-3`… when taken. Never
  * overwrites or follows a symlink: the text goes to an exclusive temp file,
  * fsync, then a hard link to the final name (which fails if the name exists).
+ * The temp is created owner-only (FILE_MODE, as session files are): a
+ * transcript holds the same prompts and tool output, and a mode set at
+ * creation leaves no moment when others could open it.
  */
 export function exportToFile(s: Session, sessions: Sessions, dir: string, opts: { format?: ExportFormat; upTo?: number } = {}): ExportedFile {
   const format = opts.format ?? 'html';
@@ -38,7 +42,7 @@ export function exportToFile(s: Session, sessions: Sessions, dir: string, opts: 
   const base = encodeId(s.id) + (opts.upTo !== undefined && opts.upTo < s.length - 1 ? `.at-${opts.upTo}` : '');
   const abs = path.resolve(dir);
   const tmp = path.join(abs, `.${base}.${process.pid}.${Date.now()}.export.tmp`);
-  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644);
+  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, FILE_MODE);
   try {
     try {
       const buf = Buffer.from(text, 'utf8');

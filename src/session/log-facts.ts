@@ -23,7 +23,10 @@ export interface LogFacts {
   endsAtBoundary: boolean;
   /** Inclusive seqs where a fork may cut (never past a seq gap). */
   boundaries: number[];
-  /** the first prompt line; for a fork child, the first prompt after its seed */
+  /**
+   * the first prompt line; for a fork child, the first prompt after its seed
+   * (a child with none of its own: the store sets its parent's, inherited-title.ts)
+   */
   title?: string;
   /**
    * A fork child's cut (v0/v1: the header's seedLength; v2+: the seq of the
@@ -46,6 +49,8 @@ export interface LogFacts {
   /** seq of an inherited end-seed marker in an unseeded v2+ log (the harness refuses it) */
   strayInheritedMarker?: number;
   titleInherited?: boolean;
+  /** seq of the prompt the title comes from (what a child forked before it did not inherit) */
+  titleSeq?: number;
   /** tool/call ids not yet answered, in the open turn */
   pendingCalls: number;
   /** token usage and models (usage.ts); split by seedFrom once a part has events (see withSplit) */
@@ -131,6 +136,7 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
         const inherited = f.seedFrom !== undefined && e.seq < f.seedFrom;
         if (t && (f.title === undefined || !inherited)) {
           f.title = t;
+          f.titleSeq = e.seq;
           f.titleInherited = inherited;
         }
       }
@@ -222,6 +228,7 @@ export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n
   t.seedFrom = seedFrom;
   for (let i = 0; i < n && t.title === undefined; i++) foldEvent(t, events[i]);
   if (t.title !== undefined) f.title = t.title;
+  if (t.titleSeq !== undefined) f.titleSeq = t.titleSeq;
   if (t.titleInherited !== undefined) f.titleInherited = t.titleInherited;
   // The latest session/title and the vocabulary need the whole prefix (cheap: a type test per event).
   for (let i = 0; i < n; i++) {

@@ -3,6 +3,8 @@
 import { eraOf, type Era } from './era.js';
 import { SessionForkError } from './errors.js';
 import { newChildId } from './ids.js';
+import { inheritedTitle, takesParentTitle } from './inherited-title.js';
+import { parentLink } from './lineage.js';
 import type { SessionEvent, SessionHeader } from './events.js';
 import { seedByMarker, type FormatVersion } from './formats.js';
 import { safeClone } from './json-safe.js';
@@ -63,6 +65,8 @@ export class SessionStore {
   private readonly byKey = new Map<string, Session>();
   private readonly byId = new Map<string, Session[]>();
   private readonly listeners = new Set<() => void>();
+  /** fork children showing an inherited title (forks not continued yet: few), see inherited-title.ts */
+  private readonly titleCandidates = new Set<Session>();
 
   constructor(
     readonly persistence?: SessionPersistence,
@@ -88,6 +92,7 @@ export class SessionStore {
     const list = this.byId.get(s.id);
     if (list) list.push(s);
     else this.byId.set(s.id, [s]);
+    if (takesParentTitle(s)) this.titleCandidates.add(s);
     this.emit();
   }
 
@@ -96,6 +101,7 @@ export class SessionStore {
     if (this.byKey.get(key) !== s) return;
     this.byKey.delete(key);
     this.detachId(s);
+    this.titleCandidates.delete(s);
     this.emit();
   }
 
@@ -141,7 +147,29 @@ export class SessionStore {
   }
 
   emit(): void {
+    this.settleTitles();
     for (const fn of this.listeners) fn();
+  }
+
+  /**
+   * A fork child with no prompt of its own shows the title its parent showed
+   * at the cut (its log alone only knows the root's first prompt). Settled on
+   * every change: the parent may be added after the child, or re-read.
+   */
+  private settleTitles(): void {
+    if (this.titleCandidates.size === 0) return;
+    const parentOf = (c: Session): Session | undefined => {
+      const link = parentLink(c, this.byId);
+      return link.kind === 'resolved' ? this.byKey.get(link.key) : undefined;
+    };
+    for (const s of [...this.titleCandidates]) {
+      if (!this.isLive(s) || !takesParentTitle(s)) {
+        this.titleCandidates.delete(s); // it has a prompt of its own now, or is gone
+        continue;
+      }
+      const title = inheritedTitle(s, parentOf);
+      if (title !== undefined) s.facts.title = title;
+    }
   }
 
   // ---- the RFC operations ---------------------------------------------

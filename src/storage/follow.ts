@@ -17,7 +17,12 @@ export interface FollowOptions {
   onApplied?(changes: FileChange[]): void;
   forcePolling?: boolean;
   pollIntervalMs?: number;
+  /** while the root folder is gone, how often to look for it (default: the watcher's, 1 s) */
+  rootPollMs?: number;
 }
+
+export const ROOT_GONE_MESSAGE = 'the root folder is gone; waiting for it to come back';
+export const ROOT_BACK_MESSAGE = 'the root folder is back; following it again';
 
 export interface Follower {
   close(): void;
@@ -177,6 +182,9 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
     onGone: (p) => {
       if (index.skipped.delete(p)) index.store.emit();
     },
+    // the title bar shows the last status: while the root is gone, this is it (its files were just reported deleted)
+    onRoot: (state) => status(state === 'gone' ? ROOT_GONE_MESSAGE : ROOT_BACK_MESSAGE),
+    rootPollMs: opts.rootPollMs,
   });
   return {
     close: () => {

@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { isSessionForkError } from '../session/errors.js';
+import { isSessionForkError, SessionForkError } from '../session/errors.js';
 import { writeNewSessionFile } from './atomic-writer.js';
 import { encodeId } from './id-encoding.js';
 import { SCRIPT, type Step, type ToolUse } from './simulate-script.js';
@@ -141,7 +141,7 @@ export async function simulate(opts: SimulateOptions): Promise<SimulateResult> {
             id = `${defaultId()}-${attempt + 2}`;
             continue;
           }
-          throw new Error(`simulate: ${final} already exists`);
+          throw new SessionForkError('SESSION_ALREADY_EXISTS', `simulate: ${final} already exists`);
         }
         throw e;
       }

@@ -18,6 +18,10 @@
 //   inotify can drop events (queue overflow) and cannot see symlink targets;
 // - any fs.watch error (ENOSPC: out of inotify watches, EMFILE, ...) switches to
 //   polling: the whole tree is walked and stat'ed every `pollIntervalMs`;
+// - the root folder itself may be deleted and made again (a cleanup, a restore
+//   from backup): while it is gone a slow timer looks for it, onRoot says so,
+//   and when it is back it is watched and listed afresh (its inotify watch died
+//   with the old folder, so nothing else would ever notice);
 // - `ready` and `sync()` are promises of a delivered full comparison, so tests
 //   and callers wait on that event rather than on time (a sleep is too short
 //   on a loaded machine and wasted on an idle one).
@@ -101,11 +105,16 @@ export interface WatchRootOptions {
   onSkip?(skip: Skip): void;
   /** an entry is gone (so any skip reported for it no longer holds) */
   onGone?(path: string): void;
+  /** the root folder vanished ('gone': its files were reported deleted) or is a folder again ('back') */
+  onRoot?(state: 'gone' | 'back'): void;
+  /** while the root is gone, how often to look for it, default 1000 ms */
+  rootPollMs?: number;
 }
 
 const DEFAULT_POLL_MS = 250;
 const DEFAULT_COALESCE_MS = 16;
 const DEFAULT_SAFETY_MS = 2000;
+const DEFAULT_ROOT_POLL_MS = 1000;
 /**
  * The safety poll in watch mode goes round the tree in slices: per tick it
  * spends at most SAFETY_BUDGET_MS (and SAFETY_BATCH entries) looking at the
@@ -147,6 +156,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   const pollMs = Math.max(10, opts.pollIntervalMs ?? DEFAULT_POLL_MS);
   const coalesceMs = Math.max(0, opts.coalesceMs ?? DEFAULT_COALESCE_MS);
   const safetyMs = opts.safetyPollMs ?? DEFAULT_SAFETY_MS;
+  const rootPollMs = Math.max(10, opts.rootPollMs ?? DEFAULT_ROOT_POLL_MS);
 
   /** what was last reported (or given as initial), by path */
   const known = new Map<string, FileState>();
@@ -170,6 +180,11 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   const dirStamp = new Map<string, number>();
   /** known files that are symlinks (inotify does not see their targets change) */
   const links = new Set<string>();
+  /** the root folder vanished: `rootTimer` looks for it until it is back */
+  let rootGone = false;
+  let rootTimer: NodeJS.Timeout | undefined;
+  /** inode of the root folder being watched (a folder made again under the name has another) */
+  let rootIno: number | undefined;
   let sweep: string[] = [];
   let sweepAt = 0;
   let rescanTimer: NodeJS.Timeout | undefined;
@@ -370,6 +385,72 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     watchers.set(dir, w);
   }
 
+  // ---- the root itself ----------------------------------------------------------
+
+  function rootStat(): fs.Stats | null {
+    try {
+      const st = fs.statSync(fsPath(root)); // follows a root that is a symlink to a folder
+      return st.isDirectory() ? st : null;
+    } catch {
+      return null;
+    }
+  }
+
+  function tellRoot(state: 'gone' | 'back'): void {
+    // after the batch being flushed (the deleted files) is delivered, so this is the last word
+    queueMicrotask(() => {
+      if (closed) return;
+      try {
+        opts.onRoot?.(state);
+      } catch {
+        /* ignore */
+      }
+    });
+  }
+
+  /**
+   * Looks at the root folder: gone (drop its watchers, report its files
+   * deleted, look for it every rootPollMs), back after being gone, or made
+   * again under the same name between two looks (a new inode: the old watch
+   * sees nothing of it). Returns false while it is gone.
+   */
+  function checkRoot(): boolean {
+    const st = rootStat();
+    if (!st) {
+      if (!rootGone) {
+        rootGone = true;
+        rootIno = undefined;
+        removeTree(root);
+        if (!rootTimer && !closed) rootTimer = setInterval(lookForRoot, rootPollMs);
+        tellRoot('gone');
+      }
+      return false;
+    }
+    if (rootGone) {
+      rootGone = false;
+      if (rootTimer) clearInterval(rootTimer);
+      rootTimer = undefined;
+      tellRoot('back');
+    } else if (rootIno === undefined || st.ino === rootIno) {
+      rootIno = st.ino;
+      return true;
+    }
+    // back, or replaced: watch the new folder from scratch and compare every file
+    rootIno = st.ino;
+    removeTree(root);
+    addTree(root);
+    return true;
+  }
+
+  function lookForRoot(): void {
+    try {
+      if (closed || !checkRoot()) return;
+      flush();
+    } catch {
+      /* never throw out of a timer */
+    }
+  }
+
   // ---- raw events -------------------------------------------------------------
 
   function onRaw(dir: string, filename: Buffer | string | null): void {
@@ -427,7 +508,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     try {
       for (const d of [...dirtyDirs]) {
         dirtyDirs.delete(d);
-        if (probe(d)?.kind === 'dir') addTree(d);
+        if (d === root) checkRoot();
+        else if (probe(d)?.kind === 'dir') addTree(d);
         else removeTree(d);
       }
       const changes: FileChange[] = [];
@@ -481,7 +563,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
         // drop watchers of folders that vanished without an event
         for (const d of [...watchers.keys()]) if (d !== root && probe(d)?.kind !== 'dir') removeTree(d);
       }
-      addTree(root);
+      if (checkRoot()) addTree(root);
       for (const f of known.keys()) observe(f, undefined);
       flush();
     } catch {
@@ -509,6 +591,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   function safetyTick(): void {
     if (closed || mode !== 'watch') return;
     try {
+      // one stat: the root deleted (or made again) without an event reaching us
+      if (!checkRoot()) return flush();
       for (const f of links) observe(f, undefined);
       if (sweepAt >= sweep.length) {
         sweep = [...watchers.keys(), ...known.keys()];
@@ -522,6 +606,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
           const m = dirMtime(p);
           if (m === null) {
             if (p !== root) removeTree(p);
+            else checkRoot();
           } else if (dirStamp.get(p) !== m) relist(p, m);
         } else if (known.has(p)) observe(p, undefined);
       }
@@ -591,6 +676,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     mode = 'poll';
     fallbackReason = `root ${root} is not a directory (yet)`;
   } else {
+    rootIno = rootStat()?.ino;
     // watchers first (this walk only installs them; files are compared below)
     walk(
       root,
@@ -649,7 +735,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       if (periodic) clearTimeout(periodic);
       if (unwatchedTimer) clearInterval(unwatchedTimer);
       if (rescanTimer) clearTimeout(rescanTimer);
-      flushTimer = periodic = rescanTimer = undefined;
+      if (rootTimer) clearInterval(rootTimer);
+      flushTimer = periodic = rescanTimer = rootTimer = undefined;
       for (const w of watchers.values()) {
         try {
           w.close();

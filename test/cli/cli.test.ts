@@ -116,8 +116,8 @@ describe('dsh-browse CLI', () => {
   });
 
   describe('usage errors: exit 2, one line, no stack trace', () => {
-    it('missing --dir', () => expectUsage(run('list'), /--dir/));
-    it('--dir that is not a directory', () => expectUsage(run('list', '--dir', path.join(sample, 'nope')), /not a directory/));
+    it('missing --dir (fork writes: never a default folder)', () => expectUsage(run('fork', '--session', 'x'), /missing --dir/));
+    it('--dir that is not a directory', () => expectUsage(run('list', '--dir', path.join(sample, 'nope')), /does not exist/));
     it('unknown option', () => expectUsage(run('list', '--dir', sample, '--bogus'), /bogus/));
     it('extra argument', () => expectUsage(run('list', 'extra', '--dir', sample), /extra/));
     it('missing --session', () => expectUsage(run('tree', '--dir', sample), /--session/));
