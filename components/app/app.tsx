@@ -140,7 +140,7 @@ export function App(props: AppProps): React.JSX.Element {
         <TabBar view={state.view} turnsLabel={selected ? sanitizeInline(selected.id) : undefined} width={lay.width} />
         <Box flexDirection="column" height={lay.content} overflow="hidden">
           <Body state={state} world={world} />
-          {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} root={world.root} width={lay.width} height={lay.dialog} /> : null}
+          {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} root={world.root} liveLength={world.session(state.dialog.sourceKey)?.length} width={lay.width} height={lay.dialog} /> : null}
           {!state.help && !state.dialog && state.menu ? (
             <ActionMenu items={menuItems(state, world)} cursor={state.menu.cursor} title={menuTitle(state, world)} width={lay.width} height={lay.dialog} />
           ) : null}

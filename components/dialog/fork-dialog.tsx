@@ -3,7 +3,7 @@
 // editable child id (a caret, readline keys).
 import { Box, Text } from 'ink';
 import React from 'react';
-import { confirmNotes, refusedLines, type Dialog } from '../../src/view/dialog/fork-dialog-state.js';
+import { boundaryLabel, confirmNotes, refusedLines, type Dialog } from '../../src/view/dialog/fork-dialog-state.js';
 import { displayWidth, fit, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { caretParts, type TextField } from '../../src/view/text/text-field.js';
 import { wrapText } from '../../src/view/text/text-wrap.js';
@@ -13,6 +13,8 @@ export interface ForkDialogProps {
   dialog: Dialog;
   /** the root folder: the source file is shown relative to it */
   root?: string;
+  /** the live session's length now (the pinned source may be an older instance of its file) */
+  liveLength?: number;
   width: number;
   height: number;
 }
@@ -53,7 +55,7 @@ function IdField(props: { field: TextField; width: number }): React.JSX.Element 
   );
 }
 
-export function ForkDialog({ dialog: d, root, width, height }: ForkDialogProps): React.JSX.Element {
+export function ForkDialog({ dialog: d, root, liveLength, width, height }: ForkDialogProps): React.JSX.Element {
   const tone = useTone();
   const inner = Math.max(10, width - 4);
   if (d.kind === 'refused') {
@@ -75,7 +77,7 @@ export function ForkDialog({ dialog: d, root, width, height }: ForkDialogProps):
       </Box>
     );
   }
-  const boundary = d.cut === undefined ? 'none (empty log)' : `seq ${d.cut}${d.wholeLog ? (d.source.length - 1 === d.cut ? ' (whole log)' : ' (the whole log when this opened)') : ''}`;
+  const boundary = boundaryLabel(d, liveLength);
   // the file pins the instance: two sessions with one id are told apart by it (its end kept when cut)
   const file = d.source.file === undefined ? 'in memory' : root && d.source.file.startsWith(root + '/') ? d.source.file.slice(root.length + 1) : d.source.file;
   const notes = confirmNotes(d).flatMap((t, i) => wrapText(t, inner, 3).map((l) => ({ l, error: i === 0 && d.error !== undefined })));

@@ -8,6 +8,8 @@ import React from 'react';
 import type { MenuItem } from '../../src/view/menu/action-menu.js';
 import { fit, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { useTone } from '../app/theme.js';
+import { MENU_REASON_LINES } from '../../src/view/app/layout.js';
+import { wrapText } from '../../src/view/text/text-wrap.js';
 
 interface Entry {
   label: string;
@@ -33,6 +35,8 @@ function EntryView({ item, width, isSelected }: Entry & { isSelected?: boolean }
   );
 }
 
+const why = (item: MenuItem | undefined): string => (!item ? '' : item.disabled ? `${item.key}: ${item.disabled}` : `${item.key}: ${item.help}`);
+
 export function ActionMenu(props: { items: MenuItem[]; cursor: number; title: string; width: number; height: number }): React.JSX.Element {
   const tone = useTone();
   const inner = Math.max(10, props.width - 6);
@@ -48,9 +52,15 @@ export function ActionMenu(props: { items: MenuItem[]; cursor: number; title: st
         items={entries}
         initialIndex={cursor}
         isFocused={false}
-        limit={Math.max(1, props.height - 3)}
+        limit={Math.max(1, props.height - 3 - MENU_REASON_LINES)}
         itemComponent={EntryView as unknown as React.FC<{ isSelected?: boolean; label: string }>}
       />
+      {/* the highlighted entry's reason in full (the row above may cut it), or what it does */}
+      {wrapText(sanitizeInline(why(props.items[cursor])), Math.max(10, props.width - 4), MENU_REASON_LINES).map((l, i) => (
+        <Text key={`why${i}`} dimColor={!props.items[cursor]?.disabled} color={props.items[cursor]?.disabled ? tone('yellow') : undefined} wrap="truncate-end">
+          {l}
+        </Text>
+      ))}
     </Box>
   );
 }

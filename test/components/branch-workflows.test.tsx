@@ -92,7 +92,9 @@ describe('the action menu', () => {
     expect(f).toContain('Actions: add-retry-metrics');
     expect(f).toMatch(/f +fork at the head +\(OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn/);
     expect(f).toMatch(/c +compare with the marked session +\(mark a session first \(m\)\)/);
-    await m.press('j', KEY.enter); // the fork entry: disabled, runs as f does: the store's refusal, nothing written
+    await m.press('j'); // on the fork entry: its reason in full under the list (the row cuts it)
+    expect(m.frame().replace(/[│\s]+/g, ' ')).toContain('f: OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn (last event: tool/call)');
+    await m.press(KEY.enter); // the fork entry: disabled, runs as f does: the store's refusal, nothing written
     expect(m.state().menu).toBeUndefined();
     expect(m.state().dialog).toMatchObject({ kind: 'refused', error: { code: 'OPEN_TURN' } });
     await m.press(KEY.esc);

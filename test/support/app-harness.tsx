@@ -5,6 +5,7 @@
 // search, a store change from another writer) is waited for as an event:
 // idle() (the controller has nothing left to do) or until() (the screen shows
 // it), each with a generous deadline; never a fixed sleep.
+import type { ProjectScope } from '../../src/storage/project-scope.js';
 import { render } from 'ink-testing-library';
 import React from 'react';
 import { expect } from 'vitest';
@@ -31,12 +32,15 @@ export interface MountOptions {
   now?: number;
   /** where `x` writes exports */
   exportDir?: string;
+  /** the current project's scope, and whether the list starts scoped to it (p toggles) */
+  scope?: ProjectScope;
+  startScoped?: boolean;
 }
 
 export function mountApp(o: MountOptions) {
   const size = o.size ?? { columns: 100, rows: 24 };
   let n = 0;
-  const controller = new AppController(o.index, { size, initialView: o.view, selection: o.selection, now: o.now ?? 1795990000000, newId: () => `child-${++n}`, exportDir: o.exportDir });
+  const controller = new AppController(o.index, { size, initialView: o.view, selection: o.selection, now: o.now ?? 1795990000000, newId: () => `child-${++n}`, exportDir: o.exportDir, scope: o.scope, startScoped: o.startScoped });
   const r = render(<App index={o.index} controller={controller} size={o.followTerminal ? undefined : size} color={false} />);
   const frame = (): string => {
     const f = r.lastFrame() ?? '';

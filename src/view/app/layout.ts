@@ -3,8 +3,9 @@
 // so a frame never scrolls it.
 import { dialogHeight, type Dialog } from '../dialog/fork-dialog-state.js';
 
-/** Rows of the action menu box: a title, its entries, two borders. */
-export const menuHeight = (entries: number): number => entries + 3;
+/** Rows of the action menu box: a title, its entries, two lines for the highlighted entry's reason in full, two borders. */
+export const MENU_REASON_LINES = 2;
+export const menuHeight = (entries: number): number => entries + 3 + MENU_REASON_LINES;
 
 export interface Size {
   columns: number;

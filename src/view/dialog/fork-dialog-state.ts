@@ -82,6 +82,18 @@ export function afterForkFailure(world: World, d: Extract<Dialog, { kind: 'confi
   return { ...d, error, note: undefined };
 }
 
+/**
+ * The cut as the dialog words it: `seq 78 (whole log)` only while it is the
+ * whole log of the live session; once that grew or was replaced by a longer
+ * one, the same pinned seq is `the whole log when this opened`.
+ */
+export function boundaryLabel(d: Extract<Dialog, { kind: 'confirm' }>, liveLength: number | undefined): string {
+  if (d.cut === undefined) return 'none (empty log)';
+  if (!d.wholeLog) return `seq ${d.cut}`;
+  const length = liveLength ?? d.source.length;
+  return `seq ${d.cut} ${length - 1 === d.cut && d.source.length - 1 === d.cut ? '(whole log)' : `(the whole log when this opened; it has ${length} events now)`}`;
+}
+
 /** The lines of a refusal, wrapped to the dialog. */
 export const refusedLines = (d: Extract<Dialog, { kind: 'refused' }>, inner: number, height: number): string[] =>
   wrapText(problemText(d.error), inner, Math.max(1, height - 4));
