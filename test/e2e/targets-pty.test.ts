@@ -183,4 +183,19 @@ describe('surfaces say what is so', () => {
       await s.waitFor((scr) => !scr.includes('query error'));
     }
   });
+
+  it('the root folder deleted and made again: the title says it is gone, then the new session appears', async () => {
+    const live = path.join(base, 'live-root');
+    fs.mkdirSync(live);
+    fs.writeFileSync(path.join(live, 'first.jsonl'), session('first', work));
+    const s = await open(live);
+    await s.waitFor('first');
+    fs.rmSync(live, { recursive: true, force: true });
+    await s.waitFor('the root folder is gone; waiting for it to come back', 20_000);
+    fs.mkdirSync(live);
+    fs.writeFileSync(path.join(live, 'second.jsonl'), session('second', work));
+    await s.waitFor(/^ +boundary +second /m, 20_000);
+    await s.waitFor('the root folder is back; following it again');
+    expect(s.screen()).toMatch(/^▶ file deleted +first /m); // the old selection stays, marked, until the user moves
+  });
 });
