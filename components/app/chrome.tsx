@@ -5,7 +5,7 @@ import React from 'react';
 import { VIEWS } from '../../src/view/app/state.js';
 import { shortReason, type KeyHint } from '../../src/view/app/key-hints.js';
 import type { ViewName } from '../../src/view/app/keymap.js';
-import { displayWidth, truncate } from '../../src/view/text/sanitize.js';
+import { displayWidth, pathTail, truncate } from '../../src/view/text/sanitize.js';
 import { useTone } from './theme.js';
 
 export type StatusTone = 'info' | 'ok' | 'error';
@@ -15,15 +15,6 @@ export interface Status {
 }
 
 const VIEW_TITLES: Record<ViewName, string> = { sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage', problems: 'Problems' };
-
-/** `…/tail` of a path in at most `width` columns. */
-function pathTail(p: string, width: number): string {
-  if (displayWidth(p) <= width) return p;
-  const chars = [...p];
-  let out = '';
-  while (chars.length && displayWidth('…' + chars[chars.length - 1] + out) <= width) out = chars.pop()! + out;
-  return '…' + out;
-}
 
 /**
  * `dsh-browse · root · 12 sessions · ⚠ 2 diagnostics · live · <status>`: the

@@ -4,7 +4,7 @@
 import { Box, Text } from 'ink';
 import React from 'react';
 import { boundaryLabel, confirmNotes, refusedLines, type Dialog } from '../../src/view/dialog/fork-dialog-state.js';
-import { displayWidth, fit, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
+import { displayWidth, fit, pathTail, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { caretParts, type TextField } from '../../src/view/text/text-field.js';
 import { wrapText } from '../../src/view/text/text-wrap.js';
 import { useTone } from '../app/theme.js';
@@ -28,15 +28,6 @@ function Field(props: { label: string; value: string; width: number }): React.JS
       <Text bold>{truncate(props.value, Math.max(1, props.width - LABEL))}</Text>
     </Text>
   );
-}
-
-/** The end of `s` in `width` columns (`…/tail`): a path's distinguishing part is its end. */
-function tail(s: string, width: number): string {
-  if (displayWidth(s) <= width) return s;
-  const chars = [...s];
-  let out = '';
-  while (chars.length && displayWidth('…' + chars[chars.length - 1] + out) <= width) out = chars.pop()! + out;
-  return '…' + out;
 }
 
 /** The child id with its caret; a long id keeps the caret in view. */
@@ -87,7 +78,7 @@ export function ForkDialog({ dialog: d, root, liveLength, width, height }: ForkD
         Fork session
       </Text>
       <Field label="source" value={sanitizeInline(d.source.id)} width={inner} />
-      <Field label="file" value={tail(sanitizeInline(file), inner - LABEL)} width={inner} />
+      <Field label="file" value={pathTail(sanitizeInline(file), inner - LABEL)} width={inner} />
       <Field label="boundary" value={boundary} width={inner} />
       <Field label="seedLength" value={String(d.seedLength)} width={inner} />
       <IdField field={d.childId} width={inner} />

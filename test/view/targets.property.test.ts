@@ -5,74 +5,26 @@
 // line and menu entry agree on enabled/disabled and the reason.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../src/session/events.js';
-import { foldEvent } from '../../src/session/log-facts.js';
 import { resumeCommand } from '../../src/session/resume-command.js';
-import { memorySession, SessionStore } from '../../src/session/store.js';
-import type { RootIndex } from '../../src/storage/load-root.js';
+import { SessionStore } from '../../src/session/store.js';
+import { applyStoreOp, driveApp, NOW, opArb, session } from '../support/random-store.js';
 import { compareEnter } from '../../src/view/compare/compare-state.js';
-import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
 import { helpLines } from '../../src/view/help/help.js';
 import { labelOf, shortKey } from '../../src/view/app/binding.js';
 import { footerHints } from '../../src/view/app/key-hints.js';
 import { bindingsFor } from '../../src/view/app/keymap.js';
 import { splitKeys } from '../../src/view/app/keys.js';
 import { reduce } from '../../src/view/app/reducer.js';
-import { initialAppState, sessionsRows, type AppAction, type AppState, type Effect } from '../../src/view/app/state.js';
+import { sessionsRows, type AppAction, type AppState, type Effect } from '../../src/view/app/state.js';
 import { activeSurface, rowSurface } from '../../src/view/app/surface.js';
 import { hasTarget, target, turnsCursor } from '../../src/view/app/target.js';
-import { snapshotWorld, type World } from '../../src/view/app/world.js';
+import type { World } from '../../src/view/app/world.js';
 import { menuItems } from '../../src/view/menu/action-menu.js';
 import { runs } from '../support/property.js';
 
-const NOW = 1795990000000;
-const IDS = ['alpha', 'beta', 'gamma', 'delta', 'eps'];
 // every surface is reachable: a (menu), ? (help), f (dialog), o / Enter (reader), m then c (Compare), / (prompts)
 const KEYS = ['j', 'k', 'g', 'G', '\x1b[B', '\x1b[A', '\x1b[6~', '/', 'a', 'l', 'e', 'p', '\x7f', '\r', '\x1b', '\t', '\x1b[Z', 'f', 's', '?', 'h', 't', 'b', 'E', 'm', 'c', 'o', 'x', 'y', 'R', 'n', 'w', 'd'];
 
-type Op =
-  | { kind: 'keys'; raw: string }
-  | { kind: 'append'; id: number; close: boolean }
-  | { kind: 'new'; id: number }
-  | { kind: 'delete'; id: number }
-  | { kind: 'replace'; id: number };
-
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 8, arbitrary: fc.array(fc.constantFrom(...KEYS), { minLength: 1, maxLength: 4 }).map((k) => ({ kind: 'keys' as const, raw: k.join('') })) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('append' as const), id: fc.nat(IDS.length - 1), close: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('new' as const), id: fc.nat(IDS.length - 1) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), id: fc.nat(IDS.length - 1) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('replace' as const), id: fc.nat(IDS.length - 1) }) },
-);
-
-/** A session; the odd ones are forks of the first (Lineage edges, Compare across a common ancestor), one has a seq gap (Problems). */
-function session(id: string, turns: number, createdAt: number, gap = false) {
-  const events: SessionEvent[] = [];
-  const add = (type: string, data: unknown) => events.push({ type, seq: events.length + (gap && events.length >= 2 ? 1 : 0), time: createdAt + events.length, data });
-  for (let t = 1; t <= turns; t++) {
-    add('turn/start', { turn: t, trigger: 'user' });
-    add('user/message', { content: [{ type: 'text', text: `${id} prompt ${t}` }], source: 'user' });
-    add('turn/end', { turn: t, reason: { kind: 'completed' } });
-  }
-  const s = memorySession({ type: 'session', version: 0, id, createdAt }, events);
-  // problems to list (the Problems tab): diagnostics as the reader reports them
-  if (gap) s.log.diagnostics.push({ file: `${id}.jsonl`, line: 4, severity: 'error', code: 'SEQ_GAP', message: 'seq jumps by 1' }, { file: `${id}.jsonl`, line: 6, severity: 'warning', code: 'BAD_EVENT', message: 'odd' });
-  return s;
-}
-
-function append(s: ReturnType<typeof session>, close: boolean): void {
-  const f = s.log.facts;
-  const push = (type: string, data: unknown) => {
-    const e = { type, seq: s.log.events.length, time: NOW + s.log.events.length, data };
-    s.log.events.push(e);
-    foldEvent(f, e);
-  };
-  if (f.openTurn === null) {
-    push('turn/start', { turn: f.turns + 1, trigger: 'user' });
-    push('user/message', { content: [{ type: 'text', text: 'more' }], source: 'user' });
-  }
-  if (close && f.openTurn !== null) push('turn/end', { turn: f.openTurn, reason: { kind: 'completed' } });
-}
 
 /** The highlighted row of the row surface, as the screen draws it: its session key and seq. */
 function highlighted(s: AppState, world: World): { key?: string; seq?: number } | undefined {
@@ -105,31 +57,20 @@ const isView = (x: string): boolean => ['sessions', 'turns', 'lineage', 'problem
 describe('every surface acts on what it highlights', () => {
   it('target = the highlighted row; f, Enter, a, x, y, R, m act on the target; hints, help and menu agree', () => {
     fc.assert(
-      fc.property(fc.array(opArb, { minLength: 1, maxLength: 40 }), fc.constantFrom(24, 30, 14), (ops, rows) => {
+      fc.property(fc.array(opArb(KEYS, 8), { minLength: 1, maxLength: 40 }), fc.constantFrom(24, 30, 14), (ops, rows) => {
         const store = new SessionStore();
         store.add(session('alpha', 2, NOW));
         store.add(session('beta', 3, NOW - 1000, true));
         const kid = store.fork({ source: store.getAll('alpha')[0], boundary: 2, sessionId: 'alpha-kid' });
         expect(kid.kind).toBe('fork');
         kid.log.diagnostics.push({ file: 'alpha-kid.jsonl', line: 2, severity: 'warning', code: 'ORPHAN_PARENT', message: 'x' });
-        const index: RootIndex = { root: '/mem', store, files: new Map(), skipped: [], generations: new Map() } as unknown as RootIndex;
-        let version = 0;
-        let n = 0;
-        let world: World = snapshotWorld(index, ++version, NOW, () => `kid-${++n}`);
-        let state: AppState = reduce(initialAppState({ columns: 100, rows }), { type: 'world' }, world).state;
+        const d = driveApp(store, { columns: 100, rows });
+        let state: AppState = d.state;
+        let world: World = d.world;
         const dispatch = (a: AppAction): void => {
-          const out = reduce(state, a, world);
-          state = out.state;
-          for (const e of out.effects) {
-            if (e.type !== 'fork') continue;
-            try {
-              const child = store.fork({ source: e.source, boundary: e.boundary, sessionId: e.childId });
-              world = snapshotWorld(index, ++version, NOW, () => `kid-${++n}`);
-              dispatch({ type: 'forked', child, source: e.source });
-            } catch (err) {
-              dispatch({ type: 'forkFailed', error: problemOf(err) });
-            }
-          }
+          d.dispatch(a);
+          state = d.state;
+          world = d.world;
         };
         /** what keys would do from the current state, without keeping it */
         const probe = (raw: string): { state: AppState; effects: Effect[] } => {
@@ -209,17 +150,10 @@ describe('every surface acts on what it highlights', () => {
         for (const op of ops) {
           if (op.kind === 'keys') for (const press of splitKeys(op.raw)) dispatch({ type: 'key', press });
           else {
-            const id = IDS[op.id];
-            const live = store.getAll(id)[0];
-            if (op.kind === 'append' && live) append(live, op.close);
-            if (op.kind === 'new' && !live) store.add(session(id, 1, NOW + version, op.id % 2 === 1));
-            if (op.kind === 'delete' && live) {
-              live.gone = true;
-              store.remove(live);
-            }
-            if (op.kind === 'replace' && live) store.add(session(id, live.facts.turns + 1, live.header.createdAt));
-            world = snapshotWorld(index, ++version, NOW, () => `kid-${++n}`);
-            dispatch({ type: 'world' });
+            applyStoreOp(store, op, d.version);
+            d.changed();
+            state = d.state;
+            world = d.world;
           }
           check();
         }

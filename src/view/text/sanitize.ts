@@ -177,3 +177,12 @@ export function padEnd(s: string, width: number): string {
 export function fit(s: string, width: number): string {
   return padEnd(truncate(s, width), width);
 }
+
+/** `…/tail` of a path in at most `width` columns. */
+export function pathTail(p: string, width: number): string {
+  if (displayWidth(p) <= width) return p;
+  const chars = [...p];
+  let out = '';
+  while (chars.length && displayWidth('…' + chars[chars.length - 1] + out) <= width) out = chars.pop()! + out;
+  return '…' + out;
+}
