@@ -7,6 +7,7 @@ import type { RootIndex } from '../../src/storage/load-root.js';
 import { indexOfKey, layoutOf, selectedSession, sessionsRows, turnsStateOf, type AppState } from '../../src/view/app/state.js';
 import { footerHints } from '../../src/view/app/key-hints.js';
 import { hasTarget, target } from '../../src/view/app/target.js';
+import { contentSurface } from '../../src/view/app/surface.js';
 import type { ViewName } from '../../src/view/app/keymap.js';
 import { ancestryKeys } from '../../src/view/lineage/lineage-layout.js';
 import { sanitizeInline } from '../../src/view/text/sanitize.js';
@@ -59,14 +60,21 @@ function menuTitle(state: AppState, world: World): string {
   return `Actions: ${sanitizeInline(t.session.id)}${t.seq !== undefined && state.view !== 'sessions' && state.view !== 'lineage' ? ` · seq ${t.seq}` : ''}`;
 }
 
+/** A prompt is drawn by the view it belongs to (the filter in Sessions, the search in Turns). */
+const rowSurfaceOf = (c: ReturnType<typeof contentSurface>) => (c === 'filter' ? 'sessions' : c === 'search' ? 'turns' : c);
+
 function Body({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
   const lay = layoutOf(state);
+  // the body is whatever surface is under the overlays (activeSurface's order); help covers it, the dialog and menu sit below it
   if (state.help) return <HelpOverlay of={state.help.of} state={state} width={lay.width} height={lay.content} scroll={state.help.scroll} />;
-  if (state.reader) return <ReaderView state={state.reader} width={lay.width} />;
-  const c = state.compare;
-  if (c?.open) return <CompareView comparison={c.comparison} rows={c.rows} cursor={c.cs.cursor} side={c.cs.side} from={c.cs.from} width={lay.width} height={lay.content} />;
+  const surface = rowSurfaceOf(contentSurface(state));
+  if (surface === 'reader') return <ReaderView state={state.reader!} width={lay.width} />;
+  if (surface === 'compare') {
+    const c = state.compare!;
+    return <CompareView comparison={c.comparison} rows={c.rows} cursor={c.cs.cursor} side={c.cs.side} from={c.cs.from} width={lay.width} height={lay.content} />;
+  }
   if (lay.view <= 0) return null;
-  if (state.view === 'sessions') {
+  if (surface === 'sessions') {
     const rows = sessionsRows(state, world);
     return (
       <SessionsView
@@ -88,12 +96,12 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
       />
     );
   }
-  if (state.view === 'lineage') {
+  if (surface === 'lineage') {
     const layout = world.lineage(state.lineage.collapsed);
     const ancestry = state.selection ? ancestryKeys(layout, state.selection) : new Set<string>();
     return <LineageView layout={layout} selected={indexOfKey(layout.rows, state.selection)} top={state.lineage.top} ancestry={ancestry} mark={state.mark} width={lay.width} height={lay.view} />;
   }
-  if (state.view === 'problems') {
+  if (surface === 'problems') {
     const rows = world.problems();
     return <ProblemsView rows={rows} selected={rows.length ? Math.min(state.problems.hint, rows.length - 1) : -1} top={state.problems.top} root={world.root} width={lay.width} height={lay.view} />;
   }

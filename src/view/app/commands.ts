@@ -22,7 +22,7 @@ import { nextOrder } from '../sessions/session-list.js';
 import { textField } from '../text/text-field.js';
 import { nearestBoundaries } from '../../session/log-facts.js';
 import { nearestBoundary, rowIndexForSeq, type TurnRow } from '../turns/turn-rows.js';
-import { cursorIndex, hasSomethingToClose, turnsReducer, type TurnsAction } from '../turns/turns-state.js';
+import { hasSomethingToClose, turnsReducer, type TurnsAction } from '../turns/turns-state.js';
 import type { World } from './world.js';
 import { forkVerdict, resumeDisabled, compareDisabled } from './verdicts.js';
 import { hasTarget, target, turnsCursor } from './target.js';
@@ -121,8 +121,7 @@ export function gotoMatch(s: AppState, world: World, dir: 1 | -1, inclusive = fa
   const data = world.turns(session);
   if (!data.ok) return step(s);
   const ts = turnsStateOf(s, t.key);
-  const v = turnsView(s, data)(ts);
-  const row = v.rows[cursorIndex(ts.tree, v)];
+  const row = turnsCursor(s, world, session)?.row;
   const from = row === undefined ? undefined : inclusive ? row.seq - dir : row.seq;
   const seq = stepMatch(t.seqs, from, dir);
   if (seq === undefined) return step(s);
