@@ -1,6 +1,6 @@
 // The app's commands on the selection in each view (Sessions, Lineage, Problems,
 // Turns) and the ones that open a surface (fork dialog, reader, Compare, search
-// match): pure steps of the reducer in app-reducer.ts.
+// match): pure steps of the reducer in reducer.ts. Every action reads target().
 import { SessionStore } from '../../session/store.js';
 import { compareSessions, type Comparison } from '../../session/compare.js';
 import { resumeCommand } from '../../session/resume-command.js';
