@@ -40,10 +40,9 @@ describe('dsh-browse in a terminal (80x24)', () => {
 
     // fork refused: the store's typed error, nothing written
     await press(s, 'f');
-    const refused = await s.waitFor('SessionForkError OPEN_TURN');
-    expect(refused.replace(/[│\s]+/g, ' ')).toContain(
-      'SessionForkError OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn (last event: tool/call)',
-    );
+    // the whole message, wrapped in the dialog (a frame can arrive in several reads: wait for all of it)
+    const message = 'SessionForkError OPEN_TURN: cannot fork session "add-retry-metrics" inside an open turn (last event: tool/call)';
+    await s.waitFor((scr) => scr.replace(/[│\s]+/g, ' ').includes(message));
     expect(fs.readdirSync(dir).sort()).toEqual(before);
     await press(s, keys.esc);
     await s.waitFor((scr) => !scr.includes('SessionForkError OPEN_TURN'));
