@@ -82,8 +82,8 @@ describe('the Problems tab acts on the highlighted problem (the issue repro)', (
     await press(s, 'y');
     await s.waitFor('no problem highlighted (j/k choose one)');
     await press(s, 'j');
-    await s.waitFor(() => /SEQ_GAP +migrate-eslint-flat-config\.jsonl:8 #7/.test(selectedRow(s)));
-    expect(s.lines()[1]).toContain('Turns: migrate-eslint-flat-config'); // the tab names the session the keys act on
+    // the tab names the session the keys act on
+    await s.waitFor(() => /SEQ_GAP +migrate-eslint-flat-config\.jsonl:8 #7/.test(selectedRow(s)) && s.lines()[1].includes('Turns: migrate-eslint-flat-config'));
 
     await press(s, 'y'); // a flat folder is no harness root: the verdict list --json gives, for the highlighted session
     await s.waitFor('copy the resume command (migrate-eslint-flat-config): dsh --resume would refuse it: not in a harness root');
@@ -196,6 +196,6 @@ describe('surfaces say what is so', () => {
     fs.writeFileSync(path.join(live, 'second.jsonl'), session('second', work));
     await s.waitFor(/^ +boundary +second /m, 20_000);
     await s.waitFor('the root folder is back; following it again');
-    expect(s.screen()).toMatch(/^▶ file deleted +first /m); // the old selection stays, marked, until the user moves
+    await s.waitFor(/^▶ file deleted +first /m); // the old selection stays, marked, until the user moves
   });
 });
