@@ -20,8 +20,18 @@ import { turnsReducer } from '../turns/turns-state.js';
 import { visibleWindow } from './window.js';
 import type { World } from './world.js';
 import { type AppState, type AppAction, type Step, cycleView, indexOfKey, layoutOf, readerHeight, select, selectedSession, sessionsRows, setTurns, step, turnsView, withStatus } from './state.js';
-import { exportKey, forkCommand, lineageCommand, markKey, nearestSessionRow, openCompare, problemsCommand, resumeKey, sessionsCommand, turnsCommand } from './commands.js';
-import { compareKey, dialogKey, filterKey, helpKey, menuKey, openHelp, readerKey, searchKey } from './surfaces.js';
+import { exportKey, forkCommand, markKey, openCompare, resumeKey } from './commands.js';
+import { sessionsCommand } from '../sessions/commands.js';
+import { filterKey } from '../sessions/filter-key.js';
+import { turnsCommand } from '../turns/commands.js';
+import { searchKey } from '../turns/search-key.js';
+import { lineageCommand, nearestSessionRow } from '../lineage/commands.js';
+import { problemsCommand } from '../problems/commands.js';
+import { dialogKey } from '../dialog/on-key.js';
+import { helpKey, openHelp } from '../help/on-key.js';
+import { menuKey } from '../menu/on-key.js';
+import { readerKey } from '../reader/on-key.js';
+import { compareKey } from '../compare/on-key.js';
 
 /** Runs after every action: re-points the selection and clamps every window. */
 export function normalize(s0: AppState, world: World): AppState {
