@@ -89,10 +89,5 @@ const TABLES: Record<ViewName, ViewBinding[]> = {
 
 export const bindingsFor = (view: ViewName): readonly ViewBinding[] => TABLES[view];
 
-/** The command an input means in a view, if any. */
-export function commandFor(view: ViewName, input: string, key: import('./binding.js').KeyFlags): Command | undefined {
-  return TABLES[view].find((b) => b.match(input, key))?.command;
-}
-
 /** The entries of a view's action menu: its bindings with a menu label (the layout reserves their rows). */
 export const menuBindings = (view: ViewName): readonly ViewBinding[] => TABLES[view].filter((b) => b.menu !== undefined);
