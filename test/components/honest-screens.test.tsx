@@ -46,7 +46,7 @@ describe('after a fork', () => {
     expect(m.state().selection).toBe(path.join(dir, 'child-1.jsonl'));
     expect(m.state().filter.text).toBe('');
     const status = m.state().status?.text ?? '';
-    expect(status).toContain('forked bump-vitest -> child-1 (child-1.jsonl) · filter "bump" cleared to show it · the harness cannot resume it: not in a harness root');
+    expect(status).toContain('forked bump-vitest -> child-1 (child-1.jsonl) · filter "bump" cleared to show it · y is off: dsh --resume would refuse it: not in a harness root');
     expect(status).not.toContain('y copies');
     expect(flat(m.frame())).toContain('forked bump-vitest -> child-1 (child-1.jsonl) · filter "bump" cleared to show it'); // the footer shows it
   });

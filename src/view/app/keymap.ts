@@ -90,4 +90,5 @@ const TABLES: Record<ViewName, ViewBinding[]> = {
 export const bindingsFor = (view: ViewName): readonly ViewBinding[] => TABLES[view];
 
 /** The entries of a view's action menu: its bindings with a menu label (the layout reserves their rows). */
-export const menuBindings = (view: ViewName): readonly ViewBinding[] => TABLES[view].filter((b) => b.menu !== undefined);
+const MENUS = Object.fromEntries(Object.entries(TABLES).map(([v, t]) => [v, t.filter((b) => b.menu !== undefined)])) as Record<ViewName, ViewBinding[]>;
+export const menuBindings = (view: ViewName): readonly ViewBinding[] => MENUS[view];

@@ -12,7 +12,8 @@ import { readerReducer } from '../reader/reader-state.js';
 import { bindingsFor, type Command, type ViewBinding, type ViewName } from './keymap.js';
 import { bindingFor, labelOf } from './binding.js';
 import { activeSurface } from './surface.js';
-import { disabledStatus } from './verdicts.js';
+import { disabledStatus, resumeRefusal } from './verdicts.js';
+import { inProjectScope } from '../../storage/project-scope.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { filterSessions, listItemOf } from '../sessions/session-list.js';
 import { textField } from '../text/text-field.js';
@@ -197,7 +198,6 @@ function switchView(s: AppState, view: ViewName, world: World): AppState {
   return next;
 }
 
-
 /**
  * The child of a fork becomes the selection, on screen: a filter or a project
  * scope that would hide it is lifted, and the status says so. The status says
@@ -211,14 +211,13 @@ function afterFork(s: AppState, child: Session, source: Session, world: World): 
     notes.push(`filter "${sanitizeInline(next.filter.text)}" cleared to show it`);
     next = { ...next, filter: textField(''), filterEditing: false };
   }
-  if (!next.allProjects && world.scope && !world.rows(next.filter.text, next.order, false).some((r) => r.key === key)) {
+  if (!next.allProjects && world.scope && !inProjectScope(child, world.scope)) {
     notes.push('showing all projects: it is outside this one (p)');
     next = { ...next, allProjects: true };
   }
   next = { ...select(next, key, world), view: next.view === 'turns' ? 'sessions' : next.view };
   const file = child.file ? child.file.replace(world.root + '/', '') : 'in memory';
-  const rc = resumeCommand(child);
-  const why = rc.refusal ?? world.resumeRefusal(child);
-  const resume = why ? `the harness cannot resume it: ${sanitizeInline(why)}` : `y copies: ${sanitizeInline(rc.command)}`;
+  const why = resumeRefusal(child, world);
+  const resume = why ? `y is off: ${why}` : `y copies: ${sanitizeInline(resumeCommand(child).command)}`;
   return withStatus(next, [`forked ${sanitizeInline(source.id)} -> ${sanitizeInline(child.id)} (${sanitizeInline(file)})`, ...notes, resume].join(' · '), 'ok');
 }

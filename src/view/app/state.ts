@@ -1,9 +1,9 @@
 // The app's one state: its shape, the actions and effects of its reducer
 // (reducer.ts), and the values every part derives from it (the rows on
 // screen, the selected session, the layout). The reducer's steps live in
-// reducer.ts (dispatch, normalize), commands.ts (commands on the target) and
-// surfaces.ts (keys of the dialog, menu, help, prompts, reader, Compare); who
-// has the keyboard is surface.ts, what the highlighted row means is target.ts.
+// reducer.ts (dispatch, normalize), commands.ts (the actions every view
+// shares) and each surface's folder (its commands, its on-key steps); who has
+// the keyboard is surface.ts, what the highlighted row means is target.ts.
 import { type Comparison } from '../../session/compare.js';
 import { type ResumeCommand } from '../../session/resume-command.js';
 import { type CompareRow } from '../compare/compare-model.js';

@@ -45,15 +45,21 @@ export function forkVerdict(s: AppState, world: World): ForkVerdict {
   return { label, session: t.session, cut };
 }
 
+/** Why the session cannot be continued with dsh --resume: its command cannot be written (a NUL), or the harness's verdict (list --json's resumable). */
+export function resumeRefusal(session: Session, world: World): string | undefined {
+  const rc = resumeCommand(session);
+  if (rc.refusal) return rc.refusal;
+  const why = world.resumeRefusal(session);
+  return why ? `dsh --resume would refuse it: ${sanitizeInline(why)}` : undefined;
+}
+
 /** y copies the resume command; R runs it. Both only where the harness would resume the session. */
 export function resumeDisabled(s: AppState, world: World, run: boolean): string | undefined {
   const t = target(s, world);
   if (!hasTarget(t)) return t.none;
   if (t.gone) return 'its file was deleted; nothing to resume';
-  const rc = resumeCommand(t.session);
-  if (rc.refusal) return rc.refusal;
-  const why = world.resumeRefusal(t.session);
-  if (why) return `dsh --resume would refuse it: ${sanitizeInline(why)}`;
+  const why = resumeRefusal(t.session, world);
+  if (why) return why;
   if (run && !world.cwdExists(t.session)) return `its cwd ${sanitizeInline(t.session.cwd ?? '')} is not a folder here`;
   return undefined;
 }
