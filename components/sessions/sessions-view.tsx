@@ -56,10 +56,22 @@ const BADGE_MAX = 14;
  * deleted row's `file deleted` is not cut.
  */
 export function badgeColumnWidth(rows: readonly Pick<SessionRow, 'badge'>[]): number {
+  // per rows array (the world's rows are memoised: a key press reuses them), each distinct badge measured once:
+  // this runs on every frame, and a root holds tens of thousands of rows but a handful of badge texts
+  const hit = badgeWidths.get(rows);
+  if (hit !== undefined) return hit;
+  const seen = new Set<string>();
   let widest = BADGE_MIN;
-  for (const r of rows) widest = Math.max(widest, displayWidth(r.badge));
-  return Math.min(BADGE_MAX, widest);
+  for (const r of rows) {
+    if (seen.has(r.badge)) continue;
+    seen.add(r.badge);
+    widest = Math.max(widest, displayWidth(r.badge));
+  }
+  const width = Math.min(BADGE_MAX, widest);
+  badgeWidths.set(rows, width);
+  return width;
 }
+const badgeWidths = new WeakMap<readonly Pick<SessionRow, 'badge'>[], number>();
 
 /** Column widths for a terminal width and a STATE column width; the title takes what is left. */
 export function sessionColumns(width: number, badge = BADGE_MIN): Columns {
