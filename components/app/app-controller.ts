@@ -3,7 +3,7 @@
 // (synchronously, in arrival order), runs the effects the reducer returns
 // (the fork write, exit, status timers) and tells React to draw. Store changes
 // are coalesced into one `world` action per frame.
-import { rootRefusals } from '../../src/storage/root-refusals.js';
+import { rc8RootRefusalsOf } from '../../src/storage/root-refusals.js';
 import { AuditIndex } from '../../src/session/audit-index.js';
 import { isQueryError, parseQuery } from '../../src/session/query.js';
 import { indexSome, runFilter, SearchIndex, startFilter, type FilterJob } from '../../src/session/search-index.js';
@@ -34,7 +34,7 @@ export interface ControllerOptions {
   /** fixed clock (tests); default: the real clock, re-read every `tickMs` while an age on screen counts seconds or minutes */
   now?: number;
   newId?: () => string;
-  /** store changes are drawn at most once per `frameMs` */
+  /** store changes are drawn at most once per `frameMs` (default 33: 30 frames a second) */
   frameMs?: number;
   tickMs?: number;
   /** where `x` writes exports (default: the current folder) */
@@ -48,6 +48,13 @@ export interface ControllerOptions {
   audit?: boolean;
 }
 
+
+/** background frames are spaced by this many times what the last one cost */
+const GAP_FACTOR = 8;
+/** a change waits at most this long to be drawn (while keys keep coming, or frames are costly) */
+const MAX_WAIT_MS = 1000;
+/** keys closer together than this are a burst: background frames wait for its end */
+const KEY_QUIET_MS = 150;
 
 export class AppController {
   private snap: Snapshot;
@@ -83,6 +90,7 @@ export class AppController {
     const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, pinTop: opts.selection === undefined, allProjects: !(opts.scope && opts.startScoped) };
     this.snap = { state: reduce(initial, { type: 'world' }, world).state, world };
     this.unsubscribe = index.store.subscribe(() => {
+      this.auditIndex.invalidate();
       this.storeChanged();
       this.scheduleAudit();
     });
@@ -95,26 +103,38 @@ export class AppController {
 
   private readonly auditIndex = new AuditIndex();
   private auditTimer?: ReturnType<typeof setTimeout>;
-  private refusals = { size: -1, of: rootRefusals() };
+  private refusals = { files: -1, sessions: -1, map: new Map<string, string>() };
 
-  /** rc.8's refusal of a whole root reads its folders: once per root, again when the set of sessions changes. */
-  private rootRefusal = (s: Parameters<ReturnType<typeof rootRefusals>>[0]): string | undefined => {
-    if (this.refusals.size !== this.index.store.size) this.refusals = { size: this.index.store.size, of: rootRefusals() };
-    return this.refusals.of(s);
-  };
+  /**
+   * rc.8's refusals of whole roots, from the files found: recomputed when the
+   * count of files or sessions changed (a file added, deleted or re-read as a
+   * session), not on every append.
+   */
+  private rootRefusals(): ReadonlyMap<string, string> {
+    const r = this.refusals;
+    if (r.files !== this.index.files.size || r.sessions !== this.index.store.size)
+      this.refusals = { files: this.index.files.size, sessions: this.index.store.size, map: rc8RootRefusalsOf(this.index.files.keys()) };
+    return this.refusals.map;
+  }
 
   /** the store (or the audit) changed since the last snapshot, not only the filter's answers */
   private contentDirty = true;
 
-  private takeWorld(): World {
+  /**
+   * A new snapshot of the store. `keepContent`: reuse the last snapshot's
+   * derived data even when the store changed (a filter keystroke must not pay
+   * for the background's changes: the next background frame takes them).
+   */
+  private takeWorld(keepContent = false): World {
     this.dirty = false;
-    const base = this.contentDirty || !this.snap ? undefined : this.snap.world;
-    this.contentDirty = false;
+    const base = (this.contentDirty && !keepContent) || !this.snap ? undefined : this.snap.world;
+    if (base && keepContent && this.contentDirty) this.dirty = true;
+    else this.contentDirty = false;
     return snapshotWorld(this.index, ++this.version, this.opts.now ?? Date.now(), this.newId, {
       base,
       audit: this.auditIndex,
       scope: this.opts.scope,
-      rootRefusal: this.rootRefusal,
+      rootRefusals: this.rootRefusals(),
       rootLabel: this.opts.rootLabel,
       filterAnswers: this.filterAnswers(),
     });
@@ -129,7 +149,7 @@ export class AppController {
     this.auditTimer = setTimeout(() => {
       this.auditTimer = undefined;
       if (this.index.scan && !this.index.scan.finished) return this.scheduleAudit();
-      const { changed, done } = this.auditIndex.step(this.index.store.list(), 8);
+      const { changed, done } = this.auditIndex.step(() => this.index.store.list(), 8);
       if (changed) this.storeChanged();
       if (!done) this.scheduleAudit();
       this.checkIdle();
@@ -224,14 +244,41 @@ export class AppController {
     this.tick.unref?.();
   }
 
+  // ---- background frames: spaced by their own cost, and never in the way of keys
+  /** when the last key arrived (performance.now()) */
+  private lastKeyAt = -Infinity;
+  /** when the oldest change not yet drawn arrived */
+  private pendingSince?: number;
+  /** what the last background frame cost (ms): snapshot, reducer and the draw it asked for */
+  private frameCost = 0;
+
+  /**
+   * The store (or the audit, or the filter's answers) changed: draw it in a
+   * coming frame. Frames are spaced by GAP_FACTOR times what the last one
+   * cost (so derived data recomputed from the whole root takes a bounded
+   * share of the CPU, however many slices the background runs), and wait
+   * while keys arrive (keys first), but never longer than MAX_WAIT_MS.
+   */
   private storeChanged(content = true): void {
     this.dirty = true;
     if (content) this.contentDirty = true;
+    this.pendingSince ??= performance.now();
     if (this.frame) return;
+    const gap = Math.min(MAX_WAIT_MS, Math.max(this.opts.frameMs ?? 33, GAP_FACTOR * this.frameCost));
+    this.armFrame(gap);
+  }
+
+  private armFrame(ms: number): void {
     this.frame = setTimeout(() => {
       this.frame = undefined;
+      const now = performance.now();
+      const typing = now - this.lastKeyAt < KEY_QUIET_MS;
+      const waited = now - (this.pendingSince ?? now);
+      if (typing && waited < MAX_WAIT_MS) return this.armFrame(Math.min(KEY_QUIET_MS, MAX_WAIT_MS - waited));
+      this.pendingSince = undefined;
       this.dispatch({ type: 'world' });
-    }, this.opts.frameMs ?? 16);
+      this.frameCost = performance.now() - now;
+    }, ms);
   }
 
   /** The world as of now: a fresh snapshot when the store changed since the last one. */
@@ -249,13 +296,16 @@ export class AppController {
 
   /** Applies one action to the latest state, then its effects, in order. */
   readonly dispatch = (action: AppAction): void => {
-    const world = this.world();
+    // A key acts on the world on screen (what it highlights); the store's news
+    // come in the next background frame. Everything else takes them now.
+    const onScreen = action.type === 'key' || action.type === 'resize' || action.type === 'statusExpired';
+    if (action.type === 'key') this.lastKeyAt = performance.now();
+    const world = onScreen ? this.snap.world : this.world();
     const { state, effects } = reduce(this.snap.state, action, world);
     this.snap = { state, world };
     // a new filter query: draw this state with its (empty, searching) answers at once
     if (this.syncFilter(state.filter.text)) {
-      this.dirty = true;
-      const w = this.world();
+      const w = this.takeWorld(onScreen);
       this.snap = { state: reduce(state, { type: 'world' }, w).state, world: w };
     }
     for (const e of effects) this.run(e);

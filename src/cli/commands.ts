@@ -79,7 +79,7 @@ export function cmdList(index: RootIndex, out: Out): number {
   const diagnostics = allDiagnostics(index);
   if (out.json) {
     const parents = resolveParents(sessions);
-    const refusal = rootRefusals();
+    const refusal = rootRefusals(index.files.keys());
     const summary = (s: Session) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s), older: olderGenerations(index, s.file) });
     out.write(JSON.stringify({ sessions: sessions.map(summary), diagnostics }, null, 2) + '\n');
     return 0;
@@ -219,7 +219,7 @@ export function cmdLineage(index: RootIndex, out: Out): number {
   if (out.json) {
     const sessions = index.store.list();
     const parents = resolveParents(sessions);
-    const refusal = rootRefusals();
+    const refusal = rootRefusals(index.files.keys());
     const nodes = sessions.map((s) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s), older: olderGenerations(index, s.file) }));
     out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, ambiguous: layout.ambiguous, cycles: layout.cycles }, null, 2) + '\n');
     return 0;

@@ -9,64 +9,87 @@ import type { Session } from './session.js';
 
 const keyOf = (s: Session): string => s.file ?? `mem:${s.id}`;
 
-/** What a session's findings depend on: its own log and its parents' (the seed check). */
-function signature(s: Session, byId: ReadonlyMap<string, readonly Session[]>): string {
-  const parents = s.parentSession !== undefined ? (byId.get(s.parentSession) ?? []) : [];
-  return `${s.length}|${s.log.consumed}|${s.diagnostics.length}|${parents.map((p) => `${keyOf(p)}:${p.length}`).join(',')}`;
+/** What a session's findings depend on besides its own log: its parents' (the seed check). */
+function parentsSig(s: Session, byId: ReadonlyMap<string, readonly Session[]>): string {
+  if (s.parentSession === undefined) return '';
+  const parents = byId.get(s.parentSession) ?? [];
+  return parents.map((p) => `${keyOf(p)}:${p.length}`).join(',');
 }
 
 interface Entry {
   session: Session;
-  sig: string;
+  /** its log when audited (numbers: checking 100,000 of them after each change stays cheap) */
+  length: number;
+  consumed: number;
+  diagnostics: number;
+  parents: string;
   findings: Finding[];
 }
+
+const current = (e: Entry | undefined, s: Session, byId: ReadonlyMap<string, readonly Session[]>): boolean =>
+  e !== undefined && e.session === s && e.length === s.length && e.consumed === s.log.consumed && e.diagnostics === s.diagnostics.length && e.parents === parentsSig(s, byId);
 
 export class AuditIndex {
   private readonly done = new Map<string, Entry>();
   /** bumps whenever a session's findings were (re)computed or dropped */
   version = 0;
+  /**
+   * The sessions still to audit and the id map they are audited against,
+   * as of the last look at the store; undefined after a change (invalidate):
+   * the next step looks again. So a slice costs the sessions it audits, not a
+   * pass over the whole root (which made the background work quadratic).
+   */
+  private work?: { todo: Session[]; next: number; byId: Map<string, Session[]> };
+
+  /** The store changed: the next step finds what is stale anew. */
+  invalidate(): void {
+    this.work = undefined;
+  }
 
   /** Sessions whose findings are missing or out of date. */
   stale(sessions: readonly Session[], byId = sessionsById(sessions)): Session[] {
-    return sessions.filter((s) => {
-      const e = this.done.get(keyOf(s));
-      return !e || e.session !== s || e.sig !== signature(s, byId);
-    });
+    return sessions.filter((s) => !current(this.done.get(keyOf(s)), s, byId));
   }
 
   /**
    * Audits stale sessions until `budgetMs` is spent (at least one). Returns
    * whether findings changed and whether every session is now current.
+   * `sessions` is read only after invalidate() (or on the first step): call
+   * invalidate() whenever the store changes.
    */
-  step(sessions: readonly Session[], budgetMs: number, clock: () => number = () => performance.now()): { changed: boolean; done: boolean } {
+  step(sessions: readonly Session[] | (() => readonly Session[]), budgetMs: number, clock: () => number = () => performance.now()): { changed: boolean; done: boolean } {
     const start = clock();
-    const byId = sessionsById(sessions);
-    const live = new Set(sessions.map(keyOf));
     let changed = false;
-    for (const key of this.done.keys())
-      if (!live.has(key)) {
-        this.done.delete(key);
-        changed = true;
-      }
-    const todo = this.stale(sessions, byId);
-    let i = 0;
-    for (; i < todo.length; i++) {
-      if (i > 0 && clock() - start >= budgetMs) break;
-      const s = todo[i];
+    if (!this.work) {
+      const list = typeof sessions === 'function' ? sessions() : sessions;
+      const byId = sessionsById(list);
+      const live = new Set(list.map(keyOf));
+      for (const key of this.done.keys())
+        if (!live.has(key)) {
+          this.done.delete(key);
+          changed = true;
+        }
+      this.work = { todo: this.stale(list, byId), next: 0, byId };
+    }
+    const w = this.work;
+    let audited = 0;
+    for (; w.next < w.todo.length; w.next++) {
+      if (audited > 0 && clock() - start >= budgetMs) break;
+      const s = w.todo[w.next];
       let findings: Finding[];
       try {
-        findings = auditSession(s, byId);
+        findings = auditSession(s, w.byId);
       } catch (e) {
         // unreadable now (deleted meanwhile): say so as a finding; a later change re-audits it
         findings = [{ code: 'READ_FAILED', severity: 'error', session: s.id, file: s.file, message: `could not audit: ${(e as Error).message}` }];
       }
-      this.done.set(keyOf(s), { session: s, sig: signature(s, byId), findings });
+      this.done.set(keyOf(s), { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId), findings });
+      audited++;
       changed = true;
     }
     if (changed) this.version++;
-    return { changed, done: i >= todo.length };
+    return { changed, done: w.next >= w.todo.length };
   }
-
   /** Every finding known so far: the root's (cheap, always current) and the audited sessions'. */
   findings(sessions: readonly Session[], refused: readonly Diagnostic[]): Finding[] {
     const out = auditRoot(sessions, refused);

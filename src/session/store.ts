@@ -128,6 +128,11 @@ export class SessionStore {
     return [...(this.byId.get(id) ?? [])];
   }
 
+  /** How many live sessions carry this id (getAll without the copy). */
+  idCount(id: SessionId): number {
+    return this.byId.get(id)?.length ?? 0;
+  }
+
   list(): Session[] {
     return [...this.byKey.values()];
   }

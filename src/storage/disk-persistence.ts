@@ -15,34 +15,6 @@ import { childPath, invalidIdReason, layoutOf, rc8RootOf, type ChildTarget } fro
 import { readLog } from './session-file.js';
 import { isCompressedLog, readZstdRange, zstdTextLength } from './zstd-log.js';
 
-/**
- * Why rc.8 refuses a whole root (so no session in it resumes), or undefined:
- * both encodings in it, or a session file directly in a project folder (the
- * old flat layout). I/O: reads the root's folders.
- */
-export function rc8RootRefusal(root: string): string | undefined {
-  const mixed = mixedEncoding(root);
-  if (mixed) return `the root holds both ${mixed.oddSuffix} (${mixed.odd}) and ${mixed.otherSuffix} (${mixed.other}): rc.8 refuses a root with mixed encodings`;
-  let projects: fs.Dirent[] = [];
-  try {
-    projects = fs.readdirSync(root, { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
-  for (const p of projects) {
-    if (!p.isDirectory()) continue;
-    let names: fs.Dirent[] = [];
-    try {
-      names = fs.readdirSync(path.join(root, p.name), { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    const flat = names.find((n) => n.isFile() && (n.name.endsWith('.jsonl') || n.name.endsWith('.jsonl.zstd')));
-    if (flat) return `${path.join(root, p.name, flat.name)} uses the old flat layout inside a project folder: rc.8 refuses the whole root`;
-  }
-  return undefined;
-}
-
 /** The first session files of each encoding in an rc.8 root, when it holds both (rc.8 refuses such a root). */
 export function mixedEncoding(root: string): { odd: string; oddSuffix: string; other: string; otherSuffix: string } | undefined {
   let plain: string | undefined;

@@ -4,13 +4,17 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadRootSync } from '../../src/storage/load-root.js';
+import { listSessionFiles, loadRootSync } from '../../src/storage/load-root.js';
 import { cwdFolder } from '../../src/storage/layout.js';
-import { rc8RootRefusal } from '../../src/storage/disk-persistence.js';
+import { rc8RootRefusalsOf } from '../../src/storage/root-refusals.js';
+
 import { resumeCommand } from '../../src/session/resume-command.js';
 import { resumeVerdict } from '../../src/storage/resume.js';
 import { cleanupTmp, evs, hdr, REAL_DIR, REPO, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 import { realRoot } from '../support/real-roots.js';
+
+/** rc.8's refusal of a whole root, from the files a walk finds (as the browser and the CLI judge it) */
+const rc8RootRefusal = (root: string) => rc8RootRefusalsOf(listSessionFiles(root)).get(root);
 
 afterEach(cleanupTmp);
 const CLI = path.join(REPO, 'dist', 'dsh-browse.mjs');

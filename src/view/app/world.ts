@@ -15,6 +15,7 @@ import { isSessionForkError, SessionForkError } from '../../session/errors.js';
 import { buildTurnTree, type TreeNode } from '../../session/replay.js';
 import type { Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
+import { rootRefusalOf } from '../../storage/root-refusals.js';
 import { diagnosticCount, olderGenerations, type RootIndex } from '../../storage/load-root.js';
 import { layoutLineage, type LineageLayout } from '../lineage/lineage-layout.js';
 import { lineageNodes } from '../lineage/lineage-model.js';
@@ -80,6 +81,7 @@ interface TurnsMemo {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+const keyOf = SessionStore.keyOf;
 
 /** Turn data survives snapshots: it is rebuilt only when its session's log changed. */
 const turnsMemo = new WeakMap<Session, TurnsMemo>();
@@ -130,13 +132,91 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
   return data;
 }
 
+/** What a session's list item holds from the whole root (its row is rebuilt when one of these changes). */
+interface Marks {
+  problem?: SessionListItem['problem'];
+  notResumable?: string;
+  parentKey?: string;
+  parentAmbiguous: boolean;
+}
+
+interface ItemMemo {
+  /** what the item was built from: the log's extent, its damage, its title (settled from the parent), deletion */
+  length: number;
+  consumed: number;
+  diagnostics: number;
+  title?: string;
+  gone?: boolean;
+  marks: Marks;
+  item: SessionListItem;
+  /** the resume verdict, and what it was computed from */
+  verdict?: { length: number; consumed: number; refusal?: string; sameId: number; reason?: string; flat: boolean };
+}
+
+/**
+ * List items survive snapshots: one per session instance, rebuilt only when
+ * its log, title or marks changed. A snapshot after a background slice then
+ * costs a lookup per session, not a new item (and its row) for each.
+ */
+const itemMemo = new WeakMap<Session, ItemMemo>();
+
+const sameBadge = (a: Marks['problem'], b: Marks['problem']): boolean =>
+  a === b || (a !== undefined && b !== undefined && a.severity === b.severity && a.code === b.code && a.count === b.count);
+
+function itemOf(s: Session, marks: Marks): SessionListItem {
+  const m = itemMemo.get(s);
+  if (
+    m &&
+    m.length === s.length &&
+    m.consumed === s.log.consumed &&
+    m.diagnostics === s.diagnostics.length &&
+    m.title === s.facts.title &&
+    m.gone === s.gone &&
+    sameBadge(m.marks.problem, marks.problem) &&
+    m.marks.notResumable === marks.notResumable &&
+    m.marks.parentKey === marks.parentKey &&
+    m.marks.parentAmbiguous === marks.parentAmbiguous
+  )
+    return m.item;
+  const item = listItemOf(s);
+  if (marks.problem) item.problem = marks.problem;
+  if (marks.notResumable !== undefined) item.notResumable = marks.notResumable;
+  if (marks.parentKey !== undefined) item.parentKey = marks.parentKey;
+  if (marks.parentAmbiguous) item.parentAmbiguous = true;
+  itemMemo.set(s, { length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, title: s.facts.title, gone: s.gone, marks, item, verdict: m?.verdict });
+  return item;
+}
+
+const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
+
+/**
+ * Why `dsh --resume` would refuse `s` (undefined: it would resume it), and
+ * whether its file is outside any harness layout (flat: no badge, it would be
+ * noise there). Kept per session instance while its log, its root's refusal
+ * and the count of its id hold.
+ */
+function resumeVerdictOf(s: Session, store: SessionStore, refusals: ReadonlyMap<string, string>): { reason?: string; flat: boolean } {
+  const m = itemMemo.get(s);
+  const refusal = rootRefusalOf(refusals, s);
+  const sameId = store.idCount(s.id);
+  const v = m?.verdict;
+  // several sessions with one id: the reason names another file, which may change: not kept
+  if (v && v.length === s.length && v.consumed === s.log.consumed && v.refusal === refusal && v.sameId === sameId && sameId === 1) return v;
+  const reason = verdictReason(resumeVerdict(s, store.getAll(s.id), refusal));
+  const verdict = { length: s.length, consumed: s.log.consumed, refusal, sameId, reason, flat: s.file === undefined || layoutOf(s.file) === 'flat' };
+  if (m) m.verdict = verdict;
+  return verdict;
+}
+
+const verdictReason = (v: { resumable: boolean; reason?: string }): string | undefined => (v.resumable ? undefined : v.reason);
+
 /** A snapshot of the index's store. */
 export interface WorldOptions {
   audit?: AuditIndex;
   /** the project scope the Sessions view can narrow to (p) */
   scope?: ProjectScope;
-  /** rc.8's refusal of a session's whole root (reads the disk: the caller caches it) */
-  rootRefusal?: (s: Session) => string | undefined;
+  /** why rc.8 refuses whole roots, by root folder (rc8RootRefusalsOf: the caller keeps it across snapshots) */
+  rootRefusals?: ReadonlyMap<string, string>;
   rootLabel?: string;
   /** the background answers of the Sessions filter's query (its event terms) */
   filterAnswers?: FilterAnswers;
@@ -146,10 +226,8 @@ export interface WorldOptions {
 
 export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, opts: WorldOptions = {}): World {
   const audit = opts.audit ?? new AuditIndex();
-  const verdict = (s: Session): string | undefined => {
-    const v = resumeVerdict(s, store.getAll(s.id), opts.rootRefusal?.(s));
-    return v.resumable ? undefined : v.reason;
-  };
+  const refusals = opts.rootRefusals ?? NO_REFUSALS;
+  const verdict = (s: Session) => resumeVerdictOf(s, store, refusals);
   const store = index.store;
   let sessions: Session[] | undefined;
   const all = () => (sessions ??= store.list());
@@ -189,15 +267,15 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
         const parents = resolveParents(all());
         const worst = worstBySession(problemRowsNow());
         items = all().map((s) => {
-          const item = listItemOf(s);
-          const w = worst.get(item.key);
-          if (w) item.problem = w;
-          // only harness files can be resumed at all: elsewhere the badge would be noise
-          if (s.file && layoutOf(s.file) !== 'flat') item.notResumable = verdict(s);
-          const link = parents.get(item.key);
-          if (link?.kind === 'resolved') item.parentKey = link.key;
-          else if (link?.kind === 'ambiguous') item.parentAmbiguous = true;
-          return item;
+          const key = keyOf(s);
+          const link = parents.get(key);
+          const v = verdict(s);
+          return itemOf(s, {
+            problem: worst.get(key),
+            notResumable: v.flat ? undefined : v.reason,
+            parentKey: link?.kind === 'resolved' ? link.key : undefined,
+            parentAmbiguous: link?.kind === 'ambiguous',
+          });
         });
       }
       return items;
@@ -219,7 +297,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     },
     filterSearching: (filter) => opts.filterAnswers?.text === filter && searching(opts.filterAnswers),
     scope: opts.scope,
-    resumeRefusal: (s) => verdict(s),
+    resumeRefusal: (s) => verdict(s).reason,
     cwdExists(s) {
       if (s.cwd === undefined) return true; // no cwd: dsh runs where the browser was started
       let hit = cwds.get(s.cwd);
@@ -248,4 +326,4 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
   };
 }
 
-export const keyOf = SessionStore.keyOf;
+export { keyOf };
