@@ -20,6 +20,7 @@ import type { Size } from '../../src/view/app/layout.js';
 import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
 import type { ViewName } from '../../src/view/app/keymap.js';
 import { snapshotWorld, type World } from '../../src/view/app/world.js';
+import { RootModel } from '../../src/view/app/root-model.js';
 
 export interface Snapshot {
   state: AppState;
@@ -86,6 +87,7 @@ export class AppController {
     private readonly opts: ControllerOptions,
   ) {
     this.newId = opts.newId ?? (() => newChildId());
+    this.model = new RootModel(index.store, this.auditIndex);
     const world = this.takeWorld();
     const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, pinTop: opts.selection === undefined, allProjects: !(opts.scope && opts.startScoped) };
     this.snap = { state: reduce(initial, { type: 'world' }, world).state, world };
@@ -102,6 +104,8 @@ export class AppController {
   }
 
   private readonly auditIndex = new AuditIndex();
+  /** the root's derived facts, updated from what changed before each new snapshot */
+  private readonly model: RootModel;
   private auditTimer?: ReturnType<typeof setTimeout>;
   private refusals = { files: -1, sessions: -1, map: new Map<string, string>() };
 
@@ -130,9 +134,11 @@ export class AppController {
     const base = (this.contentDirty && !keepContent) || !this.snap ? undefined : this.snap.world;
     if (base && keepContent && this.contentDirty) this.dirty = true;
     else this.contentDirty = false;
+    if (!base) this.model.sync(this.rootRefusals());
     return snapshotWorld(this.index, ++this.version, this.opts.now ?? Date.now(), this.newId, {
       base,
       audit: this.auditIndex,
+      model: this.model,
       scope: this.opts.scope,
       rootRefusals: this.rootRefusals(),
       rootLabel: this.opts.rootLabel,

@@ -5,6 +5,7 @@
 // and never blocks a key for long (one session is the unit of work).
 import { auditRoot, auditSession, sessionsById, type Finding } from './audit.js';
 import type { Diagnostic } from './diagnostics.js';
+import { Journal } from './journal.js';
 import type { Session } from './session.js';
 
 const keyOf = (s: Session): string => s.file ?? `mem:${s.id}`;
@@ -33,6 +34,8 @@ export class AuditIndex {
   private readonly done = new Map<string, Entry>();
   /** bumps whenever a session's findings were (re)computed or dropped */
   version = 0;
+  /** the keys of sessions whose findings were (re)computed or dropped, in order */
+  readonly changes = new Journal();
   /**
    * The sessions still to audit and the id map they are audited against,
    * as of the last look at the store; undefined after a change (invalidate):
@@ -67,6 +70,7 @@ export class AuditIndex {
       for (const key of this.done.keys())
         if (!live.has(key)) {
           this.done.delete(key);
+          this.changes.note(key);
           changed = true;
         }
       this.work = { todo: this.stale(list, byId), next: 0, byId };
@@ -84,12 +88,19 @@ export class AuditIndex {
         findings = [{ code: 'READ_FAILED', severity: 'error', session: s.id, file: s.file, message: `could not audit: ${(e as Error).message}` }];
       }
       this.done.set(keyOf(s), { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId), findings });
+      this.changes.note(keyOf(s));
       audited++;
       changed = true;
     }
     if (changed) this.version++;
     return { changed, done: w.next >= w.todo.length };
   }
+  /** The findings of this session instance, when it has been audited as it is now (else undefined: its diagnostics stand in). */
+  findingsOf(s: Session): readonly Finding[] | undefined {
+    const e = this.done.get(keyOf(s));
+    return e && e.session === s ? e.findings : undefined;
+  }
+
   /** Every finding known so far: the root's (cheap, always current) and the audited sessions'. */
   findings(sessions: readonly Session[], refused: readonly Diagnostic[]): Finding[] {
     const out = auditRoot(sessions, refused);

@@ -1,5 +1,6 @@
 // SessionStore with the RFC's snapshot() and fork() (DOMAIN.md §3).
 // Pure policy: durable work goes through a SessionPersistence.
+import { Journal } from './journal.js';
 import { eraOf, type Era } from './era.js';
 import { SessionForkError } from './errors.js';
 import { newChildId } from './ids.js';
@@ -60,11 +61,14 @@ export interface SessionPersistence {
 }
 
 const quote = (id: string) => JSON.stringify(id);
+const NO_SESSIONS: readonly Session[] = [];
 
 export class SessionStore {
   private readonly byKey = new Map<string, Session>();
   private readonly byId = new Map<string, Session[]>();
   private readonly listeners = new Set<() => void>();
+  /** the keys of sessions added, removed or changed in place, in order (journal.ts) */
+  readonly changes = new Journal();
   /** fork children showing an inherited title (forks not continued yet: few), see inherited-title.ts */
   private readonly titleCandidates = new Set<Session>();
 
@@ -89,6 +93,7 @@ export class SessionStore {
       if (old.forkedFrom !== undefined && s.forkedFrom === undefined && old.id === s.id && old.parentSession === s.parentSession) s.forkedFrom = old.forkedFrom;
     }
     this.byKey.set(key, s);
+    this.changes.note(key);
     const list = this.byId.get(s.id);
     if (list) list.push(s);
     else this.byId.set(s.id, [s]);
@@ -100,6 +105,7 @@ export class SessionStore {
     const key = SessionStore.keyOf(s);
     if (this.byKey.get(key) !== s) return;
     this.byKey.delete(key);
+    this.changes.note(key);
     this.detachId(s);
     this.titleCandidates.delete(s);
     this.emit();
@@ -126,6 +132,19 @@ export class SessionStore {
   /** Every live session with this id (ids can repeat across files). */
   getAll(id: SessionId): Session[] {
     return [...(this.byId.get(id) ?? [])];
+  }
+
+  /**
+   * A live session changed in place (its log grew or was re-read, its
+   * title settled): derived data of it is stale. Callers emit() afterwards.
+   */
+  touch(s: Session): void {
+    if (this.isLive(s)) this.changes.note(SessionStore.keyOf(s));
+  }
+
+  /** The live sessions with this id (no copy: do not keep or change it). */
+  withId(id: SessionId): readonly Session[] {
+    return this.byId.get(id) ?? NO_SESSIONS;
   }
 
   /** How many live sessions carry this id (getAll without the copy). */
@@ -173,7 +192,10 @@ export class SessionStore {
         continue;
       }
       const title = inheritedTitle(s, parentOf);
-      if (title !== undefined) s.facts.title = title;
+      if (title !== undefined && title !== s.facts.title) {
+        s.facts.title = title;
+        this.touch(s);
+      }
     }
   }
 

@@ -104,12 +104,14 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
         // a session this process wrote, or a compressed one (a new frame: offsets are in the decoded text): re-read it in place
         const r = readLog(c.file, known.isLoaded);
         known.resetLog(r.reader, known.isLoaded);
+        index.store.touch(known);
         if (isCompressedLog(c.file)) {
           index.files.set(c.file, { ...r.stat, pending: r.pending });
           return;
         }
       } else {
         const fed = feedAppended(c.file, known.log, pause);
+        index.store.touch(known);
         if (fed < 0) {
           status(`session file was rewritten: re-read ${c.file}`);
           index.store.remove(known); // the old object is now stale (SESSION_NOT_LIVE)

@@ -166,6 +166,13 @@ export function diagnosticCount(index: RootIndex): number {
   return n;
 }
 
+/** Diagnostics that are not a session's own: skipped entries and refused files. */
+export function fileDiagnosticCount(index: RootIndex): number {
+  let n = index.skipped.size;
+  for (const f of index.files.values()) n += f.refused?.length ?? 0;
+  return n;
+}
+
 /** All diagnostics: refused files and every session's own. */
 export function allDiagnostics(index: RootIndex): Diagnostic[] {
   const out: Diagnostic[] = [...index.skipped.values()];

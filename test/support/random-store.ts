@@ -64,7 +64,10 @@ export function append(s: ReturnType<typeof session>, close: boolean): void {
 export function applyStoreOp(store: SessionStore, op: Exclude<Op, { kind: 'keys' }>, version: number): void {
   const id = IDS[op.id];
   const live = store.getAll(id)[0];
-  if (op.kind === 'append' && live) append(live, op.close);
+  if (op.kind === 'append' && live) {
+    append(live, op.close);
+    store.touch(live); // as the follower does after an append
+  }
   if (op.kind === 'new' && !live) store.add(session(id, 1, NOW + version, op.id % 2 === 1));
   if (op.kind === 'delete' && live) {
     live.gone = true;

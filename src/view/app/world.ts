@@ -6,20 +6,17 @@ import { AuditIndex } from '../../session/audit-index.js';
 import { isQueryError, parseQuery } from '../../session/query.js';
 import { filterByQuery, searching, type FilterAnswers } from '../sessions/session-filter.js';
 import { isDirectory } from '../../storage/is-directory.js';
-import { layoutOf } from '../../storage/layout.js';
 import { inProjectScope, type ProjectScope } from '../../storage/project-scope.js';
-import { resumeVerdict } from '../../storage/resume.js';
-import { resolveParents } from '../../session/lineage.js';
-import { problemRows, seedDivergence, worstBySession, type ProblemRow, type SeedDivergence } from '../../session/problems.js';
+import { problemRows, seedDivergence, type ProblemRow, type SeedDivergence } from '../../session/problems.js';
 import { isSessionForkError, SessionForkError } from '../../session/errors.js';
 import { buildTurnTree, type TreeNode } from '../../session/replay.js';
 import type { Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
-import { rootRefusalOf } from '../../storage/root-refusals.js';
-import { diagnosticCount, olderGenerations, type RootIndex } from '../../storage/load-root.js';
+import { fileDiagnosticCount, olderGenerations, type RootIndex } from '../../storage/load-root.js';
 import { layoutLineage, type LineageLayout } from '../lineage/lineage-layout.js';
 import { lineageNodes } from '../lineage/lineage-model.js';
-import { listItemOf, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../sessions/session-list.js';
+import { rowFor, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../sessions/session-list.js';
+import { RootModel } from './root-model.js';
 import { buildTurnRows, historyRows, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from '../turns/turn-rows.js';
 
 /** A session's turn tree, or why it cannot be read (a file deleted before it was opened). */
@@ -132,84 +129,6 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
   return data;
 }
 
-/** What a session's list item holds from the whole root (its row is rebuilt when one of these changes). */
-interface Marks {
-  problem?: SessionListItem['problem'];
-  notResumable?: string;
-  parentKey?: string;
-  parentAmbiguous: boolean;
-}
-
-interface ItemMemo {
-  /** what the item was built from: the log's extent, its damage, its title (settled from the parent), deletion */
-  length: number;
-  consumed: number;
-  diagnostics: number;
-  title?: string;
-  gone?: boolean;
-  marks: Marks;
-  item: SessionListItem;
-  /** the resume verdict, and what it was computed from */
-  verdict?: { length: number; consumed: number; refusal?: string; sameId: number; reason?: string; flat: boolean };
-}
-
-/**
- * List items survive snapshots: one per session instance, rebuilt only when
- * its log, title or marks changed. A snapshot after a background slice then
- * costs a lookup per session, not a new item (and its row) for each.
- */
-const itemMemo = new WeakMap<Session, ItemMemo>();
-
-const sameBadge = (a: Marks['problem'], b: Marks['problem']): boolean =>
-  a === b || (a !== undefined && b !== undefined && a.severity === b.severity && a.code === b.code && a.count === b.count);
-
-function itemOf(s: Session, marks: Marks): SessionListItem {
-  const m = itemMemo.get(s);
-  if (
-    m &&
-    m.length === s.length &&
-    m.consumed === s.log.consumed &&
-    m.diagnostics === s.diagnostics.length &&
-    m.title === s.facts.title &&
-    m.gone === s.gone &&
-    sameBadge(m.marks.problem, marks.problem) &&
-    m.marks.notResumable === marks.notResumable &&
-    m.marks.parentKey === marks.parentKey &&
-    m.marks.parentAmbiguous === marks.parentAmbiguous
-  )
-    return m.item;
-  const item = listItemOf(s);
-  if (marks.problem) item.problem = marks.problem;
-  if (marks.notResumable !== undefined) item.notResumable = marks.notResumable;
-  if (marks.parentKey !== undefined) item.parentKey = marks.parentKey;
-  if (marks.parentAmbiguous) item.parentAmbiguous = true;
-  itemMemo.set(s, { length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, title: s.facts.title, gone: s.gone, marks, item, verdict: m?.verdict });
-  return item;
-}
-
-const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
-
-/**
- * Why `dsh --resume` would refuse `s` (undefined: it would resume it), and
- * whether its file is outside any harness layout (flat: no badge, it would be
- * noise there). Kept per session instance while its log, its root's refusal
- * and the count of its id hold.
- */
-function resumeVerdictOf(s: Session, store: SessionStore, refusals: ReadonlyMap<string, string>): { reason?: string; flat: boolean } {
-  const m = itemMemo.get(s);
-  const refusal = rootRefusalOf(refusals, s);
-  const sameId = store.idCount(s.id);
-  const v = m?.verdict;
-  // several sessions with one id: the reason names another file, which may change: not kept
-  if (v && v.length === s.length && v.consumed === s.log.consumed && v.refusal === refusal && v.sameId === sameId && sameId === 1) return v;
-  const reason = verdictReason(resumeVerdict(s, store.getAll(s.id), refusal));
-  const verdict = { length: s.length, consumed: s.log.consumed, refusal, sameId, reason, flat: s.file === undefined || layoutOf(s.file) === 'flat' };
-  if (m) m.verdict = verdict;
-  return verdict;
-}
-
-const verdictReason = (v: { resumable: boolean; reason?: string }): string | undefined => (v.resumable ? undefined : v.reason);
-
 /** A snapshot of the index's store. */
 export interface WorldOptions {
   audit?: AuditIndex;
@@ -222,12 +141,18 @@ export interface WorldOptions {
   filterAnswers?: FilterAnswers;
   /** a snapshot of the same store contents (only the filter's answers moved on): its derived data is reused */
   base?: World;
+  /**
+   * The root's derived facts, kept across snapshots and brought up to date
+   * from what changed (the controller's: it syncs it before each new
+   * snapshot). Without one, each snapshot builds its own from the whole root.
+   */
+  model?: RootModel;
 }
 
 export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, opts: WorldOptions = {}): World {
   const audit = opts.audit ?? new AuditIndex();
-  const refusals = opts.rootRefusals ?? NO_REFUSALS;
-  const verdict = (s: Session) => resumeVerdictOf(s, store, refusals);
+  const model = opts.model ?? new RootModel(index.store, audit);
+  if (!opts.model) model.sync(opts.rootRefusals);
   const store = index.store;
   let sessions: Session[] | undefined;
   const all = () => (sessions ??= store.list());
@@ -249,39 +174,21 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       return n === undefined ? r : { ...r, title: `[${n} match${n === 1 ? '' : 'es'}] ${r.title}` };
     });
   };
-  const problemRowsNow = (): ProblemRow[] => {
-    if (!problems) {
+  const problemRowsNow = (): ProblemRow[] =>
+    (problems ??= model.problems(index.files.size + index.skipped.size, () => {
       const refused = [...index.files.values()].flatMap((f) => f.refused ?? []);
-      problems = problemRows({ sessions: all(), refused, findings: audit.findings(all(), refused) });
-    }
-    return problems;
-  };
+      return problemRows({ sessions: all(), refused, findings: audit.findings(all(), refused) });
+    }));
   return {
     version,
     root: index.root,
     rootLabel: opts.rootLabel ?? index.root,
     now,
     get items() {
-      if (!items && opts.base) items = opts.base.items as SessionListItem[];
-      if (!items) {
-        const parents = resolveParents(all());
-        const worst = worstBySession(problemRowsNow());
-        items = all().map((s) => {
-          const key = keyOf(s);
-          const link = parents.get(key);
-          const v = verdict(s);
-          return itemOf(s, {
-            problem: worst.get(key),
-            notResumable: v.flat ? undefined : v.reason,
-            parentKey: link?.kind === 'resolved' ? link.key : undefined,
-            parentAmbiguous: link?.kind === 'ambiguous',
-          });
-        });
-      }
-      return items;
+      return (items ??= opts.base ? (opts.base.items as SessionListItem[]) : (model.all() as SessionListItem[]));
     },
     get diagnostics() {
-      return (diagnostics ??= opts.base ? opts.base.diagnostics : diagnosticCount(index));
+      return (diagnostics ??= opts.base ? opts.base.diagnostics : model.diagnostics + fileDiagnosticCount(index));
     },
     scanning: index.scan !== undefined && !index.scan.finished,
     session: (key) => store.byFile(key),
@@ -290,14 +197,20 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       const all = allProjects || !opts.scope;
       if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order || rowsMemo.all !== all) {
         const scope = opts.scope;
-        const items = all || !scope ? this.items : this.items.filter((i) => inProjectScope({ file: i.key, cwd: i.cwd }, scope));
-        rowsMemo = { filter, order, all, rows: filteredRows(items, filter, order) };
+        const inScope = (i: SessionListItem) => all || !scope || inProjectScope({ file: i.key, cwd: i.cwd }, scope);
+        let rows: SessionRow[];
+        if (!filter.trim() && order !== 'threaded' && !opts.base) {
+          // the common case, kept sorted by the model: a frame costs a lookup per row
+          const sorted = model.sortedBy(order);
+          rows = (all || !scope ? sorted : sorted.filter(inScope)).map((i) => rowFor(i, 0, now));
+        } else rows = filteredRows(all || !scope ? this.items : this.items.filter(inScope), filter, order);
+        rowsMemo = { filter, order, all, rows };
       }
       return rowsMemo.rows;
     },
     filterSearching: (filter) => opts.filterAnswers?.text === filter && searching(opts.filterAnswers),
     scope: opts.scope,
-    resumeRefusal: (s) => verdict(s).reason,
+    resumeRefusal: (s) => model.resumeRefusal(s),
     cwdExists(s) {
       if (s.cwd === undefined) return true; // no cwd: dsh runs where the browser was started
       let hit = cwds.get(s.cwd);

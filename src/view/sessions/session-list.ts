@@ -127,6 +127,10 @@ const byId = (a: SessionListItem, b: SessionListItem): number => (a.id < b.id ? 
 
 export { ageText };
 
+/** The comparator of a flat order (ties by key: a total order, so a kept list can be merged into). */
+export const byOrder = (order: Exclude<SortOrder, 'threaded'>): ((a: SessionListItem, b: SessionListItem) => number) =>
+  order === 'recent' ? byRecent : order === 'created' ? byCreated : byId;
+
 export function filterSessions(items: readonly SessionListItem[], query: string): SessionListItem[] {
   const q = query.trim().toLowerCase();
   if (!q) return [...items];
@@ -136,8 +140,7 @@ export function filterSessions(items: readonly SessionListItem[], query: string)
 /** Sorted items with their depth (0 except in threaded order). */
 export function sortSessions(items: readonly SessionListItem[], order: SortOrder): Array<{ item: SessionListItem; depth: number }> {
   if (order !== 'threaded') {
-    const cmp = order === 'recent' ? byRecent : order === 'created' ? byCreated : byId;
-    return [...items].sort(cmp).map((item) => ({ item, depth: 0 }));
+    return [...items].sort(byOrder(order)).map((item) => ({ item, depth: 0 }));
   }
   return threaded(items);
 }
@@ -237,6 +240,22 @@ export function treeGuides(depths: readonly number[]): string[] {
   return out;
 }
 
+/**
+ * Rows survive snapshots: an item's row is built again only when the item
+ * changed (a new object), its place in the tree did, or the clock moved its
+ * age or its open turn's age. A frame then costs a lookup per row.
+ */
+const rowMemo = new WeakMap<SessionListItem, { now: number; depth: number; guide: string; row: SessionRow }>();
+
+export function rowFor(s: SessionListItem, depth: number, now: number, guide = ''): SessionRow {
+  const m = rowMemo.get(s);
+  if (m && m.depth === depth && m.guide === guide && (m.now === now || (forkBlockOfItem(s) !== 'open-turn' && m.row.age === ageText(s.lastEventTime ?? s.createdAt, now))))
+    return m.row;
+  const row = rowOf(s, depth, now, guide);
+  rowMemo.set(s, { now, depth, guide, row });
+  return row;
+}
+
 export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''): SessionRow {
   const b = badgeOf(s, now);
   // ⊘: dsh --resume would refuse it (the reason is in Turns and the action menu)
@@ -287,5 +306,5 @@ export interface SessionListOptions {
 export function sessionRows(items: readonly SessionListItem[], opts: SessionListOptions): SessionRow[] {
   const sorted = sortSessions(filterSessions(items, opts.filter), opts.order);
   const guides = treeGuides(sorted.map((r) => r.depth));
-  return sorted.map(({ item, depth }, i) => rowOf(item, depth, opts.now, guides[i]));
+  return sorted.map(({ item, depth }, i) => rowFor(item, depth, opts.now, guides[i]));
 }

@@ -1,0 +1,254 @@
+// The root's derived facts, kept current from what changed (issue 17): each
+// session's list item with its marks (worst problem, resume verdict, parent
+// link), the list in each sort order, and the count of diagnostics. The store
+// and the audit keep journals of the keys they changed; sync() reads them and
+// rebuilds only those items and the items that depend on them (the sessions
+// sharing their id, the children naming it as parent). So a frame after a
+// background slice costs what the slice changed, not a pass over the root,
+// and a 100,000-session root stays as quick to browse while it is scanned
+// and audited as a small one.
+import type { AuditIndex } from '../../session/audit-index.js';
+import { lineageCycles } from '../../session/audit.js';
+import { parentLink } from '../../session/lineage.js';
+import { compareSeverity, type ProblemRow, type SessionBadge } from '../../session/problems.js';
+import type { Session } from '../../session/session.js';
+import { SessionStore } from '../../session/store.js';
+import { layoutOf } from '../../storage/layout.js';
+import { resumeVerdict } from '../../storage/resume.js';
+import { rootRefusalOf } from '../../storage/root-refusals.js';
+import { byOrder, listItemOf, type SessionListItem, type SortOrder } from '../sessions/session-list.js';
+
+const keyOf = SessionStore.keyOf;
+const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
+
+/** The orders kept sorted incrementally (threaded is a tree: built from the items when asked). */
+type FlatOrder = Exclude<SortOrder, 'threaded'>;
+
+export class RootModel {
+  private readonly items = new Map<string, SessionListItem>();
+  /** parent id -> keys of the sessions naming it (their parent link changes with that id's sessions) */
+  private readonly children = new Map<string, Set<string>>();
+  private storeAt = -1;
+  private auditAt = -1;
+  private refusals: ReadonlyMap<string, string> = NO_REFUSALS;
+  /** ids that enter a lineage cycle (LINEAGE_CYCLE is reported on each session with that id) */
+  private cycleIds = new Set<string>();
+  private diagnosticSum = 0;
+  private list?: SessionListItem[];
+  private readonly sorted = new Map<FlatOrder, SessionListItem[]>();
+  /** items replaced or dropped since each sorted list was last merged */
+  private readonly staleIn = new Map<FlatOrder, { gone: Set<SessionListItem>; added: SessionListItem[] }>();
+  /** bumps whenever an item changed, came or went */
+  version = 0;
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly audit?: AuditIndex,
+  ) {}
+
+  /**
+   * Brings the items up to date with the store, the audit and rc.8's root
+   * refusals. Returns whether any item changed.
+   */
+  sync(refusals: ReadonlyMap<string, string> = NO_REFUSALS): boolean {
+    const storeKeys = this.store.changes.since(this.storeAt);
+    const auditKeys = this.audit ? this.audit.changes.since(this.auditAt) : [];
+    const all = storeKeys === undefined || auditKeys === undefined || refusals !== this.refusals;
+    this.storeAt = this.store.changes.version;
+    this.auditAt = this.audit?.changes.version ?? 0;
+    this.refusals = refusals;
+    if (all) return this.rebuildAll();
+    if (storeKeys.length === 0 && auditKeys.length === 0) return false;
+    const affected = new Set<string>(auditKeys);
+    let membership = false;
+    for (const key of storeKeys) {
+      affected.add(key);
+      const before = this.items.get(key);
+      const now = this.store.byFile(key);
+      if (!before || !now) membership = true;
+      // the sessions sharing its id (their verdict, duplicate badge) and its children (their parent link)
+      for (const id of new Set([before?.id, now?.id]))
+        if (id !== undefined) {
+          for (const t of this.store.withId(id)) affected.add(keyOf(t));
+          for (const c of this.children.get(id) ?? []) affected.add(c);
+        }
+    }
+    if (membership) this.updateCycles(affected);
+    for (const key of affected) this.refresh(key);
+    return true;
+  }
+
+  private rebuildAll(): boolean {
+    this.items.clear();
+    this.children.clear();
+    this.diagnosticSum = 0;
+    this.sorted.clear();
+    this.staleIn.clear();
+    this.cycleIds = cycleIdsOf(this.store.list());
+    for (const s of this.store.list()) this.refresh(keyOf(s));
+    this.version++;
+    return true;
+  }
+
+  /** A lineage cycle comes or goes only when sessions come or go: the ids whose cycle mark changed are affected. */
+  private updateCycles(affected: Set<string>): void {
+    const next = cycleIdsOf(this.store.list());
+    for (const id of new Set([...this.cycleIds, ...next]))
+      if (this.cycleIds.has(id) !== next.has(id)) for (const t of this.store.withId(id)) affected.add(keyOf(t));
+    this.cycleIds = next;
+  }
+
+  private refresh(key: string): void {
+    const before = this.items.get(key);
+    const s = this.store.byFile(key);
+    if (before) {
+      this.unlinkChild(before);
+      this.diagnosticSum -= before.diagnostics;
+      for (const st of this.staleIn.values()) st.gone.add(before);
+    }
+    if (!s) {
+      if (before) {
+        this.items.delete(key);
+        this.list = undefined;
+        this.version++;
+      }
+      return;
+    }
+    const item = this.itemOf(s);
+    this.items.set(key, item);
+    this.list = undefined;
+    this.diagnosticSum += item.diagnostics;
+    if (item.parentSession !== undefined) {
+      let set = this.children.get(item.parentSession);
+      if (!set) this.children.set(item.parentSession, (set = new Set()));
+      set.add(key);
+    }
+    for (const st of this.staleIn.values()) st.added.push(item);
+    this.version++;
+  }
+
+  private unlinkChild(item: SessionListItem): void {
+    if (item.parentSession === undefined) return;
+    const set = this.children.get(item.parentSession);
+    set?.delete(item.key);
+    if (set?.size === 0) this.children.delete(item.parentSession);
+  }
+
+  private itemOf(s: Session): SessionListItem {
+    const item = listItemOf(s);
+    const badge = this.badgeOf(s);
+    if (badge) item.problem = badge;
+    // only harness files can be resumed at all: elsewhere the badge would be noise
+    if (s.file !== undefined && layoutOf(s.file) !== 'flat') item.notResumable = this.resumeRefusal(s);
+    const link = parentLink(s, this.byId);
+    if (link.kind === 'resolved') item.parentKey = link.key;
+    else if (link.kind === 'ambiguous') item.parentAmbiguous = true;
+    return item;
+  }
+
+  private readonly byId: ReadonlyMap<string, readonly Session[]> = {
+    get: (id: string) => this.store.withId(id),
+  } as ReadonlyMap<string, readonly Session[]>;
+
+  /** Why `dsh --resume` would refuse `s` (undefined: it would resume it). */
+  resumeRefusal(s: Session): string | undefined {
+    const v = resumeVerdict(s, this.store.withId(s.id), rootRefusalOf(this.refusals, s));
+    return v.resumable ? undefined : v.reason;
+  }
+
+  /**
+   * The session's worst problem and how many it has, as the Problems tab
+   * lists them (problemRows): its audit findings (its reader diagnostics until
+   * it is audited), a finding about its id made while auditing a session that
+   * shares it, DUPLICATE_ID when its id is shared, LINEAGE_CYCLE when its id
+   * enters a cycle.
+   */
+  private badgeOf(s: Session): SessionBadge | undefined {
+    let badge: SessionBadge | undefined;
+    const add = (f: { severity: 'error' | 'warning'; code: string }) => {
+      if (!badge) badge = { severity: f.severity, code: f.code, count: 1 };
+      else {
+        badge.count++;
+        if (compareSeverity(f, badge) < 0) {
+          badge.severity = f.severity;
+          badge.code = f.code;
+        }
+      }
+    };
+    // problemRows' rule: a finding with a file belongs to that file's session, one without to every session with its id
+    const mine = (f: { file?: string; session?: string }) => (f.file !== undefined ? f.file === s.file : f.session === s.id);
+    const same = this.store.withId(s.id);
+    for (const t of same) {
+      const own = this.audit?.findingsOf(t);
+      if (own) {
+        for (const f of own) if (mine(f)) add(f);
+      } else for (const d of t.diagnostics) if (mine({ file: d.file, session: t.id })) add(d);
+    }
+    if (same.length > 1) add({ severity: 'warning', code: 'DUPLICATE_ID' });
+    if (this.cycleIds.has(s.id)) add({ severity: 'error', code: 'LINEAGE_CYCLE' });
+    return badge;
+  }
+
+  private problemsMemo?: { store: number; audit: number; files: number; rows: ProblemRow[] };
+
+  /**
+   * The Problems tab's rows (built by `compute` from the whole root), kept
+   * until the store, the audit or the count of `files` changes (refused files
+   * are not sessions): only that tab reads them.
+   */
+  problems(files: number, compute: () => ProblemRow[]): ProblemRow[] {
+    const store = this.store.changes.version;
+    const audit = this.audit?.changes.version ?? 0;
+    const m = this.problemsMemo;
+    if (m && m.store === store && m.audit === audit && m.files === files) return m.rows;
+    const rows = compute();
+    this.problemsMemo = { store, audit, files, rows };
+    return rows;
+  }
+
+  /** Every item, in the store's order. */
+  all(): readonly SessionListItem[] {
+    return (this.list ??= [...this.items.values()]);
+  }
+
+  get(key: string): SessionListItem | undefined {
+    return this.items.get(key);
+  }
+
+  /** Diagnostics of the sessions (refused files and skipped entries are the index's). */
+  get diagnostics(): number {
+    return this.diagnosticSum;
+  }
+
+  /**
+   * The items in a flat order, kept sorted: what changed since the last call
+   * is taken out and merged back in (one linear pass, no comparisons for the
+   * items that did not move).
+   */
+  sortedBy(order: FlatOrder): readonly SessionListItem[] {
+    const cmp = byOrder(order);
+    const list = this.sorted.get(order);
+    const st = this.staleIn.get(order);
+    if (!list || !st) {
+      const fresh = [...this.items.values()].sort(cmp);
+      this.sorted.set(order, fresh);
+      this.staleIn.set(order, { gone: new Set(), added: [] });
+      return fresh;
+    }
+    if (st.gone.size === 0 && st.added.length === 0) return list;
+    const added = st.added.filter((i) => this.items.get(i.key) === i).sort(cmp);
+    const kept = st.gone.size ? list.filter((i) => !st.gone.has(i)) : list;
+    const merged: SessionListItem[] = new Array(kept.length + added.length);
+    let a = 0;
+    let b = 0;
+    let o = 0;
+    while (a < kept.length && b < added.length) merged[o++] = cmp(kept[a], added[b]) <= 0 ? kept[a++] : added[b++];
+    while (a < kept.length) merged[o++] = kept[a++];
+    while (b < added.length) merged[o++] = added[b++];
+    this.sorted.set(order, merged);
+    this.staleIn.set(order, { gone: new Set(), added: [] });
+    return merged;
+  }
+}
+
+const cycleIdsOf = (sessions: readonly Session[]): Set<string> => new Set(lineageCycles(sessions).flatMap((f) => (f.session !== undefined ? [f.session] : [])));

@@ -1,0 +1,113 @@
+// The root model (src/view/app/root-model.ts) updates list items from what
+// changed; here, after any sequence of store changes and audit slices, what it
+// holds equals what a model built from scratch holds, and each session's
+// problem badge equals the Problems tab's rows for it (worstBySession of
+// problemRows): the incremental path never shows a stale or a different fact.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AuditIndex } from '../../src/session/audit-index.js';
+import type { SessionEvent } from '../../src/session/events.js';
+import { foldEvent } from '../../src/session/log-facts.js';
+import { problemRows, worstBySession } from '../../src/session/problems.js';
+import type { Session } from '../../src/session/session.js';
+import { memorySession, SessionStore } from '../../src/session/store.js';
+import { RootModel } from '../../src/view/app/root-model.js';
+import { sortSessions } from '../../src/view/sessions/session-list.js';
+
+const IDS = ['a', 'b', 'c', 'd'];
+
+type Op =
+  | { kind: 'new'; id: number; parent: number | null; bad: boolean }
+  | { kind: 'append'; at: number; close: boolean }
+  | { kind: 'delete'; at: number }
+  | { kind: 'replace'; at: number }
+  | { kind: 'audit'; budget: number }
+  | { kind: 'sync' };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('new' as const), id: fc.nat(IDS.length - 1), parent: fc.option(fc.nat(IDS.length - 1)), bad: fc.boolean() }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('append' as const), at: fc.nat(20), close: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), at: fc.nat(20) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('replace' as const), at: fc.nat(20) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('audit' as const), budget: fc.nat(2) }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'sync' as const }) },
+);
+
+let files = 0;
+function make(id: string, parent: string | undefined, bad: boolean, createdAt: number): Session {
+  const events: SessionEvent[] = [];
+  const add = (type: string, data: unknown) => events.push({ type, seq: events.length, time: createdAt + events.length, data });
+  add('turn/start', { turn: 1 });
+  add('user/message', { content: [{ type: 'text', text: `${id} hello` }] });
+  add('turn/end', { turn: 1, reason: { kind: 'completed' } });
+  const s = memorySession({ type: 'session', version: 0, id, createdAt, ...(parent !== undefined ? { parentSession: parent } : {}) }, events);
+  // a file of its own, so duplicate ids are different sessions (in memory the key is the id)
+  (s as { file?: string }).file = `/root/f${++files}-${id}.jsonl`;
+  if (bad) s.log.diagnostics.push({ file: s.file, line: 2, severity: 'error', code: 'SEQ_GAP', message: 'seq jumps: got 5' });
+  return s;
+}
+
+function appendTo(s: Session, close: boolean): void {
+  const f = s.log.facts;
+  const push = (type: string, data: unknown) => {
+    const e = { type, seq: s.log.events.length, time: 1_000_000 + s.log.events.length, data };
+    s.log.events.push(e);
+    foldEvent(f, e);
+  };
+  if (f.openTurn === null) push('turn/start', { turn: f.turns + 1 });
+  if (close && f.openTurn !== null) push('turn/end', { turn: f.openTurn, reason: { kind: 'completed' } });
+}
+
+/** What a model says about every session, comparable with toEqual. */
+const itemsOf = (m: RootModel) => [...m.all()].sort((a, b) => (a.key < b.key ? -1 : 1));
+
+describe('the root model, kept current from what changed', () => {
+  it('equals a model built from scratch, and its badges equal the Problems rows, after any changes', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { minLength: 1, maxLength: 40 }), (ops) => {
+        const store = new SessionStore();
+        const audit = new AuditIndex();
+        store.subscribe(() => audit.invalidate());
+        const model = new RootModel(store, audit);
+        model.sync();
+        let clock = 1000;
+        const check = () => {
+          model.sync();
+          const fresh = new RootModel(store, audit);
+          fresh.sync();
+          expect(itemsOf(model)).toEqual(itemsOf(fresh));
+          expect(model.diagnostics).toBe(fresh.diagnostics);
+          for (const order of ['recent', 'created', 'id'] as const)
+            expect(model.sortedBy(order).map((i) => i.key)).toEqual(sortSessions(fresh.all(), order).map((r) => r.item.key));
+          const sessions = store.list();
+          const worst = worstBySession(problemRows({ sessions, refused: [], findings: audit.findings(sessions, []) }));
+          for (const i of model.all()) expect([i.key, i.problem]).toEqual([i.key, worst.get(i.key)]);
+        };
+        for (const op of ops) {
+          const live = store.list();
+          const pick = (at: number) => live[at % Math.max(1, live.length)];
+          if (op.kind === 'new') store.add(make(IDS[op.id], op.parent === null ? undefined : IDS[op.parent], op.bad, ++clock));
+          else if (op.kind === 'append' && live.length) {
+            const s = pick(op.at);
+            appendTo(s, op.close);
+            store.touch(s);
+            store.emit();
+          } else if (op.kind === 'delete' && live.length) {
+            const s = pick(op.at);
+            s.gone = true;
+            store.remove(s);
+          } else if (op.kind === 'replace' && live.length) {
+            const s = pick(op.at);
+            const next = make(s.id, s.parentSession, false, s.header.createdAt);
+            (next as { file?: string }).file = s.file;
+            appendTo(next, true);
+            store.add(next);
+          } else if (op.kind === 'audit') audit.step(() => store.list(), 0);
+          else if (op.kind === 'sync') check();
+        }
+        check();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
