@@ -12,9 +12,10 @@
  * - Key -> frame: a second run of the browser; from its first row on (the scan included),
  *   `j`/`k` alternate (the cursor goes down and up) with a gap between keys, for as long
  *   as the first run was busy (at most a window). A key's time is from the write to the
- *   parsed output where the selected session (the `▶` row's id) changed. One `j` first,
- *   not counted: until the user moves, the cursor stays on the first row, whose session
- *   changes as the scan finds newer ones; once moved, it follows its session.
+ *   parsed output where the selected session (the `▶` row's id) became the one next to
+ *   it before the key. One `j` first, not counted: until the user moves, the cursor stays
+ *   on the first row, whose session changes as the scan finds newer ones; once moved, it
+ *   follows its session (and the keys keep it off the first row).
  * - RSS after the scan and idle CPU after quiet, at the largest size.
  * - Warm vs cold start and warm vs cold `list --json` (issue 17's cache): each run
  *   gets XDG_CACHE_HOME=<fresh temp folder>; a first run fills it (cold), a second
@@ -239,7 +240,7 @@ export interface BrowserRun {
   rssPeakMB: number;
   idle?: { ms: number; cpuPct: number; rssMinMB: number; rssMaxMB: number };
   /** key -> frame ms (NaN: no frame within timeoutMs); pressed before busyUntilMs; pressed while the title said scanning */
-  keys?: Array<{ ms: number; busy: boolean; scan: boolean }>;
+  keys?: Array<{ ms: number; busy: boolean; scan: boolean; unexpected: boolean }>;
   /** since spawn: the first and the last key */
   keysFromMs?: number;
   /** CPU share of one core from the first key to the last frame */
@@ -296,7 +297,7 @@ export async function runBrowser(o: BrowserRunOptions): Promise<BrowserRun> {
 
     if (o.keys) {
       const k = o.keys;
-      const lat: Array<{ ms: number; busy: boolean; scan: boolean }> = [];
+      const lat: Array<{ ms: number; busy: boolean; scan: boolean; unexpected: boolean }> = [];
       const moved = (before: string | undefined) => (x: string) => {
         const id = selectedId(x);
         return id !== undefined && id !== before;
@@ -310,21 +311,31 @@ export async function runBrowser(o: BrowserRunOptions): Promise<BrowserRun> {
       await p.waitFor((x) => selectedRow(x) > 0 || moved(first)(x), k.timeoutMs).catch(never);
       await sleep(k.gapMs);
       const endAt = Math.min(k.busyUntilMs, out.keysFromMs + k.windowMs);
-      let key = 'k';
+      // then j, k, j, k…: the cursor goes between the second and third rows, never back to the first
+      let key = 'j';
       while (lat.length < k.max && (since() < endAt || lat.length < k.min)) {
         const s = p.screen();
         const before = selectedId(s);
         if (selectedRow(s) <= 0) key = 'j'; // k on the first row moves nothing
+        // the session the key should select: the row under (j) or over (k) the ▶ row
+        const lines = s.split('\n');
+        const at0 = lines.findIndex((l) => l.startsWith('▶'));
+        const expected = /\bidle-\d+\b/.exec(lines[at0 + (key === 'j' ? 1 : -1)] ?? '')?.[0];
         const busy = since() < k.busyUntilMs;
         const scan = scanning(s);
         const t = performance.now();
         p.write(key);
-        try {
-          const at = await p.waitFor(moved(before), k.timeoutMs);
-          lat.push({ ms: Math.max(0, at - t), busy, scan });
-        } catch {
-          lat.push({ ms: NaN, busy, scan });
+        // a frame that selects the expected session; failing that (the list moved under the
+        // cursor), the first frame that selects any other session, flagged
+        const anyMove = p.waitFor(moved(before), k.timeoutMs).catch(() => NaN);
+        const exact = expected === undefined ? anyMove : p.waitFor((x) => selectedId(x) === expected, k.timeoutMs).catch(() => NaN);
+        let at = await exact;
+        let unexpected = false;
+        if (Number.isNaN(at)) {
+          at = await anyMove;
+          unexpected = !Number.isNaN(at);
         }
+        lat.push({ ms: Number.isNaN(at) ? NaN : Math.max(0, at - t), busy, scan, unexpected });
         key = key === 'j' ? 'k' : 'j';
         await sleep(k.gapMs);
       }
@@ -550,7 +561,7 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
               `${use.length} keys (j/k alternating, ${KEY_GAP_MS} ms apart) ${use === busy ? 'while the first run was still busy' : `of which only ${busy.length} while the first run was busy`} ` +
               `(it was busy until ${busyUntilMs === undefined ? '?' : secs(busyUntilMs)}; keys from the first row at ${secs(r.keysFromMs ?? NaN)} to ${secs(r.quietAtMs)}, scan over at ${r.scanDoneMs === undefined ? '?' : secs(r.scanDoneMs)}); ` +
               `${phase(use.filter((x) => x.scan), 'during the scan')}; ${phase(use.filter((x) => !x.scan), 'after it')}; ` +
-              `${missed} without a frame in ${KEY_TIMEOUT_MS / 1000} s; the browser used ${r.keysCpuPct?.toFixed(0)}% of a core meanwhile; figure took ${secs(performance.now() - t0)}`,
+              `${missed} without a frame in ${KEY_TIMEOUT_MS / 1000} s, ${use.filter((x) => x.unexpected).length} that selected another session than the row next to the cursor; the browser used ${r.keysCpuPct?.toFixed(0)}% of a core meanwhile; figure took ${secs(performance.now() - t0)}`,
           });
         });
       }
