@@ -1,11 +1,19 @@
 /**
- * `npm run bench [-- --quick] [--preset A|B|quick] [--runs N] [--json] [--strict]`
+ * `npm run bench [-- --quick] [--preset A|B|quick] [--runs N] [--json] [--strict]
+ *   [--scale-only | --no-scale] [--scale-sizes=10k,30k,100k] [--scale-deadline=S]`
  *
  * Every figure is the median of N runs (after 1 warm-up) with its min–max spread, next
  * to a floor measured in the same run, the ratio, the goal and PASS/MISS. Full run: the
  * app figures on preset A, first frame on A and B (and on the quick corpus, to check it
  * does not grow). --quick: everything on the quick corpus, a smoke test that asserts
  * nothing about time (exit 0 unless something crashes). --strict: exit 1 on a MISS.
+ *
+ * Scale rows (issue 17, bench/scale.ts), last: browser CPU until quiet vs headless
+ * audit at 10k/30k/100k sessions, key -> frame during the background work at 30k and
+ * 100k, RSS and idle CPU at 100k, warm vs cold start and list --json (when the build has
+ * the cache). --quick: all of them at 2k. --scale-only: only these rows (no corpus A/B);
+ * --no-scale: none of them; --scale-sizes picks the sizes; --scale-deadline the
+ * seconds a browser gets to go quiet (default 30x the headless audit, 60–300 s).
  */
 import os from 'node:os';
 import { join, dirname } from 'node:path';
@@ -17,6 +25,7 @@ import { formatProfile, profileInProcess, profileNode } from './profile.js';
 import { inkFrames, p95 } from './ink-frame.js';
 import { measureLive, measureLiveScreen } from './live.js';
 import { measureIdle } from './idle.js';
+import { scaleFigures, parseSizes } from './scale.js';
 
 type Preset = keyof typeof PRESETS;
 const argv = process.argv.slice(2);
@@ -30,6 +39,11 @@ const runs = Number(opt('--runs') ?? (quick ? 2 : 5));
 const loop: F.Loop = { runs, warmup: 1 };
 const KEYPRESSES = quick ? 10 : 50;
 const log = (s: string) => process.stderr.write(s + '\n');
+const scaleOnly = flag('--scale-only');
+const noScale = flag('--no-scale');
+if (scaleOnly && noScale) throw new Error('--scale-only and --no-scale exclude each other');
+const scaleSizes = parseSizes(opt('--scale-sizes'));
+const scaleDeadline = opt('--scale-deadline') === undefined ? undefined : Number(opt('--scale-deadline'));
 
 const corpusRoot = join(dirname(dirname(dirname(new URL(import.meta.url).pathname))), 'bench', '.corpus');
 const corpus = (p: Preset): CorpusInfo => {
@@ -42,11 +56,14 @@ const corpus = (p: Preset): CorpusInfo => {
 interface Row {
   figure: string;
   corpus: string;
-  unit: 'ms' | 'MB' | '%';
+  unit: 'ms' | 'MB' | '%' | 's';
   value?: Stats;
+  /** shown instead of the median (a lower bound, "n/a (...)") */
+  valueText?: string;
   floor?: Stats | number;
   floorLabel: string;
   ratio?: number;
+  ratioText?: string;
   goal: string;
   pass?: boolean;
   note?: string;
@@ -67,7 +84,17 @@ async function attempt(figure: string, corpus: string, goal: string, floorLabel:
   }
 }
 
+async function scale(): Promise<void> {
+  if (noScale) return;
+  await scaleFigures({ quick, sizes: scaleSizes, deadlineS: scaleDeadline, log, attempt, push: (r) => rows.push(r), details });
+}
+
 async function main(): Promise<void> {
+  if (scaleOnly) {
+    await scale();
+    report(undefined);
+    return;
+  }
   const main = corpus(preset);
   const second = quick || opt('--preset') ? undefined : corpus('B');
   const small = quick || opt('--preset') === 'quick' ? undefined : corpus('quick');
@@ -191,35 +218,37 @@ async function main(): Promise<void> {
     });
   }
 
+  await scale();
   report(main);
 }
 
 function fmt(n: number | undefined, unit: string): string {
   if (n === undefined) return 'n/a';
-  return unit === 'MB' ? n.toFixed(1) : unit === '%' || n < 10 ? n.toFixed(2) : n.toFixed(0);
+  return unit === 'MB' ? n.toFixed(1) : unit === '%' || unit === 's' || n < 10 ? n.toFixed(2) : n.toFixed(0);
 }
 
-function report(main: CorpusInfo): void {
+function report(main: CorpusInfo | undefined): void {
   const cpus = os.cpus();
   const machine = { cores: cpus.length, model: cpus[0]?.model ?? '?', node: process.version, ramGB: os.totalmem() / 1024 ** 3, platform: `${os.platform()} ${os.release()}`, loadavg: os.loadavg().map((x) => +x.toFixed(2)) };
   if (json) {
-    process.stdout.write(JSON.stringify({ machine, preset, quick, runs: loop.runs, warmup: loop.warmup, corpus: { files: main.files, bytes: main.bytes, events: main.events }, rows, details }, null, 2) + '\n');
+    process.stdout.write(JSON.stringify({ machine, preset, quick, runs: loop.runs, warmup: loop.warmup, corpus: main ? { files: main.files, bytes: main.bytes, events: main.events } : undefined, rows, details }, null, 2) + '\n');
     return;
   }
   const out: string[] = [];
   out.push(`machine: ${machine.cores} cores, ${machine.model}, Node ${machine.node}, ${machine.ramGB.toFixed(1)} GB RAM, ${machine.platform}; load average at the end ${machine.loadavg.join(' ')}`);
-  out.push(`preset ${preset}${quick ? ' (quick smoke run: goals are not asserted)' : ''}; median of ${loop.runs} runs after ${loop.warmup} warm-up; corpus ${main.files} files, ${(main.bytes / 1e6).toFixed(1)} MB, ${main.events} events`);
+  if (main) out.push(`preset ${preset}${quick ? ' (quick smoke run: goals are not asserted)' : ''}; median of ${loop.runs} runs after ${loop.warmup} warm-up; corpus ${main.files} files, ${(main.bytes / 1e6).toFixed(1)} MB, ${main.events} events`);
+  else out.push(`scale rows only${quick ? ' (quick smoke run at 2k: goals are not asserted)' : ''}`);
   out.push('');
   const table = [['figure', 'corpus', 'median', 'min–max', 'floor (same run)', 'floor', 'ratio', 'goal', 'result']];
   for (const r of rows) {
     table.push([
       r.figure,
       r.corpus,
-      r.value ? `${fmt(r.value.median, r.unit)} ${r.unit}` : 'n/a',
-      r.value ? `${fmt(r.value.min, r.unit)}–${fmt(r.value.max, r.unit)}` : '',
+      r.valueText ?? (r.value ? `${fmt(r.value.median, r.unit)} ${r.unit}` : 'n/a'),
+      r.value && !r.valueText ? `${fmt(r.value.min, r.unit)}–${fmt(r.value.max, r.unit)}` : '',
       r.floorLabel,
       r.floor !== undefined ? `${fmt(med(r.floor), r.unit)} ${r.unit}` : '',
-      r.ratio !== undefined ? `${r.ratio.toFixed(2)}x` : '',
+      r.ratioText ?? (r.ratio !== undefined ? `${r.ratio.toFixed(2)}x` : ''),
       r.goal,
       r.pass === undefined ? (r.value ? 'info' : 'N/A') : r.pass ? 'PASS' : 'MISS',
     ]);

@@ -42,10 +42,16 @@ export interface BenchPty {
   hasExited(): boolean;
 }
 
-export function spawnBenchPty(cmd: string, args: string[], cols = 120, rows = 40, cwd = process.cwd()): BenchPty {
+/** `env`: variables added to (or, when undefined, removed from) the bench environment. */
+export function spawnBenchPty(cmd: string, args: string[], cols = 120, rows = 40, cwd = process.cwd(), env: Record<string, string | undefined> = {}): BenchPty {
   const term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
   const t0 = performance.now();
-  const child = pty.spawn(cmd, args, { name: 'xterm-256color', cols, rows, cwd, env: benchEnv() });
+  const childEnv = benchEnv();
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete childEnv[k];
+    else childEnv[k] = v;
+  }
+  const child = pty.spawn(cmd, args, { name: 'xterm-256color', cols, rows, cwd, env: childEnv });
   let done = false;
   let lastScreen = '';
   let lastChangeAt = t0;
