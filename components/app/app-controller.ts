@@ -50,6 +50,8 @@ export interface ControllerOptions {
 }
 
 
+const sameEntries = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean => a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+
 /** background frames are spaced by this many times what the last one cost */
 const GAP_FACTOR = 8;
 /** a change waits at most this long to be drawn (while keys keep coming, or frames are costly) */
@@ -112,12 +114,17 @@ export class AppController {
   /**
    * rc.8's refusals of whole roots, from the files found: recomputed when the
    * count of files or sessions changed (a file added, deleted or re-read as a
-   * session), not on every append.
+   * session), not on every append, and not while the first scan runs (a pass
+   * over every path per frame would cost the keys; the scan's end brings it).
+   * The same verdicts keep the same map, so the model is not rebuilt for them.
    */
   private rootRefusals(): ReadonlyMap<string, string> {
     const r = this.refusals;
-    if (r.files !== this.index.files.size || r.sessions !== this.index.store.size)
-      this.refusals = { files: this.index.files.size, sessions: this.index.store.size, map: rc8RootRefusalsOf(this.index.files.keys()) };
+    if (this.index.scan && !this.index.scan.finished) return r.map;
+    if (r.files !== this.index.files.size || r.sessions !== this.index.store.size) {
+      const map = rc8RootRefusalsOf(this.index.files.keys());
+      this.refusals = { files: this.index.files.size, sessions: this.index.store.size, map: sameEntries(map, r.map) ? r.map : map };
+    }
     return this.refusals.map;
   }
 

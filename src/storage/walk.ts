@@ -63,14 +63,24 @@ export function probe(p: string): Entry {
  * accepted file. Unreadable folders are skipped (reported through onSkip).
  */
 export function walk(dir: string, accept: (p: string) => boolean, onFile: (p: string, symlink: boolean) => void, onDir?: (d: string) => void, onSkip?: OnSkip): void {
+  const next = walker(dir, accept, onFile, onDir, onSkip);
+  while (next()) {
+    /* one folder per call */
+  }
+}
+
+/** `walk`, one folder per call of the returned function (false once every folder is done): for walks in slices. */
+export function walker(dir: string, accept: (p: string) => boolean, onFile: (p: string, symlink: boolean) => void, onDir?: (d: string) => void, onSkip?: OnSkip): () => boolean {
   const stack = [dir];
-  while (stack.length) {
-    const d = stack.pop()!;
+  return () => {
+    const d = stack.pop();
+    if (d === undefined) return false;
     onDir?.(d);
     const { files, dirs } = readFolder(d, accept, onSkip);
     for (const f of files) onFile(f.path, f.symlink);
-    stack.push(...dirs);
-  }
+    for (const sub of dirs) stack.push(sub);
+    return stack.length > 0;
+  };
 }
 
 /** The skip for a folder that cannot be listed (undefined when it just vanished). */

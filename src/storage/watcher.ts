@@ -30,7 +30,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { displayName, fsPath } from './open-file.js';
-import { defaultIsSessionFile, entrySkip, listSessionFiles, probe, readFolder, skipDirName, walk, type FileState, type Skip } from './walk.js';
+import { defaultIsSessionFile, entrySkip, listSessionFiles, probe, readFolder, skipDirName, walker, type FileState, type Skip } from './walk.js';
 
 export { listSessionFiles };
 
@@ -127,6 +127,8 @@ const DEFAULT_ROOT_POLL_MS = 1000;
  */
 const SAFETY_BATCH = 2000;
 const SAFETY_BUDGET_MS = 4;
+/** the slice of a long walk (the start, a full comparison) before the loop gets a turn */
+const SLICE_MS = 8;
 /** fs.watch errors that mean "out of watches/descriptors": no folder can be watched any more. */
 const EXHAUSTED = new Set(['ENOSPC', 'EMFILE', 'ENFILE']);
 
@@ -250,13 +252,17 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     }
   }
 
-  /** Watch `dir` and everything below it (watch mode), then mark every file in it. */
-  function addTree(dir: string): void {
-    walk(
+  /**
+   * Watch `dir` and everything below it (watch mode), then mark every file in
+   * it (with `onlyNew`, only the files not known yet: the caller compares the
+   * known ones itself).
+   */
+  function treeWalker(dir: string, onlyNew = false): () => boolean {
+    return walker(
       dir,
       safeFileName,
       (f, symlink) => {
-        observe(f, undefined);
+        if (!onlyNew || !known.has(f)) observe(f, undefined);
         if (symlink) links.add(f);
       },
       (d) => {
@@ -268,6 +274,38 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       },
       skip,
     );
+  }
+
+  function addTree(dir: string): void {
+    const next = treeWalker(dir);
+    while (next()) {
+      /* one folder per call */
+    }
+  }
+
+  /**
+   * Runs `step` until it returns false, in slices of SLICE_MS with the loop
+   * free in between (keys, frames, raw events): the start and a full
+   * comparison of a 100,000-folder tree take seconds, never in one block.
+   */
+  async function inSlices(step: () => boolean): Promise<void> {
+    let until = performance.now() + SLICE_MS;
+    while (!closed && step()) {
+      if (performance.now() >= until) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        until = performance.now() + SLICE_MS;
+      }
+    }
+  }
+
+  /** Runs `fn` on each of `items`, in slices (inSlices). */
+  function eachInSlices<T>(items: readonly T[], fn: (item: T) => void): Promise<void> {
+    let i = 0;
+    return inSlices(() => {
+      if (i >= items.length) return false;
+      fn(items[i++]);
+      return i < items.length;
+    });
   }
 
   /** Lists one folder again (its mtime changed): new files, new sub-folders, vanished entries. */
@@ -551,8 +589,33 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     }
   }
 
-  /** Walk the whole tree (adding watchers for folders missed), compare everything. */
-  function reconcile(): void {
+  /** a full comparison is running; `again`: another was asked for meanwhile */
+  let reconciling: Promise<void> | undefined;
+  let again = false;
+
+  /**
+   * Walk the whole tree (adding watchers for folders missed), compare
+   * everything: in slices (inSlices). One at a time; one asked for meanwhile
+   * starts when it ends (so a sync() made now is answered by a walk that
+   * started after it).
+   */
+  function reconcile(): Promise<void> {
+    if (reconciling) {
+      again = true;
+      return reconciling;
+    }
+    const run = fullComparison().finally(() => {
+      reconciling = undefined;
+      if (again && !closed) {
+        again = false;
+        void reconcile();
+      }
+    });
+    reconciling = run;
+    return run;
+  }
+
+  async function fullComparison(): Promise<void> {
     if (closed) return;
     // Only the sync() calls made before this walk started are answered by it:
     // one made during the delivery (from onChanges) waits for the next walk.
@@ -561,11 +624,26 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     try {
       if (mode === 'watch') {
         // drop watchers of folders that vanished without an event
-        for (const d of [...watchers.keys()]) if (d !== root && probe(d)?.kind !== 'dir') removeTree(d);
+        await eachInSlices([...watchers.keys()], (d) => {
+          if (d !== root && watchers.has(d) && probe(d)?.kind !== 'dir') removeTree(d);
+        });
       }
-      if (checkRoot()) addTree(root);
-      for (const f of known.keys()) observe(f, undefined);
-      flush();
+      if (!checkRoot()) {
+        // the root is gone: its files go now, in this batch, before onRoot says so (tellRoot)
+        for (const f of known.keys()) observe(f, undefined);
+        flush();
+        return;
+      }
+      await inSlices(treeWalker(root, true));
+      // the known files: only those that differ from what was reported are marked (a flush of 100,000 would be one block)
+      await eachInSlices([...known.keys()], (f) => {
+        const prev = known.get(f);
+        if (!prev) return;
+        const e = probe(f);
+        const cur = e?.kind === 'file' && safeFileName(f) ? e.st : null;
+        if (!cur || cur.size !== prev.size || cur.ino !== prev.ino || cur.mtimeMs !== prev.mtimeMs || pending.has(f)) observe(f, cur);
+      });
+      if (!closed) flush();
     } catch {
       /* never throw out of a timer */
     } finally {
@@ -574,7 +652,6 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     }
   }
 
-  /** The walk that answers `waiters` is done and delivered (or the watcher is closed). */
   function settle(waiters: (() => void)[]): void {
     markReady?.();
     markReady = undefined;
@@ -625,9 +702,9 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     }
     // Poll mode walks everything; on a big tree the period stretches so the
     // walk takes at most ~10% of a core.
-    const tick = () => {
+    const tick = async () => {
       const t0 = performance.now();
-      reconcile();
+      await reconcile();
       const spent = performance.now() - t0;
       if (!closed && mode === 'poll') periodic = setTimeout(tick, Math.max(pollMs, 10 * spent));
     };
@@ -664,12 +741,13 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     rescanTimer = setTimeout(() => {
       rescanTimer = undefined;
       if (delivering) scheduleRescan(0);
-      else reconcile();
+      else void reconcile();
     }, ms);
   }
 
   // ---- start ----------------------------------------------------------------------------
 
+  let installing: Promise<void> = Promise.resolve();
   if (opts.forcePolling) {
     mode = 'poll';
   } else if (probe(root)?.kind !== 'dir' && !isDirViaSymlink(root)) {
@@ -677,16 +755,18 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     fallbackReason = `root ${root} is not a directory (yet)`;
   } else {
     rootIno = rootStat()?.ino;
-    // watchers first (this walk only installs them; files are compared below)
-    walk(
-      root,
-      () => false,
-      () => {},
-      (d) => {
-        const m = dirMtime(d);
-        if (m !== null) dirStamp.set(d, m);
-        addWatcher(d);
-      },
+    // watchers first (this walk only installs them, in slices; files are compared after it)
+    installing = inSlices(
+      walker(
+        root,
+        () => false,
+        () => {},
+        (d) => {
+          const m = dirMtime(d);
+          if (m !== null) dirStamp.set(d, m);
+          addWatcher(d);
+        },
+      ),
     );
   }
   startPeriodic();
@@ -702,9 +782,9 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       }
     });
   }
-  // first comparison against `initial` (or against nothing), soon but not
-  // inside this call
-  scheduleRescan(0);
+  // first comparison against `initial` (or against nothing), once the
+  // watchers are in, and never inside this call
+  void installing.then(() => scheduleRescan(0));
 
   return {
     get mode() {

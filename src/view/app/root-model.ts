@@ -60,12 +60,15 @@ export class RootModel {
     if (all) return this.rebuildAll();
     if (storeKeys.length === 0 && auditKeys.length === 0) return false;
     const affected = new Set<string>(auditKeys);
-    let membership = false;
+    let lineageMoved = false;
     for (const key of storeKeys) {
       affected.add(key);
       const before = this.items.get(key);
       const now = this.store.byFile(key);
-      if (!before || !now) membership = true;
+      // a cycle needs a parent link: it comes or goes only with a session that names a parent or is named as one
+      const moved = !before || !now || before.id !== now.id || before.parentSession !== now.parentSession;
+      const linked = (i?: { id: string; parentSession?: string }) => i !== undefined && (i.parentSession !== undefined || this.children.has(i.id));
+      if (moved && (linked(before) || linked(now))) lineageMoved = true;
       // the sessions sharing its id (their verdict, duplicate badge) and its children (their parent link)
       for (const id of new Set([before?.id, now?.id]))
         if (id !== undefined) {
@@ -73,7 +76,7 @@ export class RootModel {
           for (const c of this.children.get(id) ?? []) affected.add(c);
         }
     }
-    if (membership) this.updateCycles(affected);
+    if (lineageMoved) this.updateCycles(affected);
     for (const key of affected) this.refresh(key);
     return true;
   }

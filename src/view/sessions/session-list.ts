@@ -14,7 +14,7 @@
  * Filter: case-insensitive substring of id, title or cwd.
  */
 import { compact } from '../../session/usage.js';
-import { ageText } from '../text/age.js';
+import { ageText, ageTextUntil } from '../text/age.js';
 import type { ForkBlock, SessionState } from '../../session/log-facts.js';
 import { forkBlockOf, stateOf } from '../../session/log-facts.js';
 import type { Session } from '../../session/session.js';
@@ -245,14 +245,15 @@ export function treeGuides(depths: readonly number[]): string[] {
  * changed (a new object), its place in the tree did, or the clock moved its
  * age or its open turn's age. A frame then costs a lookup per row.
  */
-const rowMemo = new WeakMap<SessionListItem, { now: number; depth: number; guide: string; row: SessionRow }>();
+const rowMemo = new WeakMap<SessionListItem, { from: number; until: number; depth: number; guide: string; row: SessionRow }>();
 
 export function rowFor(s: SessionListItem, depth: number, now: number, guide = ''): SessionRow {
   const m = rowMemo.get(s);
-  if (m && m.depth === depth && m.guide === guide && (m.now === now || (forkBlockOfItem(s) !== 'open-turn' && m.row.age === ageText(s.lastEventTime ?? s.createdAt, now))))
-    return m.row;
+  if (m && m.depth === depth && m.guide === guide && m.from <= now && now < m.until) return m.row;
   const row = rowOf(s, depth, now, guide);
-  rowMemo.set(s, { now, depth, guide, row });
+  // the AGE column and an open turn's badge read the same time
+  const until = Math.min(ageTextUntil(s.lastEventTime ?? s.createdAt, now), ageTextUntil(s.lastEventTime, now));
+  rowMemo.set(s, { from: now, until, depth, guide, row });
   return row;
 }
 

@@ -10,3 +10,15 @@ export function ageText(time: number | undefined, now: number, missing = '-'): s
   if (s < 86400) return `${Math.floor(s / 3600)}h`;
   return `${Math.floor(s / 86400)}d`;
 }
+
+/**
+ * Until when (a `now`, exclusive) ageText(time, now) says the same: a row
+ * showing the age is drawn again only past it (early rather than late).
+ */
+export function ageTextUntil(time: number | undefined, now: number): number {
+  if (time === undefined || !Number.isFinite(time) || time < EARLIEST_TIME) return Infinity;
+  const s = Math.max(0, Math.round((now - time) / 1000));
+  const unit = s < 60 ? 1 : s < 3600 ? 60 : s < 86400 ? 3600 : 86400;
+  // Math.round reaches the next step at half a second before it
+  return time + (Math.floor(s / unit) * unit + unit - 0.5) * 1000;
+}
