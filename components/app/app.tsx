@@ -81,7 +81,7 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
         rows={rows}
         total={world.items.length}
         scoped={Boolean(world.scope && !state.allProjects)}
-        selected={indexOfKey(rows, state.selection)}
+        selected={indexOfKey(rows, state.selection, state.sessions.hint)}
         top={state.sessions.top}
         order={state.order}
         filter={state.filter}
@@ -99,7 +99,7 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
   if (surface === 'lineage') {
     const layout = world.lineage(state.lineage.collapsed);
     const ancestry = state.selection ? ancestryKeys(layout, state.selection) : new Set<string>();
-    return <LineageView layout={layout} selected={indexOfKey(layout.rows, state.selection)} top={state.lineage.top} ancestry={ancestry} mark={state.mark} width={lay.width} height={lay.view} />;
+    return <LineageView layout={layout} selected={indexOfKey(layout.rows, state.selection, state.lineage.hint)} top={state.lineage.top} ancestry={ancestry} mark={state.mark} width={lay.width} height={lay.view} />;
   }
   if (surface === 'problems') {
     const rows = world.problems();

@@ -747,27 +747,14 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
 
   // ---- start ----------------------------------------------------------------------------
 
-  let installing: Promise<void> = Promise.resolve();
   if (opts.forcePolling) {
     mode = 'poll';
   } else if (probe(root)?.kind !== 'dir' && !isDirViaSymlink(root)) {
     mode = 'poll';
     fallbackReason = `root ${root} is not a directory (yet)`;
   } else {
+    // the first full comparison installs the watchers as it walks (each folder's before it is listed)
     rootIno = rootStat()?.ino;
-    // watchers first (this walk only installs them, in slices; files are compared after it)
-    installing = inSlices(
-      walker(
-        root,
-        () => false,
-        () => {},
-        (d) => {
-          const m = dirMtime(d);
-          if (m !== null) dirStamp.set(d, m);
-          addWatcher(d);
-        },
-      ),
-    );
   }
   startPeriodic();
   if (mode === 'poll' && fallbackReason) {
@@ -782,9 +769,9 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       }
     });
   }
-  // first comparison against `initial` (or against nothing), once the
-  // watchers are in, and never inside this call
-  void installing.then(() => scheduleRescan(0));
+  // first comparison against `initial` (or against nothing), which installs
+  // the watchers: soon, never inside this call
+  scheduleRescan(0);
 
   return {
     get mode() {

@@ -49,7 +49,7 @@ export function normalize(s0: AppState, world: World): AppState {
   if (s.view === 'sessions' || (s.view === 'turns' && s.selection === undefined)) {
     const rows = sessionsRows(s, world);
     if (s.pinTop && rows.length && s.selection !== rows[0].key) s = { ...select(s, rows[0].key, world), sessions: { ...s.sessions, hint: 0 } };
-    let i = indexOfKey(rows, s.selection);
+    let i = indexOfKey(rows, s.selection, s.sessions.hint);
     if (i < 0) {
       i = rows.length ? Math.min(Math.max(0, s.sessions.hint), rows.length - 1) : 0;
       s = select(s, rows[i]?.key, world);
@@ -58,7 +58,7 @@ export function normalize(s0: AppState, world: World): AppState {
     if (i !== s.sessions.hint || top !== s.sessions.top) s = { ...s, sessions: { hint: i, top } };
   } else if (s.view === 'lineage') {
     const rows = world.lineage(s.lineage.collapsed).rows;
-    let i = indexOfKey(rows, s.selection);
+    let i = indexOfKey(rows, s.selection, s.lineage.hint);
     if (i < 0) {
       i = nearestSessionRow(rows, Math.min(Math.max(0, s.lineage.hint), rows.length - 1), 1);
       s = select(s, i >= 0 ? (rows[i].key as string) : undefined, world);

@@ -156,7 +156,15 @@ export function sessionsRows(s: AppState, world: World): readonly SessionRow[] {
   return [...rows.slice(0, at), ghost, ...rows.slice(at)];
 }
 
-export const indexOfKey = (rows: readonly { key: string | null }[], key: string | undefined): number => (key === undefined ? -1 : rows.findIndex((r) => r.key === key));
+/**
+ * The row of `key` (-1: none). `near` is where it was last (the view's hint):
+ * looked at first, so a key press on a 100,000-row list does not search it.
+ */
+export function indexOfKey(rows: readonly { key: string | null }[], key: string | undefined, near?: number): number {
+  if (key === undefined) return -1;
+  if (near !== undefined) for (const i of [near, near - 1, near + 1]) if (rows[i]?.key === key) return i;
+  return rows.findIndex((r) => r.key === key);
+}
 
 /** The selected session: the live instance, or the deleted one kept on screen. */
 export function selectedSession(s: AppState, world: World): Session | undefined {

@@ -26,7 +26,7 @@ export function lineageCommand(s: AppState, cmd: Command, world: World): Step {
   const rows = world.lineage(s.lineage.collapsed).rows;
   if (isMove(cmd)) {
     if (!rows.length) return step(s);
-    const from = Math.max(0, indexOfKey(rows, s.selection));
+    const from = Math.max(0, indexOfKey(rows, s.selection, s.lineage.hint));
     const i = lineageMove(rows, from, cmd, lineageListHeight(layoutOf(s).view));
     const key = rows[i].key ?? undefined;
     return step({ ...select(s, key, world), lineage: { ...s.lineage, hint: i } });
@@ -39,7 +39,7 @@ export function lineageCommand(s: AppState, cmd: Command, world: World): Step {
     case 'collapse':
     case 'expand': {
       // h hides the selected node's subtree, l shows it again
-      const row = rows[indexOfKey(rows, s.selection)];
+      const row = rows[indexOfKey(rows, s.selection, s.lineage.hint)];
       if (!row || s.selection === undefined || !row.hasChildren) return step(s);
       const collapsed = new Set(s.lineage.collapsed);
       if (cmd === 'collapse') collapsed.add(s.selection);

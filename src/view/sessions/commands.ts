@@ -13,7 +13,7 @@ import { type AppState, type Step, indexOfKey, layoutOf, select, sessionsRows, s
 export function moveSessions(s: AppState, cmd: Command, world: World): Step {
   const rows = sessionsRows(s, world);
   if (!rows.length) return step(s);
-  const from = Math.max(0, indexOfKey(rows, s.selection));
+  const from = Math.max(0, indexOfKey(rows, s.selection, s.sessions.hint));
   const i = moveCursor(from, cmd, rows.length, sessionsListHeight(layoutOf(s).view));
   return step({ ...select(s, rows[i].key, world), sessions: { ...s.sessions, hint: i } });
 }

@@ -285,13 +285,21 @@ export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''
   };
 }
 
+/** Deleted rows kept on screen, counted once per rows array (it is drawn on every key). */
+const goneMemo = new WeakMap<object, number>();
+function goneRows(rows: readonly Pick<SessionRow, 'gone'>[]): number {
+  let n = goneMemo.get(rows);
+  if (n === undefined) goneMemo.set(rows, (n = rows.filter((r) => r.gone).length));
+  return n;
+}
+
 /**
  * The Sessions header's count: the live rows shown of the root's `total`
  * sessions, and apart from them a deleted selection kept on screen (it is no
  * longer one of the total: counting it read `19 of 18 sessions`).
  */
 export function sessionsCountText(rows: readonly Pick<SessionRow, 'gone'>[], total: number, filtered: boolean): string {
-  const deleted = rows.filter((r) => r.gone).length;
+  const deleted = goneRows(rows);
   const shown = rows.length - deleted;
   const count = filtered || shown !== total ? `${shown} of ${total}` : `${total}`;
   return `${count} session${total === 1 ? '' : 's'}${deleted ? ` (+${deleted} deleted)` : ''}`;
