@@ -25,7 +25,7 @@ import { formatProfile, profileInProcess, profileNode } from './profile.js';
 import { inkFrames, p95 } from './ink-frame.js';
 import { measureLive, measureLiveScreen } from './live.js';
 import { measureIdle } from './idle.js';
-import { scaleFigures, parseSizes } from './scale.js';
+import { scaleFigures, parseSizes, type ScaleRow } from './scale.js';
 
 type Preset = keyof typeof PRESETS;
 const argv = process.argv.slice(2);
@@ -53,21 +53,8 @@ const corpus = (p: Preset): CorpusInfo => {
   return info;
 };
 
-interface Row {
-  figure: string;
-  corpus: string;
-  unit: 'ms' | 'MB' | '%' | 's';
-  value?: Stats;
-  /** shown instead of the median (a lower bound, "n/a (...)") */
-  valueText?: string;
-  floor?: Stats | number;
-  floorLabel: string;
-  ratio?: number;
-  ratioText?: string;
-  goal: string;
-  pass?: boolean;
-  note?: string;
-}
+/** one row of the report (the scale rows share its shape) */
+type Row = ScaleRow;
 const rows: Row[] = [];
 const details: string[] = [];
 const MB = 1024 * 1024;
