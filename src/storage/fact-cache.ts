@@ -190,6 +190,9 @@ export class FactCache {
   /** the start of the run that wrote the cache file */
   private stamp = -Infinity;
 
+  /** how many files came from the cache this run */
+  hits = 0;
+
   /** How many entries the cache file held. */
   get size(): number {
     return this.entries.size;
@@ -216,7 +219,10 @@ export class FactCache {
     } catch {
       hit = undefined;
     }
-    if (hit) this.used.set(file, { line, stat: hit.stat });
+    if (hit) {
+      this.used.set(file, { line, stat: hit.stat });
+      this.hits++;
+    }
     return hit;
   }
 

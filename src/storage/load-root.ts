@@ -40,6 +40,8 @@ export interface RootIndex {
   cache?: FactCache;
   /** the cache's one quiet note, if it could not be read or written */
   cacheNote?: string;
+  /** once saved: files that came from the cache, entries it held, whether it was rewritten */
+  cacheStats?: { hits: number; entries: number; wrote: boolean };
 }
 
 export { listSessionFiles };
@@ -248,6 +250,7 @@ export function saveCache(index: RootIndex, complete: boolean): boolean {
     c.note = `cache not written (${(e as Error).message})`;
   }
   index.cacheNote = c.note;
+  index.cacheStats = { hits: c.hits, entries: c.size, wrote };
   c.release();
   return wrote;
 }
