@@ -6,7 +6,10 @@
 // (folder 0700, files 0600). One line per file after a header line:
 //
 //   {"dshBrowseCache":"<CACHE_FORMAT>/<package version>","root":...,"stamp":S,"entries":N}
-//   "<path as JSON>"\t[dev,ino,size,mtimeMs,ctimeMs,pending,kind,payload]
+//   "<path relative to the root, as JSON>"\t[dev,ino,size,mtimeMs,ctimeMs-mtimeMs,pending,kind,payload]
+//
+// kind 0: a session, payload its reader's snapshot in a compact form
+// (compactSnapshot); kind 1: a file that is no session, payload its diagnostics.
 //
 // Only the path is looked at on load (a Map from the JSON-encoded path to the
 // line); a line is parsed when its file is asked for, so loading the cache of
@@ -190,6 +193,12 @@ export class FactCache {
   /** the start of the run that wrote the cache file */
   private stamp = -Infinity;
 
+  /** An entry's key: its path relative to the root (absolute when outside it), as JSON. */
+  private keyOf(file: string): string {
+    const r = this.root;
+    return JSON.stringify(file.length > r.length + 1 && file.startsWith(r) && (file[r.length] === path.sep) ? file.slice(r.length + 1) : file);
+  }
+
   /** how many files came from the cache this run */
   hits = 0;
 
@@ -203,7 +212,7 @@ export class FactCache {
    * not racy), or undefined: read the file. Costs a stat when there is an entry.
    */
   lookup(file: string): CacheHit | undefined {
-    const key = JSON.stringify(file);
+    const key = this.keyOf(file);
     const line = this.entries.get(key);
     if (line === undefined) return undefined;
     let st: fs.Stats | undefined;
@@ -241,7 +250,7 @@ export class FactCache {
     const seen = complete ? undefined : new Set<string>();
     for (const [file, src] of files) {
       if (src.older) continue;
-      const key = JSON.stringify(file);
+      const key = this.keyOf(file);
       seen?.add(key);
       const used = this.used.get(file);
       if (used && used.stat === src.stat) {
@@ -293,8 +302,9 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 function decode(file: string, json: string, st: fs.Stats, stamp: number): CacheHit | undefined {
   const a = JSON.parse(json) as unknown;
   if (!Array.isArray(a) || a.length !== 8) return undefined;
-  const [dev, ino, size, mtimeMs, ctimeMs, pending, kind, payload] = a as unknown[];
-  if (dev !== st.dev || ino !== st.ino || size !== st.size || mtimeMs !== st.mtimeMs || ctimeMs !== st.ctimeMs) return undefined;
+  const [dev, ino, size, mtimeMs, ctimeDelta, pending, kind, payload] = a as unknown[];
+  // ctime is stored as ctime - mtime (exact: both are near each other, Sterbenz)
+  if (dev !== st.dev || ino !== st.ino || size !== st.size || mtimeMs !== st.mtimeMs || ctimeDelta !== st.ctimeMs - st.mtimeMs) return undefined;
   // racy: written by a run that started less than RACY_MS after the file's last change
   if (!(st.mtimeMs <= stamp - RACY_MS)) return undefined;
   if (!isNum(pending) || pending < 0) return undefined;
@@ -303,22 +313,94 @@ function decode(file: string, json: string, st: fs.Stats, stamp: number): CacheH
     if (!Array.isArray(payload) || payload.length === 0) return undefined;
     return { stat, pending, refused: payload.map((d) => diagnosticFrom(file, d)) };
   }
-  if (kind !== SESSION || !isSnapshot(payload)) return undefined;
-  payload.diagnostics = payload.diagnostics.map((d) => diagnosticFrom(file, d));
-  return { stat, pending, reader: LogReader.restore(file, payload) };
+  if (kind !== SESSION) return undefined;
+  const snap = snapshotFrom(payload);
+  if (!snap) return undefined;
+  snap.diagnostics = snap.diagnostics.map((d) => diagnosticFrom(file, d));
+  return { stat, pending, reader: LogReader.restore(file, snap) };
+}
+
+// ---- the compact form of a reader's snapshot ------------------------------------
+//
+// [header, facts, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, rest?]
+// with the facts' keys shortened (FACT_SHORT; a key missing from the table is
+// kept whole, so a new LogFacts field costs bytes, never correctness) and the
+// rare fields (refused, skipFrom, scanned, gaveUp, unlisted, unknownTypes) in `rest`.
+
+const FACT_SHORT: Record<string, string> = {
+  events: 'e',
+  turns: 't',
+  openTurn: 'o',
+  sawTurnEnd: 's',
+  lastEventType: 'y',
+  lastEventTime: 'm',
+  lastReason: 'r',
+  turnStarts: 'ts',
+  validLength: 'v',
+  endsAtBoundary: 'b',
+  boundaries: 'bs',
+  title: 'ti',
+  seedFrom: 'sf',
+  seedMarker: 'sm',
+  unresolvedCallSeq: 'u',
+  unknownEventLine: 'ue',
+  strayInheritedMarker: 'si',
+  titleInherited: 'tin',
+  titleSeq: 'tq',
+  pendingCalls: 'p',
+  usage: 'us',
+  rc8Rule: 'r8',
+  rc8Vocabulary: 'rv',
+  sessionTitle: 'st',
+  damagedBeforeTurnEnd: 'd',
+};
+const FACT_LONG: Record<string, string> = Object.fromEntries(Object.entries(FACT_SHORT).map(([k, v]) => [v, k]));
+
+/** The short key table (tests check that no fact's own name is a short key). */
+export const factShortKeys = (): readonly string[] => Object.values(FACT_SHORT);
+
+function compactFacts(f: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(f)) out[FACT_SHORT[k] ?? k] = v;
+  return out;
+}
+
+function factsFrom(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (k !== '__proto__') out[FACT_LONG[k] ?? k] = v;
+  return out;
+}
+
+const RARE = ['refused', 'skipFrom', 'scanned', 'gaveUp', 'unlisted', 'unknownTypes'] as const;
+
+function compactSnapshot(file: string, s: ReaderSnapshot): unknown[] {
+  const out: unknown[] = [s.header, compactFacts(s.facts), s.diagnostics.map((d) => withoutFile(file, d)), s.consumed, s.headerEnd, s.firstAnomaly, s.lines, s.nextSeq];
+  let rest: Record<string, unknown> | undefined;
+  for (const k of RARE) if (s[k] !== undefined) (rest ??= {})[k] = s[k];
+  if (rest) out.push(rest);
+  return out;
+}
+
+function snapshotFrom(p: unknown): ReaderSnapshot | undefined {
+  if (!Array.isArray(p) || p.length < 8 || p.length > 9) return undefined;
+  const [header, facts, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, rest] = p as unknown[];
+  if (!isObj(header) || typeof header.id !== 'string' || !isNum(header.version) || !isObj(facts)) return undefined;
+  const f = factsFrom(facts);
+  if (!isNum(f.events) || !isNum(f.turns) || !Array.isArray(f.turnStarts) || !Array.isArray(f.boundaries) || !isObj(f.usage)) return undefined;
+  if (!Array.isArray(diagnostics) || !isNum(consumed) || !isNum(headerEnd) || !isNum(firstAnomaly) || !isNum(lines) || !isNum(nextSeq)) return undefined;
+  const snap = { header, facts: f, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq } as unknown as ReaderSnapshot;
+  if (rest !== undefined) {
+    if (!isObj(rest)) return undefined;
+    for (const k of RARE) if (rest[k] !== undefined) (snap as unknown as Record<string, unknown>)[k] = rest[k];
+    if (snap.refused !== undefined) return undefined; // a refused file is never a session entry
+  }
+  return snap;
 }
 
 /** A stored diagnostic: its file is left out when it is the entry's own. */
 function diagnosticFrom(file: string, d: unknown): Diagnostic {
   if (!isObj(d) || typeof d.code !== 'string' || typeof d.message !== 'string' || (d.severity !== 'error' && d.severity !== 'warning')) throw new Error('bad diagnostic');
   return d.file === undefined ? ({ file, ...d } as unknown as Diagnostic) : (d as unknown as Diagnostic);
-}
-
-function isSnapshot(p: unknown): p is ReaderSnapshot {
-  if (!isObj(p) || !isObj(p.header) || typeof p.header.id !== 'string' || !isNum(p.header.version)) return false;
-  const f = p.facts;
-  if (!isObj(f) || !isNum(f.events) || !isNum(f.turns) || !Array.isArray(f.turnStarts) || !Array.isArray(f.boundaries) || !isObj(f.usage)) return false;
-  return Array.isArray(p.diagnostics) && isNum(p.consumed) && isNum(p.headerEnd) && isNum(p.firstAnomaly) && isNum(p.lines) && isNum(p.nextSeq) && p.refused === undefined;
 }
 
 function encode(file: string, key: string, src: CacheSource, startedAt: number): string | undefined {
@@ -332,10 +414,9 @@ function encode(file: string, key: string, src: CacheSource, startedAt: number):
     payload = src.refused.map((d) => withoutFile(file, d));
   } else if (src.reader && src.reader.header && src.reader.refused === undefined) {
     kind = SESSION;
-    const snap = src.reader.snapshot();
-    payload = snap.diagnostics.length ? { ...snap, diagnostics: snap.diagnostics.map((d) => withoutFile(file, d)) } : snap;
+    payload = compactSnapshot(file, src.reader.snapshot());
   } else return undefined;
-  const body = JSON.stringify([s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs, src.pending, kind, payload]);
+  const body = JSON.stringify([s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs - s.mtimeMs, src.pending, kind, payload]);
   // JSON has no Infinity or NaN (a log's 1e999 parses to Infinity): such an entry would come back different
   if (body.includes('null') && hasNonFinite(payload)) return undefined;
   return `${key}\t${body}`;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cmdList } from '../../src/cli/commands.js';
-import { FactCache, RACY_MS, cacheFileFor } from '../../src/storage/fact-cache.js';
+import { FactCache, RACY_MS, cacheFileFor, factShortKeys } from '../../src/storage/fact-cache.js';
 import { applyChange } from '../../src/storage/follow.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
 import { scanRoot } from '../../src/storage/scan.js';
@@ -75,6 +75,13 @@ describe('a warm run equals a --no-cache run', () => {
     expect(loaded(warm)).toEqual(loaded(plain));
     // a third run writes nothing either
     expect(loadRootSync(root, cacheIn(dir)).cacheStats).toEqual({ hits: files, entries: files, wrote: false });
+  });
+
+  it("the compact form's short keys are no fact's own name (a new LogFacts field is stored whole)", () => {
+    const names = new Set<string>();
+    for (const s of loadRootSync(SAMPLE_DIR).store.list()) for (const k of Object.keys(s.facts)) names.add(k);
+    expect(names.size).toBeGreaterThan(15);
+    for (const k of factShortKeys()) expect(names.has(k)).toBe(false);
   });
 
   it.skipIf(!hasZstd)('on a compressed root', () => {
