@@ -316,7 +316,7 @@ function decode(file: string, json: string, st: fs.Stats, stamp: number): CacheH
   if (kind !== SESSION) return undefined;
   const snap = snapshotFrom(payload);
   if (!snap) return undefined;
-  snap.diagnostics = snap.diagnostics.map((d) => diagnosticFrom(file, d));
+  if (snap.diagnostics.length) snap.diagnostics = snap.diagnostics.map((d) => diagnosticFrom(file, d));
   return { stat, pending, reader: LogReader.restore(file, snap) };
 }
 
@@ -354,7 +354,9 @@ const FACT_SHORT: Record<string, string> = {
   sessionTitle: 'st',
   damagedBeforeTurnEnd: 'd',
 };
-const FACT_LONG: Record<string, string> = Object.fromEntries(Object.entries(FACT_SHORT).map(([k, v]) => [v, k]));
+// no prototype: a key like "constructor" is no entry of either table
+Object.setPrototypeOf(FACT_SHORT, null);
+const FACT_LONG: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, Object.fromEntries(Object.entries(FACT_SHORT).map(([k, v]) => [v, k])));
 
 /** The short key table (tests check that no fact's own name is a short key). */
 export const factShortKeys = (): readonly string[] => Object.values(FACT_SHORT);
@@ -367,7 +369,7 @@ function compactFacts(f: object): Record<string, unknown> {
 
 function factsFrom(o: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (k !== '__proto__') out[FACT_LONG[k] ?? k] = v;
+  for (const k in o) if (k !== '__proto__') out[FACT_LONG[k] ?? k] = o[k];
   return out;
 }
 
