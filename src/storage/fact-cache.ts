@@ -243,42 +243,92 @@ export class FactCache {
    * Returns true when the file was written. Never throws.
    */
   save(files: Iterable<[string, CacheSource]>, complete = true): boolean {
-    if (!this.file) return false;
-    const out: string[] = [];
-    let fresh = 0;
-    let kept = 0;
-    const seen = complete ? undefined : new Set<string>();
-    for (const [file, src] of files) {
-      if (src.older) continue;
-      const key = this.keyOf(file);
-      seen?.add(key);
-      const used = this.used.get(file);
-      if (used && used.stat === src.stat) {
-        out.push(used.line);
-        kept++;
-        continue;
-      }
-      const line = encode(file, key, src, this.startedAt);
-      if (line !== undefined) {
-        out.push(line);
-        fresh++;
-      }
+    const plan = this.plan(files, complete);
+    while (!plan.step()) {
+      /* no pause: runs to the end */
     }
-    if (seen)
-      for (const [key, line] of this.entries)
-        if (!seen.has(key)) {
-          out.push(line);
-          kept++;
-        }
-    if (fresh === 0 && kept === this.entries.size && !this.invalid) return false;
-    const head = JSON.stringify({ dshBrowseCache: this.version, root: safeRealpath(this.root), stamp: this.startedAt, entries: out.length });
+    const r = plan.result();
+    if (!r) return false;
     try {
-      writeAtomic(this.dir, this.file, head, out);
+      writeAtomic(this.dir, this.file!, r.head, r.lines);
     } catch (e) {
       this.note = `cache not written to ${this.dir} (${(e as Error).message})`;
       return false;
     }
     return true;
+  }
+
+  /**
+   * save() in slices of `budgetMs` with the loop free in between (the TUI:
+   * encoding 30,000 entries at once is ~300 ms), and the file written with
+   * asynchronous I/O (fsync off the loop). Never rejects.
+   */
+  async saveAsync(files: Iterable<[string, CacheSource]>, complete = true, budgetMs = 8): Promise<boolean> {
+    const plan = this.plan(files, complete);
+    for (;;) {
+      const until = performance.now() + budgetMs;
+      if (plan.step(() => performance.now() > until)) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const r = plan.result();
+    if (!r) return false;
+    try {
+      await writeAtomicAsync(this.dir, this.file!, r.head, r.lines);
+    } catch (e) {
+      this.note = `cache not written to ${this.dir} (${(e as Error).message})`;
+      return false;
+    }
+    return true;
+  }
+
+  /** The lines to write, in steps; result() is undefined when nothing changed (or there is no cache file). */
+  private plan(files: Iterable<[string, CacheSource]>, complete: boolean): { step(pause?: () => boolean): boolean; result(): { head: string; lines: string[] } | undefined } {
+    const out: string[] = [];
+    let fresh = 0;
+    let kept = 0;
+    const seen = complete ? undefined : new Set<string>();
+    const it = files[Symbol.iterator]();
+    let done = !this.file;
+    return {
+      step: (pause) => {
+        let n = 0;
+        while (!done) {
+          const next = it.next();
+          if (next.done) {
+            done = true;
+            break;
+          }
+          const [file, src] = next.value;
+          if (src.older) continue;
+          const key = this.keyOf(file);
+          seen?.add(key);
+          const used = this.used.get(file);
+          if (used && used.stat === src.stat) {
+            out.push(used.line);
+            kept++;
+          } else {
+            const line = encode(file, key, src, this.startedAt);
+            if (line !== undefined) {
+              out.push(line);
+              fresh++;
+            }
+          }
+          if ((++n & 63) === 0 && pause?.()) return false;
+        }
+        return true;
+      },
+      result: () => {
+        if (!this.file) return undefined;
+        if (seen)
+          for (const [key, line] of this.entries)
+            if (!seen.has(key)) {
+              out.push(line);
+              kept++;
+            }
+        if (fresh === 0 && kept === this.entries.size && !this.invalid) return undefined;
+        return { head: JSON.stringify({ dshBrowseCache: this.version, root: safeRealpath(this.root), stamp: this.startedAt, entries: out.length }), lines: out };
+      },
+    };
   }
 
   /** Drops what was loaded (after the save: the rest of the run does not need it). */
@@ -477,6 +527,28 @@ function writeAtomic(dir: string, file: string, head: string, lines: string[]): 
     }
   } catch {
     // some file systems cannot fsync a folder: the rename is still atomic
+  }
+}
+
+/** writeAtomic with asynchronous I/O. */
+async function writeAtomicAsync(dir: string, file: string, head: string, lines: string[]): Promise<void> {
+  const fsp = fs.promises;
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
+  const fh = await fsp.open(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+  try {
+    try {
+      await fh.writeFile(head + '\n');
+      const BATCH = 2000;
+      for (let i = 0; i < lines.length; i += BATCH) await fh.writeFile(lines.slice(i, i + BATCH).join('\n') + '\n');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fsp.rename(tmp, file);
+  } catch (e) {
+    await fsp.unlink(tmp).catch(() => undefined);
+    throw e;
   }
 }
 

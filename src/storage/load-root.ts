@@ -249,6 +249,24 @@ export function saveCache(index: RootIndex, complete: boolean): boolean {
   } catch (e) {
     c.note = `cache not written (${(e as Error).message})`;
   }
+  return savedCache(index, c, wrote);
+}
+
+/** saveCache in slices with the loop free in between (the TUI's scan). Never rejects. */
+export async function saveCacheAsync(index: RootIndex, complete: boolean): Promise<boolean> {
+  const c = index.cache;
+  if (!c) return false;
+  index.cache = undefined;
+  let wrote = false;
+  try {
+    wrote = await c.saveAsync(cacheSources(index), complete);
+  } catch (e) {
+    c.note = `cache not written (${(e as Error).message})`;
+  }
+  return savedCache(index, c, wrote);
+}
+
+function savedCache(index: RootIndex, c: FactCache, wrote: boolean): boolean {
   index.cacheNote = c.note;
   index.cacheStats = { hits: c.hits, entries: c.size, wrote };
   c.release();

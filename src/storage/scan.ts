@@ -3,7 +3,7 @@
 // take keys while a big root is still being scanned. Nothing waits for the
 // whole tree to be listed: the first frame costs the same for 10 files or 10,000.
 // With a fact cache attached (index.cache), an unchanged file is not read at all.
-import { indexFileStepped, recordSkip, saveCache, type RootIndex } from './load-root.js';
+import { indexFileStepped, recordSkip, saveCacheAsync, type RootIndex } from './load-root.js';
 import { iterateSessionFiles } from './walk.js';
 
 export interface ScanProgress {
@@ -26,8 +26,8 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files?: Iterable<string>): Promise<ScanProgress> {
   const progress = await scanFiles(index, opts, files ?? iterateSessionFiles(index.root, (s) => recordSkip(index, s)));
   // the fact cache (when the index has one): rewritten once, after the first scan (a
-  // scan cut short keeps the entries of the files it did not reach)
-  saveCache(index, files === undefined && !opts.signal?.aborted);
+  // scan cut short keeps the entries of the files it did not reach); in slices, keys first
+  await saveCacheAsync(index, files === undefined && !opts.signal?.aborted);
   return progress;
 }
 

@@ -11,6 +11,7 @@ import { FactCache, RACY_MS, cacheFileFor, factShortKeys } from '../../src/stora
 import { applyChange } from '../../src/storage/follow.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
 import { scanRoot } from '../../src/storage/scan.js';
+import { iterateSessionFiles } from '../../src/storage/walk.js';
 import { initDecoder } from '../../src/storage/zstd-frames.js';
 import { cleanupTmp, evs, hdr, isRoot, logText, REPO, SAMPLE_DIR, tmpDir, turnRows } from '../support/fixtures.js';
 import { PROPERTY_TIMEOUT, runs } from '../support/property.js';
@@ -111,6 +112,32 @@ describe('a warm run equals a --no-cache run', () => {
     await scanRoot(warm);
     expect(warm.cacheStats).toMatchObject({ hits: warm.store.size + [...warm.files.values()].filter((e) => e.refused).length, wrote: false });
     expect(listJson(warm)).toBe(listJson(loadRootSync(root)));
+    const file = cacheFileFor(root, dir)!;
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(dir)).toEqual([path.basename(file)]);
+  });
+
+  it('a scan cut short keeps the entries of the files it did not reach', async () => {
+    const root = tmpDir();
+    fs.cpSync(SAMPLE_DIR, root, { recursive: true });
+    backdateTree(root);
+    const dir = tmpDir('dsh-cache-');
+    const all = loadRootSync(root, cacheIn(dir)).cacheStats!;
+    const n = loadRootSync(root, cacheIn(dir)).cacheStats!.hits;
+    expect(all.wrote).toBe(true);
+    // one file changed (so the cut scan has something to write), then a scan stopped after its first batch
+    const changed = iterateSessionFiles(root).next().value as string; // the first file the scan reads
+    fs.appendFileSync(changed, '\n');
+    backdate(changed);
+    const cut = newRootIndex(root);
+    attachCache(cut, { dir });
+    const abort = new AbortController();
+    await scanRoot(cut, { budgetMs: 0, signal: abort.signal, onProgress: () => abort.abort() });
+    expect(cut.store.size).toBeLessThan(n);
+    expect(cut.cacheStats!.wrote).toBe(true);
+    const after = loadRootSync(root, cacheIn(dir));
+    expect(after.cacheStats!.hits).toBeGreaterThanOrEqual(n - 1);
+    expect(listJson(after)).toBe(listJson(loadRootSync(root)));
   });
 
   it('a cache-built session follows appends exactly as a read one (from its consumed offset)', () => {
