@@ -411,15 +411,24 @@ const FACT_LONG: Record<string, string> = Object.assign(Object.create(null) as R
 /** The short key table (tests check that no fact's own name is a short key). */
 export const factShortKeys = (): readonly string[] => Object.values(FACT_SHORT);
 
+// openTurn's null (between turns: nearly every entry) is stored as "": a "null" in
+// an entry then means a non-finite number to look for (encode), which is rare
 function compactFacts(f: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(f)) out[FACT_SHORT[k] ?? k] = v;
+  for (const k in f) {
+    const v = (f as Record<string, unknown>)[k];
+    out[FACT_SHORT[k] ?? k] = k === 'openTurn' && v === null ? '' : v;
+  }
   return out;
 }
 
 function factsFrom(o: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k in o) if (k !== '__proto__') out[FACT_LONG[k] ?? k] = o[k];
+  for (const k in o) {
+    if (k === '__proto__') continue;
+    const long = FACT_LONG[k] ?? k;
+    out[long] = long === 'openTurn' && o[k] === '' ? null : o[k];
+  }
   return out;
 }
 
