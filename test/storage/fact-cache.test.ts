@@ -85,6 +85,23 @@ describe('a warm run equals a --no-cache run', () => {
     for (const k of factShortKeys()) expect(names.has(k)).toBe(false);
   });
 
+  it('an entry JSON cannot hold (a 1e999 in the header or the facts) is not cached', () => {
+    const root = tmpDir();
+    const a = path.join(root, 'a.jsonl');
+    fs.writeFileSync(a, logText(hdr('a'), evs(...turnRows(1))).replace('"createdAt":', '"huge":1e999,"createdAt":'));
+    const b = path.join(root, 'b.jsonl');
+    fs.writeFileSync(b, logText(hdr('b'), evs(['turn/start', { turn: 1 }])).replace('"turn":1', '"turn":1e999'));
+    const c = path.join(root, 'c.jsonl');
+    fs.writeFileSync(c, logText(hdr('c'), evs(...turnRows(1))));
+    for (const f of [a, b, c]) backdate(f);
+    const dir = tmpDir('dsh-cache-');
+    loadRootSync(root, cacheIn(dir));
+    const warm = loadRootSync(root, cacheIn(dir));
+    expect(warm.cacheStats).toMatchObject({ hits: 1, entries: 1 });
+    expect(warm.store.byFile(b)!.facts.openTurn).toBe(Infinity);
+    expect(listJson(warm)).toBe(listJson(loadRootSync(root)));
+  });
+
   it.skipIf(!hasZstd)('on a compressed root', () => {
     const { root } = realRoot(tmpDir(), 'rc8', { compressed: true, linesPerFrame: 3 });
     backdateTree(root);
