@@ -309,7 +309,7 @@ describe('property: after any change between runs, a warm run shows what a --no-
           fs.rmSync(root, { recursive: true, force: true });
           fs.rmSync(dir, { recursive: true, force: true });
         }),
-        { numRuns: runs(60) },
+        { numRuns: runs(150) },
       );
       // the cache was really used (not a property of cold runs only)
       expect(hits).toBeGreaterThan(runsDone / 2);
