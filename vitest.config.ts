@@ -5,7 +5,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     // dist/ is built once per run, before any file (tests spawn the built bin)
-    globalSetup: ['test/support/build-once.ts'],
+    // ...and XDG_CACHE_HOME points at a temp folder for the whole run (cache-home.ts)
+    globalSetup: ['test/support/build-once.ts', 'test/support/cache-home.ts'],
     // every fast-check property runs from one fixed seed (FC_SEED overrides it)
     setupFiles: ['test/support/property-setup.ts'],
     testTimeout: 30_000,

@@ -9,6 +9,7 @@ import { defaultRoot, tuiStartOptions, type DefaultRoot } from './cli/default-ro
 import { folderProblem, folderState, looksLikePath } from './cli/folder-arg.js';
 import { useColor } from './cli/format.js';
 import { parseCommandLine } from './cli/options.js';
+import { cacheDir, cacheUsage, clearCache } from './storage/fact-cache.js';
 import { loadRootSync } from './storage/load-root.js';
 import { initDecoder } from './storage/zstd-frames.js';
 import { sanitizeInline } from './view/text/sanitize.js';
@@ -33,6 +34,11 @@ usage:
   dsh-browse find     [--dir DIR] QUERY [--json]     events matching QUERY (exit 1 when none, like grep)
   dsh-browse simulate --dir DIR [--id ID] [--turns N] [--speed X] [--no-torn]
                                                      play a demo agent into a new session file
+  dsh-browse cache [--clear]                         where the fact cache is and its size; --clear empties it
+
+--no-cache (the browser and every command): neither read nor write the fact cache
+(\${XDG_CACHE_HOME:-~/.cache}/dsh-browse: each log's facts, kept between runs and
+re-read whenever a file's device, inode, size, mtime or ctime differ).
 
 Without --dir, the commands that only read use the browser's default root (above);
 fork and simulate write, so they need --dir.
@@ -78,6 +84,14 @@ const COMMAND_HELP: Record<string, string> = {
   the browser can be watched following it live. Ctrl-C ends the turn cleanly.`,
   diff: DIFF_HELP,
   export: EXPORT_HELP,
+  cache: `dsh-browse cache [--clear]
+  The fact cache: what each session log's read found (the list's facts and the
+  diagnostics), kept between runs in \${XDG_CACHE_HOME:-~/.cache}/dsh-browse
+  (one file per root, 0600), so an unchanged log is not read again. A log is
+  re-read whenever its device, inode, size, mtime or ctime differ, or when it
+  changed less than 2 s before the run that cached it. Prints the folder and
+  its size; --clear removes its files. --no-cache on any command (or the
+  browser) neither reads nor writes it.`,
 };
 
 const COMMANDS = new Set(Object.keys(COMMAND_HELP));
@@ -193,12 +207,24 @@ export async function main(argv: string[]): Promise<number> {
     const env = process.env;
     if (!env.NODE_ENV) env.NODE_ENV = 'production';
     const { runTui } = await import('./tui.js');
-    return runTui(dir, { follow: true, ...start });
+    return runTui(dir, { follow: true, ...start, noCache: values['no-cache'] });
   }
   if (cmd === 'find') {
     const { cmdFind } = await import('./cli/find-command.js');
     if (positionals.length !== 2) throw new UsageError('find takes one QUERY (quote it: dsh-browse find "tool:bash is:error")');
     return cmdFind(rootFor(cmd, values.dir).dir, positionals[1], outFor(process.stdout, values.json));
+  }
+  if (values.clear && cmd !== 'cache') throw new UsageError('--clear belongs to the cache command (dsh-browse cache --clear)');
+  if (cmd === 'cache') {
+    if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
+    if (values.clear) {
+      const n = clearCache();
+      process.stdout.write(`removed ${n} file(s) from ${sanitizeInline(cacheDir())}\n`);
+      return 0;
+    }
+    const u = cacheUsage();
+    process.stdout.write(`${sanitizeInline(u.dir)}\n${u.files} file(s), ${u.bytes} bytes\n`);
+    return 0;
   }
   const extra = cmd === 'diff' ? 3 : 1; // diff A B
   if (positionals.length > extra) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[extra])}`);
@@ -212,7 +238,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { dir } = rootFor(cmd, values.dir);
   await initDecoder(); // the WebAssembly zstd decoder for session.jsonl.zstd (~20 ms)
-  const index = loadRootSync(dir);
+  const index = loadRootSync(dir, { cache: !values['no-cache'] });
+  if (index.cacheNote && process.env.DSH_BROWSE_DEBUG) process.stderr.write(`dsh-browse: ${sanitizeInline(index.cacheNote)}\n`);
   const abs = (p: string) => path.resolve(p);
   switch (cmd) {
     case 'list':

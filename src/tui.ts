@@ -21,13 +21,15 @@ import type { ResumeCommand } from './session/resume-command.js';
 import { pagerCommand } from './view/reader/reader-keys.js';
 import { sanitizeInline } from './view/text/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
-import { newRootIndex } from './storage/load-root.js';
+import { attachCache, newRootIndex } from './storage/load-root.js';
 import { scanRoot } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
 
 export interface TuiOptions extends Partial<TuiStartOptions> {
   /** follow the root live after the scan (default true) */
   follow?: boolean;
+  /** --no-cache: neither read nor write the fact cache (storage/fact-cache.ts) */
+  noCache?: boolean;
 }
 
 const ENTER_SCREEN = '\x1b[?1049h\x1b[?2004h';
@@ -41,6 +43,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   }
   await initDecoder(); // the WebAssembly zstd decoder, before any session.jsonl.zstd is read (~20 ms)
   const index = newRootIndex(dir);
+  // unchanged files come from the fact cache; it is rewritten once, when the first scan ends
+  if (!opts.noCache) attachCache(index);
   index.scan = { done: 0, finished: false };
   let restored = false;
   const restore = (): void => {

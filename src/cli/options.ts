@@ -15,6 +15,8 @@ export const OPTIONS = {
   format: { type: 'string' },
   'no-torn': { type: 'boolean', default: false },
   all: { type: 'boolean', default: false },
+  'no-cache': { type: 'boolean', default: false },
+  clear: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', default: false },
 } as const;

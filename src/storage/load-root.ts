@@ -5,6 +5,8 @@ import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
 import { SessionStore } from '../session/store.js';
 import { DiskPersistence } from './disk-persistence.js';
+import { FactCache, type CacheHit, type CacheSource, type FactCacheOptions } from './fact-cache.js';
+import { LogReader } from './log-reader.js';
 import { sessionFromRead, startReadLog, type FileStat } from './session-file.js';
 import { listSessionFiles, probe, type Skip } from './walk.js';
 import { currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
@@ -34,6 +36,12 @@ export interface RootIndex {
   /** background work, for a status line: the initial scan, then live following */
   scan?: { done: number; total?: number; finished: boolean };
   live?: { mode: 'watch' | 'poll'; message?: string };
+  /** the fact cache while the first load or scan runs (detached once saved) */
+  cache?: FactCache;
+  /** the cache's one quiet note, if it could not be read or written */
+  cacheNote?: string;
+  /** once saved: files that came from the cache, entries it held, whether it was rewritten */
+  cacheStats?: { hits: number; entries: number; wrote: boolean };
 }
 
 export { listSessionFiles };
@@ -70,14 +78,23 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
     listOlderGeneration(index, file);
     return undefined;
   }
+  const supersede = () => {
+    // a newer generation supersedes the ones beside it (they leave the store, listed as older)
+    if (current !== undefined) for (const other of siblingGenerations(index.generations, file)) listOlderGeneration(index, other);
+  };
+  // a file unchanged since a run that read it: its facts from the cache, the log not opened
+  const hit = index.cache?.lookup(file);
+  if (hit && addRead(index, file, hit)) {
+    supersede();
+    return undefined;
+  }
   const r = startReadLog(file, false);
   const finish = () => {
     const read = r.result();
     const { session, diagnostics } = sessionFromRead(file, read);
     index.files.set(file, { ...read.stat, pending: read.pending, refused: session ? undefined : diagnostics });
     if (session) index.store.add(session);
-    // a newer generation supersedes the ones beside it (they leave the store, listed as older)
-    if (current !== undefined) for (const other of siblingGenerations(index.generations, file)) listOlderGeneration(index, other);
+    supersede();
   };
   if (r.step(pause)) {
     finish();
@@ -91,6 +108,21 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
     },
     { cancel: r.close },
   );
+}
+
+/** A cached read into the index (the entry object is the hit's stat: the cache knows it unchanged by that). False when unusable. */
+function addRead(index: RootIndex, file: string, hit: CacheHit): boolean {
+  const entry: FileEntry = Object.assign(hit.stat, { pending: hit.pending });
+  if (hit.refused) {
+    entry.refused = hit.refused;
+    index.files.set(file, entry);
+    return true;
+  }
+  const { session } = sessionFromRead(file, { reader: hit.reader!, stat: hit.stat, pending: hit.pending });
+  if (!session) return false;
+  index.files.set(file, entry);
+  index.store.add(session);
+  return true;
 }
 
 /** Lists `file` as an older generation: out of the store, its stat kept (so the watcher knows it), never read. */
@@ -181,9 +213,69 @@ export function allDiagnostics(index: RootIndex): Diagnostic[] {
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
 }
 
-export function loadRootSync(root: string): RootIndex {
+export interface LoadOptions {
+  /** use the fact cache (fact-cache.ts): read it, and rewrite it when something was read (default false; the CLI passes true unless --no-cache) */
+  cache?: boolean | FactCacheOptions;
+}
+
+export function loadRootSync(root: string, opts: LoadOptions = {}): RootIndex {
   const index = newRootIndex(root);
   if (!fs.statSync(index.root).isDirectory()) throw new Error(`${root} is not a directory`);
+  if (opts.cache) attachCache(index, opts.cache === true ? {} : opts.cache);
   for (const f of listSessionFiles(index.root, (s) => recordSkip(index, s))) indexFileSafe(index, f);
+  saveCache(index, true);
   return index;
+}
+
+/** Gives the index a fact cache: later reads of unchanged files come from it. */
+export function attachCache(index: RootIndex, opts: FactCacheOptions = {}): FactCache {
+  index.cache = new FactCache(index.root, opts);
+  return index.cache;
+}
+
+/** What the fact cache stores of each indexed file. */
+export function* cacheSources(index: RootIndex): Generator<[string, CacheSource]> {
+  for (const [file, e] of index.files) {
+    const s = e.refused || e.older ? undefined : index.store.byFile(file);
+    yield [file, { stat: e, pending: e.pending, older: e.older, refused: e.refused, reader: s?.log instanceof LogReader ? s.log : undefined }];
+  }
+}
+
+/**
+ * Rewrites the index's fact cache when this run read something new (once:
+ * the cache is detached after). `complete`: every file of the root was
+ * indexed. Never throws.
+ */
+export function saveCache(index: RootIndex, complete: boolean): boolean {
+  const c = index.cache;
+  if (!c) return false;
+  index.cache = undefined;
+  let wrote = false;
+  try {
+    wrote = c.save(cacheSources(index), complete);
+  } catch (e) {
+    c.note = `cache not written (${(e as Error).message})`;
+  }
+  return savedCache(index, c, wrote);
+}
+
+/** saveCache in slices with the loop free in between (the TUI's scan). Never rejects. */
+export async function saveCacheAsync(index: RootIndex, complete: boolean): Promise<boolean> {
+  const c = index.cache;
+  if (!c) return false;
+  index.cache = undefined;
+  let wrote = false;
+  try {
+    wrote = await c.saveAsync(cacheSources(index), complete);
+  } catch (e) {
+    c.note = `cache not written (${(e as Error).message})`;
+  }
+  return savedCache(index, c, wrote);
+}
+
+function savedCache(index: RootIndex, c: FactCache, wrote: boolean): boolean {
+  index.cacheNote = c.note;
+  index.cacheStats = { hits: c.hits, entries: c.size, wrote };
+  c.release();
+  return wrote;
 }

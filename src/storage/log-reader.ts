@@ -57,6 +57,56 @@ export class LogReader {
     readonly opts: LogReaderOptions,
   ) {}
 
+  /**
+   * Everything the reader knows after a read, as plain JSON-safe data (no
+   * events): what the fact cache (fact-cache.ts) stores so a later run can
+   * rebuild this reader without reading the file, and go on following it
+   * from `consumed` exactly as this one would. firstAnomaly's Infinity is -1.
+   */
+  snapshot(): ReaderSnapshot {
+    const s: ReaderSnapshot = {
+      header: this.header,
+      facts: this.facts,
+      diagnostics: this.diagnostics,
+      consumed: this.consumed,
+      headerEnd: this.headerEnd,
+      firstAnomaly: this.firstAnomaly === Infinity ? -1 : this.firstAnomaly,
+      lines: this.lines,
+      nextSeq: this.nextSeq,
+    };
+    if (this.refused !== undefined) s.refused = this.refused;
+    if (this.skipFrom !== undefined) {
+      s.skipFrom = this.skipFrom;
+      s.scanned = this.scanned;
+    }
+    if (this.gaveUp) s.gaveUp = true;
+    if (this.unlisted) s.unlisted = this.unlisted;
+    if (this.unknownTypes.size) s.unknownTypes = [...this.unknownTypes];
+    return s;
+  }
+
+  /** A reader in the state `snapshot()` described (not retaining events). */
+  static restore(file: string, s: ReaderSnapshot): LogReader {
+    const r = new LogReader(file, { retain: false });
+    r.header = s.header;
+    r.facts = s.facts;
+    r.diagnostics = s.diagnostics;
+    r.consumed = s.consumed;
+    r.headerEnd = s.headerEnd;
+    r.firstAnomaly = s.firstAnomaly < 0 ? Infinity : s.firstAnomaly;
+    r.lines = s.lines;
+    r.nextSeq = s.nextSeq;
+    if (s.refused !== undefined) r.refused = s.refused;
+    if (s.skipFrom !== undefined) {
+      r.skipFrom = s.skipFrom;
+      r.scanned = s.scanned ?? 0;
+    }
+    if (s.gaveUp) r.gaveUp = true;
+    if (s.unlisted) r.unlisted = s.unlisted;
+    if (s.unknownTypes) for (const t of s.unknownTypes) r.unknownTypes.add(t);
+    return r;
+  }
+
   /** Stops retaining events and frees the ones held (an unloaded session keeps only its facts). */
   release(): void {
     this.opts.retain = false;
@@ -259,6 +309,25 @@ export class LogReader {
     this.nextSeq = rows[rows.length - 1].seq + 1;
   }
 
+}
+
+/** A LogReader's state without its events (LogReader.snapshot, LogReader.restore). */
+export interface ReaderSnapshot {
+  header?: SessionHeader;
+  refused?: string;
+  facts: LogFacts;
+  diagnostics: Diagnostic[];
+  consumed: number;
+  headerEnd: number;
+  /** -1: none (Infinity in the reader) */
+  firstAnomaly: number;
+  lines: number;
+  nextSeq: number;
+  skipFrom?: number;
+  scanned?: number;
+  gaveUp?: true;
+  unlisted?: number;
+  unknownTypes?: string[];
 }
 
 /** A row of the harness's projected test snapshots: an event with neither seq nor time (seq0 marks a packed row). */

@@ -2,7 +2,8 @@
 // small time-boxed batches, yielding between batches so a UI can paint and
 // take keys while a big root is still being scanned. Nothing waits for the
 // whole tree to be listed: the first frame costs the same for 10 files or 10,000.
-import { indexFileStepped, recordSkip, type RootIndex } from './load-root.js';
+// With a fact cache attached (index.cache), an unchanged file is not read at all.
+import { indexFileStepped, recordSkip, saveCacheAsync, type RootIndex } from './load-root.js';
 import { iterateSessionFiles } from './walk.js';
 
 export interface ScanProgress {
@@ -22,7 +23,15 @@ export interface ScanOptions {
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Scans `files` (default: every session file under the root, walked lazily) into the index. */
-export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files: Iterable<string> = iterateSessionFiles(index.root, (s) => recordSkip(index, s))): Promise<ScanProgress> {
+export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files?: Iterable<string>): Promise<ScanProgress> {
+  const progress = await scanFiles(index, opts, files ?? iterateSessionFiles(index.root, (s) => recordSkip(index, s)));
+  // the fact cache (when the index has one): rewritten once, after the first scan (a
+  // scan cut short keeps the entries of the files it did not reach); in slices, keys first
+  await saveCacheAsync(index, files === undefined && !opts.signal?.aborted);
+  return progress;
+}
+
+async function scanFiles(index: RootIndex, opts: ScanOptions, files: Iterable<string>): Promise<ScanProgress> {
   const budget = opts.budgetMs ?? 12;
   const progress: ScanProgress = { done: 0, total: Array.isArray(files) ? files.length : undefined, finished: false };
   const it = files[Symbol.iterator]();

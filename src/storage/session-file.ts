@@ -8,7 +8,11 @@ import type { FileState } from './walk.js';
 import { isCompressedLog, readZstdLog, startReadZstdLog } from './zstd-log.js';
 
 /** size, inode and mtime: what tells a grown file from a replaced one */
-export type FileStat = FileState;
+export type FileStat = FileState & {
+  /** device and inode-change time of the read (what the fact cache keys on, with size, ino and mtime) */
+  dev?: number;
+  ctimeMs?: number;
+};
 
 export interface ReadResult {
   reader: LogReader;
@@ -152,7 +156,7 @@ export function startReadLog(file: string, retain: boolean, limit?: number): { s
         throw e;
       }
     },
-    result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }, pending: end - reader.consumed }),
+    result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs }, pending: end - reader.consumed }),
     close,
   };
 }

@@ -143,7 +143,7 @@ export function startReadZstdLog(
         throw e;
       }
     },
-    result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }, pending: reader.gaveUp ? 0 : feed.at - reader.consumed }),
+    result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs }, pending: reader.gaveUp ? 0 : feed.at - reader.consumed }),
     close,
   };
 }

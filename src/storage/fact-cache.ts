@@ -1,0 +1,611 @@
+// The fact cache: what a read of each log found (its reader's state without
+// events, or the diagnostics of a file that is not a session), kept between
+// runs so a warm start rebuilds every Session without opening its log.
+//
+// Where: ${XDG_CACHE_HOME:-~/.cache}/dsh-browse/<hash of the root's real path>.facts
+// (folder 0700, files 0600). One line per file after a header line:
+//
+//   {"dshBrowseCache":"<CACHE_FORMAT>/<package version>","root":...,"stamp":S,"entries":N}
+//   "<path relative to the root, as JSON>"\t[dev,ino,size,mtimeMs,ctimeMs-mtimeMs,pending,kind,payload]
+//
+// kind 0: a session, payload its reader's snapshot in a compact form
+// (compactSnapshot); kind 1: a file that is no session, payload its diagnostics.
+//
+// Only the path is looked at on load (a Map from the JSON-encoded path to the
+// line); a line is parsed when its file is asked for, so loading the cache of
+// a 100,000-session root is a read and a split.
+//
+// Trust, as git's index: an entry is used only when the file's dev, ino, size,
+// mtime and ctime (full precision) are all the same as when it was read, and
+// the file's mtime was at least RACY_MS older than the moment the run that
+// read it started (a rewrite within the same mtime tick after the read would
+// otherwise go unseen: such an entry is not written at all). Anything else is
+// read again. A cache file that is truncated (the entry count says so),
+// garbage, from another format or package version, or unreadable is ignored
+// and rewritten; a folder that cannot be written leaves the run uncached.
+// Never an error: at most one quiet note (`note`).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Diagnostic } from '../session/diagnostics.js';
+import { LogReader, type ReaderSnapshot } from './log-reader.js';
+import { fsPath } from './open-file.js';
+import type { FileStat } from './session-file.js';
+
+/**
+ * Bump when the stored shape, the reader's rules (what a read finds: facts,
+ * diagnostics) or LogReader's state change: a cache of another format is
+ * ignored. The package version is part of the key too (cacheVersion).
+ */
+export const CACHE_FORMAT = 1;
+
+/** An entry is trusted only when its file's mtime is this much older than the start of the run that read it. */
+export const RACY_MS = 2000;
+
+/** A cache file over this is not read (ignored, then rewritten). */
+const MAX_CACHE_BYTES = 1024 * 1024 * 1024;
+
+declare const __VERSION__: string | undefined;
+
+let pkgVersion: string | undefined;
+/** The package's version: inlined in the bundle; unbundled, package.json found upward from this module. */
+export function packageVersion(): string {
+  if (pkgVersion !== undefined) return pkgVersion;
+  if (typeof __VERSION__ === 'string') return (pkgVersion = __VERSION__);
+  let dir = path.dirname(new URL(import.meta.url).pathname);
+  for (let i = 0; i < 6; i++) {
+    try {
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'dsh-session-browser' && typeof pkg.version === 'string') return (pkgVersion = pkg.version);
+    } catch {
+      // not here
+    }
+    dir = path.dirname(dir);
+  }
+  return (pkgVersion = 'unknown');
+}
+
+export const cacheVersion = (): string => `${CACHE_FORMAT}/${packageVersion()}`;
+
+/** ${XDG_CACHE_HOME:-~/.cache}/dsh-browse (XDG_CACHE_HOME only when absolute, as the spec says). */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_CACHE_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME || os.homedir(), '.cache');
+  return path.join(base, 'dsh-browse');
+}
+
+/** The cache file of a root: named by a hash of its real path. Undefined when the root cannot be resolved. */
+export function cacheFileFor(root: string, dir = cacheDir()): string | undefined {
+  let real: string;
+  try {
+    real = fs.realpathSync(root);
+  } catch {
+    return undefined;
+  }
+  return path.join(dir, `${crypto.createHash('sha256').update(real).digest('hex').slice(0, 32)}.facts`);
+}
+
+/** kind of a cached entry */
+const SESSION = 0;
+const REFUSED = 1;
+
+/** A trusted entry: the file's stat now, and what its read found. */
+export interface CacheHit {
+  stat: Required<FileStat>;
+  pending: number;
+  /** a session file: its reader, rebuilt */
+  reader?: LogReader;
+  /** a file that is not a session: its diagnostics */
+  refused?: Diagnostic[];
+}
+
+/** What save() needs to know of one indexed file. */
+export interface CacheSource {
+  stat: FileStat;
+  pending: number;
+  older?: true;
+  refused?: Diagnostic[];
+  /** the reader of its session (undefined: not a session, or one this process wrote) */
+  reader?: LogReader;
+}
+
+export interface FactCacheOptions {
+  /** the cache folder (default cacheDir()) */
+  dir?: string;
+  /** the clock (tests) */
+  now?: () => number;
+}
+
+export class FactCache {
+  /** the cache file (undefined: the root has no real path; nothing is cached) */
+  readonly file?: string;
+  readonly dir: string;
+  /** one quiet note: why the cache was not used or not written (for --help-level diagnosis, never an error) */
+  note?: string;
+  /** JSON-encoded path -> its line, from the cache file */
+  private entries = new Map<string, string>();
+  /** entries used this run: file -> [line, the stat object handed out] */
+  private used = new Map<string, { line: string; stat: object }>();
+  /** the cache file was absent, unreadable or stale: write it even when nothing was read */
+  private invalid = false;
+  /** when this run started reading (the racy rule's reference) */
+  readonly startedAt: number;
+  private readonly version = cacheVersion();
+
+  constructor(
+    readonly root: string,
+    opts: FactCacheOptions = {},
+  ) {
+    this.dir = opts.dir ?? cacheDir();
+    this.startedAt = (opts.now ?? Date.now)();
+    this.file = cacheFileFor(root, this.dir);
+    this.load();
+  }
+
+  private load(): void {
+    if (!this.file) return;
+    let text: string;
+    try {
+      const st = fs.statSync(this.file, { throwIfNoEntry: false });
+      if (!st) {
+        this.invalid = true;
+        return;
+      }
+      if (!st.isFile() || st.size > MAX_CACHE_BYTES) throw new Error('not a cache file');
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch (e) {
+      this.invalid = true;
+      this.note = `cache ${this.file} not read (${(e as Error).message}): rebuilt`;
+      return;
+    }
+    const lines = text.split('\n');
+    let head: { dshBrowseCache?: unknown; root?: unknown; stamp?: unknown; entries?: unknown };
+    try {
+      head = JSON.parse(lines[0]) as typeof head;
+    } catch {
+      head = {};
+    }
+    const real = safeRealpath(this.root);
+    // header, version, root, and the entry count (a truncated file has fewer lines)
+    if (
+      typeof head !== 'object' ||
+      head === null ||
+      head.dshBrowseCache !== this.version ||
+      head.root !== real ||
+      typeof head.stamp !== 'number' ||
+      typeof head.entries !== 'number' ||
+      lines.length !== head.entries + 2 ||
+      lines[lines.length - 1] !== ''
+    ) {
+      this.invalid = true;
+      if (head.dshBrowseCache !== undefined && head.dshBrowseCache !== this.version) this.note = `cache ${this.file} is from another version (${String(head.dshBrowseCache)}): rebuilt`;
+      else this.note = `cache ${this.file} is damaged: rebuilt`;
+      return;
+    }
+    this.stamp = head.stamp;
+    for (let i = 1; i < lines.length - 1; i++) {
+      const line = lines[i];
+      const tab = line.indexOf('\t');
+      if (tab > 0) this.entries.set(line.slice(0, tab), line);
+    }
+  }
+  /** the start of the run that wrote the cache file */
+  private stamp = -Infinity;
+
+  /** An entry's key: its path relative to the root (absolute when outside it), as JSON. */
+  private keyOf(file: string): string {
+    const r = this.root;
+    return JSON.stringify(file.length > r.length + 1 && file.startsWith(r) && (file[r.length] === path.sep) ? file.slice(r.length + 1) : file);
+  }
+
+  /** how many files came from the cache this run, of how many asked for */
+  hits = 0;
+  private lookups = 0;
+
+  /** How many entries the cache file held. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * The cached read of `file` when every key still matches (and the entry is
+   * not racy), or undefined: read the file. Costs a stat when there is an entry.
+   */
+  lookup(file: string): CacheHit | undefined {
+    this.lookups++;
+    const key = this.keyOf(file);
+    const line = this.entries.get(key);
+    if (line === undefined) return undefined;
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(fsPath(file), { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
+    if (!st || !st.isFile()) return undefined;
+    let hit: CacheHit | undefined;
+    try {
+      hit = decode(file, line.slice(key.length + 1), st, this.stamp);
+    } catch {
+      hit = undefined;
+    }
+    if (hit) {
+      this.used.set(file, { line, stat: hit.stat });
+      this.hits++;
+    }
+    return hit;
+  }
+
+  /**
+   * Rewrites the cache file from what the index holds, when it differs from
+   * what was loaded (something was read, or a cached file is gone). Atomic:
+   * a temp file in the same folder, fsync, rename. `complete`: every file of
+   * the root was looked at (otherwise entries not looked at are kept).
+   * Returns true when the file was written. Never throws.
+   */
+  save(files: Iterable<[string, CacheSource]>, complete = true): boolean {
+    const plan = this.plan(files, complete);
+    while (!plan.step()) {
+      /* no pause: runs to the end */
+    }
+    const r = plan.result();
+    if (!r) return false;
+    try {
+      writeAtomic(this.dir, this.file!, r.head, r.lines);
+    } catch (e) {
+      this.note = `cache not written to ${this.dir} (${(e as Error).message})`;
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * save() in slices of `budgetMs` with the loop free in between (the TUI:
+   * encoding 30,000 entries at once is ~300 ms), and the file written with
+   * asynchronous I/O (fsync off the loop). Never rejects.
+   */
+  async saveAsync(files: Iterable<[string, CacheSource]>, complete = true, budgetMs = 8): Promise<boolean> {
+    const plan = this.plan(files, complete);
+    for (;;) {
+      const until = performance.now() + budgetMs;
+      if (plan.step(() => performance.now() > until)) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const r = plan.result();
+    if (!r) return false;
+    try {
+      await writeAtomicAsync(this.dir, this.file!, r.head, r.lines);
+    } catch (e) {
+      this.note = `cache not written to ${this.dir} (${(e as Error).message})`;
+      return false;
+    }
+    return true;
+  }
+
+  /** The lines to write, in steps; result() is undefined when nothing changed (or there is no cache file). */
+  private plan(files: Iterable<[string, CacheSource]>, complete: boolean): { step(pause?: () => boolean): boolean; result(): { head: string; lines: string[] } | undefined } {
+    // every file asked for came from the cache, and every entry was used: the file would be the same
+    if (this.lookups === this.hits && this.hits === this.entries.size && !this.invalid) return { step: () => true, result: () => undefined };
+    const out: string[] = [];
+    let fresh = 0;
+    let kept = 0;
+    const seen = complete ? undefined : new Set<string>();
+    const it = files[Symbol.iterator]();
+    let done = !this.file;
+    return {
+      step: (pause) => {
+        let n = 0;
+        while (!done) {
+          const next = it.next();
+          if (next.done) {
+            done = true;
+            break;
+          }
+          const [file, src] = next.value;
+          if (src.older) continue;
+          const key = this.keyOf(file);
+          seen?.add(key);
+          const used = this.used.get(file);
+          if (used && used.stat === src.stat) {
+            out.push(used.line);
+            kept++;
+          } else {
+            const line = encode(file, key, src, this.startedAt);
+            if (line !== undefined) {
+              out.push(line);
+              fresh++;
+            }
+          }
+          if ((++n & 63) === 0 && pause?.()) return false;
+        }
+        return true;
+      },
+      result: () => {
+        if (!this.file) return undefined;
+        if (seen)
+          for (const [key, line] of this.entries)
+            if (!seen.has(key)) {
+              out.push(line);
+              kept++;
+            }
+        if (fresh === 0 && kept === this.entries.size && !this.invalid) return undefined;
+        return { head: JSON.stringify({ dshBrowseCache: this.version, root: safeRealpath(this.root), stamp: this.startedAt, entries: out.length }), lines: out };
+      },
+    };
+  }
+
+  /** Drops what was loaded (after the save: the rest of the run does not need it). */
+  release(): void {
+    this.entries = new Map();
+    this.used = new Map();
+  }
+}
+
+function safeRealpath(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function decode(file: string, json: string, st: fs.Stats, stamp: number): CacheHit | undefined {
+  const a = JSON.parse(json) as unknown;
+  if (!Array.isArray(a) || a.length !== 8) return undefined;
+  const [dev, ino, size, mtimeMs, ctimeDelta, pending, kind, payload] = a as unknown[];
+  // ctime is stored as ctime - mtime (exact: both are near each other, Sterbenz)
+  if (dev !== st.dev || ino !== st.ino || size !== st.size || mtimeMs !== st.mtimeMs || ctimeDelta !== st.ctimeMs - st.mtimeMs) return undefined;
+  // racy: written by a run that started less than RACY_MS after the file's last change
+  if (!(st.mtimeMs <= stamp - RACY_MS)) return undefined;
+  if (!isNum(pending) || pending < 0) return undefined;
+  const stat = { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs };
+  if (kind === REFUSED) {
+    if (!Array.isArray(payload) || payload.length === 0) return undefined;
+    return { stat, pending, refused: payload.map((d) => diagnosticFrom(file, d)) };
+  }
+  if (kind !== SESSION) return undefined;
+  const snap = snapshotFrom(payload);
+  if (!snap) return undefined;
+  if (snap.diagnostics.length) snap.diagnostics = snap.diagnostics.map((d) => diagnosticFrom(file, d));
+  return { stat, pending, reader: LogReader.restore(file, snap) };
+}
+
+// ---- the compact form of a reader's snapshot ------------------------------------
+//
+// [header, facts, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, rest?]
+// with the facts' keys shortened (FACT_SHORT; a key missing from the table is
+// kept whole, so a new LogFacts field costs bytes, never correctness) and the
+// rare fields (refused, skipFrom, scanned, gaveUp, unlisted, unknownTypes) in `rest`.
+
+const FACT_SHORT: Record<string, string> = {
+  events: 'e',
+  turns: 't',
+  openTurn: 'o',
+  sawTurnEnd: 's',
+  lastEventType: 'y',
+  lastEventTime: 'm',
+  lastReason: 'r',
+  turnStarts: 'ts',
+  validLength: 'v',
+  endsAtBoundary: 'b',
+  boundaries: 'bs',
+  title: 'ti',
+  seedFrom: 'sf',
+  seedMarker: 'sm',
+  unresolvedCallSeq: 'u',
+  unknownEventLine: 'ue',
+  strayInheritedMarker: 'si',
+  titleInherited: 'tin',
+  titleSeq: 'tq',
+  pendingCalls: 'p',
+  usage: 'us',
+  rc8Rule: 'r8',
+  rc8Vocabulary: 'rv',
+  sessionTitle: 'st',
+  damagedBeforeTurnEnd: 'd',
+};
+// no prototype: a key like "constructor" is no entry of either table
+Object.setPrototypeOf(FACT_SHORT, null);
+const FACT_LONG: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, Object.fromEntries(Object.entries(FACT_SHORT).map(([k, v]) => [v, k])));
+
+/** The short key table (tests check that no fact's own name is a short key). */
+export const factShortKeys = (): readonly string[] => Object.values(FACT_SHORT);
+
+// openTurn's null (between turns: nearly every entry) is stored as "": a "null" in
+// an entry then means a non-finite number to look for (encode), which is rare
+function compactFacts(f: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in f) {
+    const v = (f as Record<string, unknown>)[k];
+    out[FACT_SHORT[k] ?? k] = k === 'openTurn' && v === null ? '' : v;
+  }
+  return out;
+}
+
+function factsFrom(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in o) {
+    if (k === '__proto__') continue;
+    const long = FACT_LONG[k] ?? k;
+    out[long] = long === 'openTurn' && o[k] === '' ? null : o[k];
+  }
+  return out;
+}
+
+const RARE = ['refused', 'skipFrom', 'scanned', 'gaveUp', 'unlisted', 'unknownTypes'] as const;
+
+function compactSnapshot(file: string, s: ReaderSnapshot): unknown[] {
+  const out: unknown[] = [s.header, compactFacts(s.facts), s.diagnostics.map((d) => withoutFile(file, d)), s.consumed, s.headerEnd, s.firstAnomaly, s.lines, s.nextSeq];
+  let rest: Record<string, unknown> | undefined;
+  for (const k of RARE) if (s[k] !== undefined) (rest ??= {})[k] = s[k];
+  if (rest) out.push(rest);
+  return out;
+}
+
+function snapshotFrom(p: unknown): ReaderSnapshot | undefined {
+  if (!Array.isArray(p) || p.length < 8 || p.length > 9) return undefined;
+  const [header, facts, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, rest] = p as unknown[];
+  if (!isObj(header) || typeof header.id !== 'string' || !isNum(header.version) || !isObj(facts)) return undefined;
+  const f = factsFrom(facts);
+  if (!isNum(f.events) || !isNum(f.turns) || !Array.isArray(f.turnStarts) || !Array.isArray(f.boundaries) || !isObj(f.usage)) return undefined;
+  if (!Array.isArray(diagnostics) || !isNum(consumed) || !isNum(headerEnd) || !isNum(firstAnomaly) || !isNum(lines) || !isNum(nextSeq)) return undefined;
+  const snap = { header, facts: f, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq } as unknown as ReaderSnapshot;
+  if (rest !== undefined) {
+    if (!isObj(rest)) return undefined;
+    for (const k of RARE) if (rest[k] !== undefined) (snap as unknown as Record<string, unknown>)[k] = rest[k];
+    if (snap.refused !== undefined) return undefined; // a refused file is never a session entry
+  }
+  return snap;
+}
+
+/** A stored diagnostic: its file is left out when it is the entry's own. */
+function diagnosticFrom(file: string, d: unknown): Diagnostic {
+  if (!isObj(d) || typeof d.code !== 'string' || typeof d.message !== 'string' || (d.severity !== 'error' && d.severity !== 'warning')) throw new Error('bad diagnostic');
+  return d.file === undefined ? ({ file, ...d } as unknown as Diagnostic) : (d as unknown as Diagnostic);
+}
+
+function encode(file: string, key: string, src: CacheSource, startedAt: number): string | undefined {
+  const s = src.stat;
+  if (s.dev === undefined || s.ctimeMs === undefined) return undefined; // not from a full read (a live append, a failure)
+  if (!(s.mtimeMs <= startedAt - RACY_MS)) return undefined; // racy: read again next time
+  let kind: number;
+  let payload: unknown;
+  if (src.refused) {
+    kind = REFUSED;
+    payload = src.refused.map((d) => withoutFile(file, d));
+  } else if (src.reader && src.reader.header && src.reader.refused === undefined) {
+    kind = SESSION;
+    payload = compactSnapshot(file, src.reader.snapshot());
+  } else return undefined;
+  const body = JSON.stringify([s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs - s.mtimeMs, src.pending, kind, payload]);
+  // JSON has no Infinity or NaN (a log's 1e999 parses to Infinity): such an entry would come back different
+  if (body.includes('null') && hasNonFinite(payload)) return undefined;
+  return `${key}\t${body}`;
+}
+
+function withoutFile(file: string, d: Diagnostic): object {
+  if (d.file !== file) return d;
+  const { file: _f, ...rest } = d;
+  return rest;
+}
+
+function hasNonFinite(v: unknown): boolean {
+  if (typeof v === 'number') return !Number.isFinite(v);
+  if (Array.isArray(v)) return v.some(hasNonFinite);
+  if (isObj(v)) {
+    for (const k in v) if (hasNonFinite(v[k])) return true;
+  }
+  return false;
+}
+
+/** Writes head + lines to `file` through a temp file in `dir`: fsync, rename, 0600. */
+function writeAtomic(dir: string, file: string, head: string, lines: string[]): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    const st = fs.statSync(dir);
+    if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) fs.chmodSync(dir, 0o700);
+  } catch {
+    // best effort
+  }
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
+  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+  try {
+    try {
+      writeAll(fd, head + '\n');
+      const BATCH = 2000;
+      for (let i = 0; i < lines.length; i += BATCH) writeAll(fd, lines.slice(i, i + BATCH).join('\n') + '\n');
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      // gone already
+    }
+    throw e;
+  }
+  try {
+    const dfd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(dfd);
+    } finally {
+      fs.closeSync(dfd);
+    }
+  } catch {
+    // some file systems cannot fsync a folder: the rename is still atomic
+  }
+}
+
+/** writeAtomic with asynchronous I/O. */
+async function writeAtomicAsync(dir: string, file: string, head: string, lines: string[]): Promise<void> {
+  const fsp = fs.promises;
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
+  const fh = await fsp.open(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+  try {
+    try {
+      await fh.writeFile(head + '\n');
+      const BATCH = 2000;
+      for (let i = 0; i < lines.length; i += BATCH) await fh.writeFile(lines.slice(i, i + BATCH).join('\n') + '\n');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fsp.rename(tmp, file);
+  } catch (e) {
+    await fsp.unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+}
+
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+}
+
+/** `dsh-browse cache`: the folder, and how many files and bytes it holds. */
+export function cacheUsage(dir = cacheDir()): { dir: string; files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  try {
+    for (const name of fs.readdirSync(dir)) {
+      const st = fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false });
+      if (st?.isFile()) {
+        files++;
+        bytes += st.size;
+      }
+    }
+  } catch {
+    // no folder yet
+  }
+  return { dir, files, bytes };
+}
+
+/** `dsh-browse cache --clear`: removes the files of the cache folder (the folder stays). Returns how many. */
+export function clearCache(dir = cacheDir()): number {
+  let n = 0;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw e;
+  }
+  for (const name of names) {
+    const p = path.join(dir, name);
+    const st = fs.lstatSync(p, { throwIfNoEntry: false });
+    if (st && !st.isDirectory()) {
+      fs.unlinkSync(p);
+      n++;
+    }
+  }
+  return n;
+}
