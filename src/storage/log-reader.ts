@@ -81,7 +81,7 @@ export class LogReader {
     }
     if (this.gaveUp) s.gaveUp = true;
     if (this.unlisted) s.unlisted = this.unlisted;
-    if (this.unknownTypes.size) s.unknownTypes = [...this.unknownTypes];
+    if (this.unknownTypes?.size) s.unknownTypes = [...this.unknownTypes];
     return s;
   }
 
@@ -103,7 +103,7 @@ export class LogReader {
     }
     if (s.gaveUp) r.gaveUp = true;
     if (s.unlisted) r.unlisted = s.unlisted;
-    if (s.unknownTypes) for (const t of s.unknownTypes) r.unknownTypes.add(t);
+    if (s.unknownTypes?.length) r.unknownTypes = new Set(s.unknownTypes);
     return r;
   }
 
