@@ -65,6 +65,8 @@ describe('a compressed v4 harness root in a terminal', () => {
     expect(JSON.parse(lines[8])).toMatchObject({ type: 'session/end-seed', seq: 7, data: { inherited: true } });
     // the child is selected: y copies the command that resumes it in the current release
     await press(s, keys.esc);
+    // back on the Sessions list before y: Esc and y in one read would be Alt-y (as a terminal sends it)
+    await s.waitFor(/STATE +ID/);
     await press(s, 'y');
     const expected = `cd /dsh/workspace && dsh --resume=${childId}`;
     await s.waitFor(`copied: ${expected}`);
