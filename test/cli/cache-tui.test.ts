@@ -5,26 +5,12 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cacheFileFor } from '../../src/storage/fact-cache.js';
 import { killAllPtys, press, settled, spawnPty } from '../e2e/pty-harness.js';
-import { cleanupTmp, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
+import { agedSampleRoot, cleanupTmp, tmpDir } from '../support/fixtures.js';
 import { BIN } from '../support/run-cli.js';
 
 afterEach(killAllPtys);
 afterAll(cleanupTmp);
 
-function oldRoot(): string {
-  const root = tmpDir();
-  fs.cpSync(SAMPLE_DIR, root, { recursive: true });
-  const old = new Date(Date.now() - 86_400_000);
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else fs.utimesSync(p, old, old);
-    }
-  };
-  walk(root);
-  return root;
-}
 
 /** The Sessions view's rows (the AGE column masked: the clock moves). */
 const rows = (screen: string) => screen.split('\n').filter((l) => /at-boundary|open|empty/.test(l)).map((l) => l.replace(/\d+[smhd]\b/g, ''));
@@ -43,7 +29,7 @@ async function browse(root: string, xdg: string, ...args: string[]): Promise<str
 
 describe('the browser and the fact cache', () => {
   it('the first scan writes it; a warm start shows the same sessions; --no-cache writes nothing', async () => {
-    const root = oldRoot();
+    const root = agedSampleRoot();
     const none = tmpDir('dsh-xdg-');
     const plain = await browse(root, none, '--no-cache');
     expect(fs.existsSync(path.join(none, 'dsh-browse'))).toBe(false);

@@ -4,31 +4,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cacheFileFor } from '../../src/storage/fact-cache.js';
-import { cleanupTmp, isRoot, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
+import { agedSampleRoot, cleanupTmp, isRoot, tmpDir } from '../support/fixtures.js';
 import { expectUsageError, runCli } from '../support/run-cli.js';
 
 afterAll(cleanupTmp);
 
-function oldRoot(): string {
-  const root = tmpDir();
-  fs.cpSync(SAMPLE_DIR, root, { recursive: true });
-  const old = new Date(Date.now() - 86_400_000);
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else fs.utimesSync(p, old, old);
-    }
-  };
-  walk(root);
-  return root;
-}
 
 function setup() {
   const xdg = tmpDir('dsh-xdg-');
   const env = { XDG_CACHE_HOME: xdg };
   const dir = path.join(xdg, 'dsh-browse');
-  return { root: oldRoot(), env, dir };
+  return { root: agedSampleRoot(), env, dir };
 }
 
 describe('dsh-browse and the fact cache', () => {

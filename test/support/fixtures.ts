@@ -129,3 +129,23 @@ export function forkError(fn: () => unknown): SessionForkError {
   expect(e.toJSON()).toEqual({ name: 'SessionForkError', code: e.code, message: e.message });
   return e;
 }
+
+/**
+ * A copy of sample-sessions whose files are a day old: past the fact cache's
+ * racy window (a file changed within seconds of a run is never cached), so a
+ * second run reads them from the cache.
+ */
+export function agedSampleRoot(): string {
+  const root = tmpDir();
+  fs.cpSync(SAMPLE_DIR, root, { recursive: true });
+  const old = new Date(Date.now() - 86_400_000);
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else fs.utimesSync(p, old, old);
+    }
+  };
+  walk(root);
+  return root;
+}

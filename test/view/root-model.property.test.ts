@@ -43,7 +43,7 @@ function make(id: string, parent: string | undefined, bad: boolean, createdAt: n
   const s = memorySession({ type: 'session', version: 0, id, createdAt, ...(parent !== undefined ? { parentSession: parent } : {}) }, events);
   // a file of its own, so duplicate ids are different sessions (in memory the key is the id)
   (s as { file?: string }).file = `/root/f${++files}-${id}.jsonl`;
-  if (bad) s.log.diagnostics.push({ file: s.file, line: 2, severity: 'error', code: 'SEQ_GAP', message: 'seq jumps: got 5' });
+  if (bad) s.log.diagnostics.push({ file: s.file!, line: 2, severity: 'error', code: 'SEQ_GAP', message: 'seq jumps: got 5' });
   return s;
 }
 
