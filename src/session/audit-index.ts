@@ -32,8 +32,6 @@ const current = (e: Entry | undefined, s: Session, byId: ReadonlyMap<string, rea
 
 export class AuditIndex {
   private readonly done = new Map<string, Entry>();
-  /** bumps whenever a session's findings were (re)computed or dropped */
-  version = 0;
   /** the keys of sessions whose findings were (re)computed or dropped, in order */
   readonly changes = new Journal();
   /**
@@ -92,7 +90,6 @@ export class AuditIndex {
       audited++;
       changed = true;
     }
-    if (changed) this.version++;
     return { changed, done: w.next >= w.todo.length };
   }
   /** The findings of this session instance, when it has been audited as it is now (else undefined: its diagnostics stand in). */

@@ -190,14 +190,6 @@ export function readFailure(file: string, e: unknown): Diagnostic {
   return { file, severity: 'error', code: 'READ_FAILED', message: errorText(e) };
 }
 
-/** How many diagnostics there are (cheap: no sorting). */
-export function diagnosticCount(index: RootIndex): number {
-  let n = index.skipped.size;
-  for (const f of index.files.values()) n += f.refused?.length ?? 0;
-  for (const s of index.store.list()) n += s.diagnostics.length;
-  return n;
-}
-
 /** Diagnostics that are not a session's own: skipped entries and refused files. */
 export function fileDiagnosticCount(index: RootIndex): number {
   let n = index.skipped.size;

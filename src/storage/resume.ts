@@ -23,7 +23,7 @@ const safeInt = (v: unknown): boolean => typeof v === 'number' && Number.isSafeI
 export function resumeVerdict(
   s: Pick<Session, 'header' | 'file' | 'facts' | 'id' | 'cwd'>,
   sameId: readonly { file?: string }[] = [],
-  /** why rc.8 refuses this session's whole root (see rc8RootRefusal), when it does */
+  /** why rc.8 refuses this session's whole root (see rc8RootRefusalsOf in root-refusals.ts), when it does */
   rootRefusal?: string,
 ): ResumeVerdict {
   const no = (reason: string): ResumeVerdict => ({ resumable: false, reason });

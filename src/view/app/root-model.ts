@@ -38,8 +38,6 @@ export class RootModel {
   private readonly sorted = new Map<FlatOrder, SessionListItem[]>();
   /** items replaced or dropped since each sorted list was last merged */
   private readonly staleIn = new Map<FlatOrder, { gone: Set<SessionListItem>; added: SessionListItem[] }>();
-  /** bumps whenever an item changed, came or went */
-  version = 0;
 
   constructor(
     private readonly store: SessionStore,
@@ -89,7 +87,6 @@ export class RootModel {
     this.staleIn.clear();
     this.cycleIds = cycleIdsOf(this.store.list());
     for (const s of this.store.list()) this.refresh(keyOf(s));
-    this.version++;
     return true;
   }
 
@@ -113,7 +110,6 @@ export class RootModel {
       if (before) {
         this.items.delete(key);
         this.list = undefined;
-        this.version++;
       }
       return;
     }
@@ -127,7 +123,6 @@ export class RootModel {
       set.add(key);
     }
     for (const st of this.staleIn.values()) st.added.push(item);
-    this.version++;
   }
 
   private unlinkChild(item: SessionListItem): void {
