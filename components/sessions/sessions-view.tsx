@@ -3,14 +3,14 @@
 // Presentational: the app state owns selection, window, order and filter.
 import { Box, Text } from 'ink';
 import React from 'react';
-import { sessionsCountText, type SessionRow, type SortOrder } from '../../src/view/sessions/session-list.js';
+import { ItemRows, sessionsCountText, type SessionRow, type SortOrder } from '../../src/view/sessions/session-list.js';
 import { caretParts, type TextField } from '../../src/view/text/text-field.js';
 import { displayWidth, fit, fitTail, padEnd, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
-import { visibleWindow } from '../../src/view/app/window.js';
+import { visibleWindow, type RowSeq } from '../../src/view/app/window.js';
 import { useTone } from '../app/theme.js';
 
 export interface SessionsViewProps {
-  rows: readonly SessionRow[];
+  rows: RowSeq<SessionRow>;
   total: number;
   /** the list shows only the current project's sessions (p widens it) */
   scoped?: boolean;
@@ -55,23 +55,23 @@ const BADGE_MAX = 14;
  * ones on screen, so it holds still while scrolling), so `⊘ open 23h ⚠2` or a
  * deleted row's `file deleted` is not cut.
  */
-export function badgeColumnWidth(rows: readonly Pick<SessionRow, 'badge'>[]): number {
+export function badgeColumnWidth(rows: RowSeq<Pick<SessionRow, 'badge'>>): number {
   // per rows array (the world's rows are memoised: a key press reuses them), each distinct badge measured once:
   // this runs on every frame, and a root holds tens of thousands of rows but a handful of badge texts
   const hit = badgeWidths.get(rows);
   if (hit !== undefined) return hit;
   const seen = new Set<string>();
   let widest = BADGE_MIN;
-  for (const r of rows) {
-    if (seen.has(r.badge)) continue;
-    seen.add(r.badge);
-    widest = Math.max(widest, displayWidth(r.badge));
+  for (const badge of rows instanceof ItemRows ? rows.badges() : rows.slice().map((r) => r.badge)) {
+    if (seen.has(badge)) continue;
+    seen.add(badge);
+    widest = Math.max(widest, displayWidth(badge));
   }
   const width = Math.min(BADGE_MAX, widest);
   badgeWidths.set(rows, width);
   return width;
 }
-const badgeWidths = new WeakMap<readonly Pick<SessionRow, 'badge'>[], number>();
+const badgeWidths = new WeakMap<RowSeq<Pick<SessionRow, 'badge'>>, number>();
 
 /** Column widths for a terminal width and a STATE column width; the title takes what is left. */
 export function sessionColumns(width: number, badge = BADGE_MIN): Columns {

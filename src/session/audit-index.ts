@@ -27,6 +27,9 @@ interface Entry {
   findings: Finding[];
 }
 
+/** The findings of a clean session: one shared empty array (most sessions have none). */
+const NO_FINDINGS: Finding[] = Object.freeze([]) as unknown as Finding[];
+
 const current = (e: Entry | undefined, s: Session, byId: ReadonlyMap<string, readonly Session[]>): boolean =>
   e !== undefined && e.session === s && e.length === s.length && e.consumed === s.log.consumed && e.diagnostics === s.diagnostics.length && e.parents === parentsSig(s, byId);
 
@@ -85,12 +88,15 @@ export class AuditIndex {
         // unreadable now (deleted meanwhile): say so as a finding; a later change re-audits it
         findings = [{ code: 'READ_FAILED', severity: 'error', session: s.id, file: s.file, message: `could not audit: ${(e as Error).message}` }];
       }
-      this.done.set(keyOf(s), { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId), findings });
+      this.done.set(keyOf(s), { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId), findings: findings.length > 0 ? findings : NO_FINDINGS });
       this.changes.note(keyOf(s));
       audited++;
       changed = true;
     }
-    return { changed, done: w.next >= w.todo.length };
+    const done = w.next >= w.todo.length;
+    // drained: let go of the list and the id map (a root's worth of references) until the next change
+    if (done) this.work = { todo: [], next: 0, byId: new Map() };
+    return { changed, done };
   }
   /** The findings of this session instance, when it has been audited as it is now (else undefined: its diagnostics stand in). */
   findingsOf(s: Session): readonly Finding[] | undefined {

@@ -17,8 +17,8 @@ export interface LogState {
   release?(): void;
 }
 
-/** Loads the full log with events, up to the bytes the current state has consumed. */
-export type Loader = (current: LogState) => LogState;
+/** Loads the full log with events, up to the bytes the current state has consumed (`file`: the session's). */
+export type Loader = (current: LogState, file: string) => LogState;
 
 export class Session {
   private loaded?: LogState;
@@ -74,7 +74,7 @@ export class Session {
   /** The full log state with events; loads on first use. */
   ensureLoaded(): LogState {
     if (!this.loaded) {
-      const state = this.loader!(this.log);
+      const state = this.loader!(this.log, this.file!);
       this.log = state;
       this.loaded = state;
     }

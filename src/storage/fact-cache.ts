@@ -126,7 +126,7 @@ export class FactCache {
   /** JSON-encoded path -> its line, from the cache file */
   private entries = new Map<string, string>();
   /** entries used this run: file -> [line, the stat object handed out] */
-  private used = new Map<string, { line: string; stat: object }>();
+  private used = new Map<string, { line: string; stat: FileStat }>();
   /** the cache file was absent, unreadable or stale: write it even when nothing was read */
   private invalid = false;
   /** when this run started reading (the racy rule's reference) */
@@ -307,7 +307,7 @@ export class FactCache {
           const key = this.keyOf(file);
           seen?.add(key);
           const used = this.used.get(file);
-          if (used && used.stat === src.stat) {
+          if (used && sameStat(used.stat, src.stat)) {
             out.push(used.line);
             kept++;
           } else {
@@ -608,4 +608,9 @@ export function clearCache(dir = cacheDir()): number {
     }
   }
   return n;
+}
+
+/** The file is as the cache entry served describes it (the index rebuilds its entry objects, so compared by value). */
+function sameStat(a: FileStat, b: FileStat): boolean {
+  return a.size === b.size && a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.dev === b.dev && a.ctimeMs === b.ctimeMs;
 }

@@ -3,7 +3,7 @@
 // complete line's offset, so a followed session equals a fresh load.
 import fs from 'node:fs';
 import type { Session } from '../session/session.js';
-import { dropGeneration, indexFileSafe, recordSkip, type RootIndex } from './load-root.js';
+import { dropGeneration, fileEntry, indexFileSafe, recordSkip, type RootIndex } from './load-root.js';
 import { LogReader } from './log-reader.js';
 import { feedFd, readLog } from './session-file.js';
 import { errorText, openRegular } from './open-file.js';
@@ -106,7 +106,7 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
         known.resetLog(r.reader, known.isLoaded);
         index.store.touch(known);
         if (isCompressedLog(c.file)) {
-          index.files.set(c.file, { ...r.stat, pending: r.pending });
+          index.files.set(c.file, fileEntry(r.stat, r.pending));
           return;
         }
       } else {
@@ -121,12 +121,12 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
         const log = known.log;
         const more = log.skipFrom !== undefined && !log.gaveUp && log.scanned < c.size;
         if (more) {
-          index.files.set(c.file, { size: c.size, ino: c.ino, mtimeMs: c.mtimeMs, pending: c.size - log.consumed });
+          index.files.set(c.file, fileEntry(c, c.size - log.consumed));
           return true; // paused while skipping an over-long line: apply again
         }
         if (fed === 0 && entry && entry.size === c.size) return;
       }
-      index.files.set(c.file, { size: c.size, ino: c.ino, mtimeMs: c.mtimeMs, pending: c.size - known.log.consumed });
+      index.files.set(c.file, fileEntry(c, c.size - known.log.consumed));
       return;
     }
   }
@@ -162,9 +162,8 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
         apply(again);
       });
   };
-  const initial = new Map([...index.files].map(([f, e]) => [f, { size: e.size, ino: e.ino, mtimeMs: e.mtimeMs }]));
   const watcher: RootWatcher = watchRoot(index.root, {
-    initial,
+    initial: index.files, // the watcher copies the three fields it compares
     forcePolling: opts.forcePolling,
     pollIntervalMs: opts.pollIntervalMs,
     onChanges: apply,

@@ -21,6 +21,15 @@ export interface FileEntry extends FileStat {
   older?: true;
 }
 
+/**
+ * An index entry, always built here with the same fields in the same order:
+ * spread or Object.assign gave each of 100,000 entries its own hidden class
+ * (~150 bytes a session).
+ */
+export function fileEntry(st: FileStat, pending: number, refused?: Diagnostic[], older?: true): FileEntry {
+  return { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs, pending, refused, older };
+}
+
 export interface RootIndex {
   root: string;
   store: SessionStore;
@@ -92,7 +101,7 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
   const finish = () => {
     const read = r.result();
     const { session, diagnostics } = sessionFromRead(file, read);
-    index.files.set(file, { ...read.stat, pending: read.pending, refused: session ? undefined : diagnostics });
+    index.files.set(file, fileEntry(read.stat, read.pending, session ? undefined : diagnostics));
     if (session) index.store.add(session);
     supersede();
   };
@@ -112,12 +121,11 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
 
 /** A cached read into the index (the entry object is the hit's stat: the cache knows it unchanged by that). False when unusable. */
 function addRead(index: RootIndex, file: string, hit: CacheHit): boolean {
-  const entry: FileEntry = Object.assign(hit.stat, { pending: hit.pending });
   if (hit.refused) {
-    entry.refused = hit.refused;
-    index.files.set(file, entry);
+    index.files.set(file, fileEntry(hit.stat, hit.pending, hit.refused));
     return true;
   }
+  const entry = fileEntry(hit.stat, hit.pending);
   const { session } = sessionFromRead(file, { reader: hit.reader!, stat: hit.stat, pending: hit.pending });
   if (!session) return false;
   index.files.set(file, entry);
@@ -131,7 +139,7 @@ function listOlderGeneration(index: RootIndex, file: string): void {
   if (s) index.store.remove(s);
   const e = probe(file);
   const st = e?.kind === 'file' ? e.st : { size: 0, ino: 0, mtimeMs: 0 };
-  index.files.set(file, { ...st, pending: 0, older: true });
+  index.files.set(file, fileEntry(st, 0, undefined, true));
 }
 
 /**
@@ -160,7 +168,7 @@ export function indexFileSafe(index: RootIndex, file: string): void {
  * function to call again until it returns true. Never throws.
  */
 export function indexFileStepped(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
-  const fail = (e: unknown) => index.files.set(file, { size: 0, ino: 0, mtimeMs: 0, pending: 0, refused: [readFailure(file, e)] });
+  const fail = (e: unknown) => index.files.set(file, fileEntry({ size: 0, ino: 0, mtimeMs: 0 }, 0, [readFailure(file, e)]));
   let step: IndexStep | undefined;
   try {
     step = startIndexFile(index, file, pause);

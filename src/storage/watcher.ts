@@ -16,6 +16,10 @@
 //   delivered as one batch, one entry per file, sorted by path;
 // - a slow safety poll (every ~2 s) walks the tree even in watch mode, because
 //   inotify can drop events (queue overflow) and cannot see symlink targets;
+// - a watch costs ~1 KB of memory (and one of the system's inotify watches), so
+//   past `hotFolders` session folders only the most recently written are
+//   watched: the older ("cold") ones are looked at by the safety poll, and one
+//   that changes is watched from then on (see coldFolders);
 // - any fs.watch error (ENOSPC: out of inotify watches, EMFILE, ...) switches to
 //   polling: the whole tree is walked and stat'ed every `pollIntervalMs`;
 // - the root folder itself may be deleted and made again (a cleanup, a restore
@@ -77,6 +81,10 @@ export interface RootWatcher {
   sync(): Promise<void>;
   /** folders that cannot be watched (and are polled instead), with the reason */
   readonly unwatched: ReadonlyMap<string, string>;
+  /** session folders left unwatched because older sessions are many (hotFolders): the safety poll looks at them */
+  readonly cold: ReadonlySet<string>;
+  /** how many folders have a watch */
+  readonly watched: number;
 }
 
 export interface WatchRootOptions {
@@ -89,7 +97,7 @@ export interface WatchRootOptions {
    * files that differ from it are reported with the matching kind. An `ino` of
    * 0 means "unknown" and is not compared.
    */
-  initial?: Map<string, FileState>;
+  initial?: ReadonlyMap<string, FileState>;
   forcePolling?: boolean;
   /** poll period in poll mode, default 250 ms */
   pollIntervalMs?: number;
@@ -109,12 +117,26 @@ export interface WatchRootOptions {
   onRoot?(state: 'gone' | 'back'): void;
   /** while the root is gone, how often to look for it, default 1000 ms */
   rootPollMs?: number;
+  /** how many session folders are watched at start at most, the most recently written first (default HOT_FOLDERS) */
+  hotFolders?: number;
 }
 
 const DEFAULT_POLL_MS = 250;
 const DEFAULT_COALESCE_MS = 16;
 const DEFAULT_SAFETY_MS = 2000;
 const DEFAULT_ROOT_POLL_MS = 1000;
+/**
+ * Session folders watched at start, the most recently written first. The
+ * rc.8 layout gives every session its own folder: a watch per folder was
+ * ~110 MB of memory at 100,000 sessions (and more watches than many systems
+ * allow: fs.inotify.max_user_watches is 8,192 on older kernels, which sent the
+ * whole root to polling). An older session that an agent resumes is seen by
+ * the safety poll (a round over 100,000 files takes ~100 s) and watched from
+ * then on.
+ */
+export const HOT_FOLDERS = 1024;
+/** a folder with more session files than this is always watched (one watch serves them all) */
+const COLD_MAX_FILES = 4;
 /**
  * The safety poll in watch mode goes round the tree in slices: per tick it
  * spends at most SAFETY_BUDGET_MS (and SAFETY_BATCH entries) looking at the
@@ -162,7 +184,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
 
   /** what was last reported (or given as initial), by path */
   const known = new Map<string, FileState>();
-  if (opts.initial) for (const [f, st] of opts.initial) known.set(path.resolve(f), { ...st });
+  if (opts.initial) for (const [f, st] of opts.initial) known.set(path.resolve(f), { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs });
 
   const watchers = new Map<string, fs.FSWatcher>();
   const pending = new Map<string, Pending>();
@@ -182,6 +204,9 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   const dirStamp = new Map<string, number>();
   /** known files that are symlinks (inotify does not see their targets change) */
   const links = new Set<string>();
+  /** session folders left unwatched (coldFolders): the safety poll looks at them; a change makes them watched */
+  const cold = new Set<string>();
+  const hotFolders = Math.max(0, opts.hotFolders ?? HOT_FOLDERS);
   /** the root folder vanished: `rootTimer` looks for it until it is back */
   let rootGone = false;
   let rootTimer: NodeJS.Timeout | undefined;
@@ -269,7 +294,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
         if (mode === 'watch') {
           const m = dirMtime(d); // before the listing: a change after it shows next time
           if (m !== null) dirStamp.set(d, m);
-          addWatcher(d);
+          if (!cold.has(d)) addWatcher(d);
         }
       },
       skip,
@@ -318,9 +343,9 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       observe(f.path, undefined);
       if (f.symlink) links.add(f.path);
     }
-    for (const sub of dirs) if (!watchers.has(sub) && !unwatched.has(sub)) addTree(sub);
+    for (const sub of dirs) if (!watchers.has(sub) && !unwatched.has(sub) && !cold.has(sub)) addTree(sub);
     for (const f of known.keys()) if (!seen.has(f) && path.dirname(f) === dir) observe(f, undefined);
-    for (const d of [...watchers.keys(), ...unwatched.keys()]) if (d !== dir && path.dirname(d) === dir && dirMtime(d) === null) removeTree(d);
+    for (const d of [...watchers.keys(), ...unwatched.keys(), ...cold]) if (d !== dir && path.dirname(d) === dir && dirMtime(d) === null) removeTree(d);
   }
 
   function setUnwatched(dir: string, reason: string | undefined): void {
@@ -366,6 +391,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   function removeTree(dir: string): void {
     for (const d of [...unwatched.keys()]) if (isUnder(d, dir)) setUnwatched(d, undefined);
     for (const d of [...dirStamp.keys()]) if (isUnder(d, dir)) dirStamp.delete(d);
+    for (const d of [...cold]) if (isUnder(d, dir)) cold.delete(d);
     for (const [d, w] of watchers) {
       if (isUnder(d, dir)) {
         watchers.delete(d);
@@ -515,7 +541,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
           if (s) skip(s);
         }
         // gone (or not a file any more)
-        if (watchers.has(p) || [...watchers.keys()].some((d) => isUnder(d, p))) removeTree(p);
+        if (watchers.has(p) || cold.has(p) || [...watchers.keys(), ...cold].some((d) => isUnder(d, p))) removeTree(p);
         if (known.has(p) || pending.has(p)) observe(p, null);
         // the event may also be about the watched folder itself disappearing
         if (probe(dir)?.kind !== 'dir') dirtyDirs.add(dir);
@@ -562,6 +588,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
           links.delete(file);
         }
         if (kind) {
+          warmUp(path.dirname(file));
           changes.push(
             cur ? { file, kind, size: cur.size, ino: cur.ino, mtimeMs: cur.mtimeMs } : { file, kind, size: 0, ino: 0, mtimeMs: 0 },
           );
@@ -576,6 +603,37 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       /* never throw out of a timer */
     }
   }
+
+  /** A change in a cold folder: an agent writes there again, so it is watched from now on. */
+  function warmUp(dir: string): void {
+    if (cold.delete(dir) && mode === 'watch') addWatcher(dir);
+  }
+
+  /**
+   * Picks the session folders to leave unwatched (cold) before the first
+   * full comparison: those holding 1..COLD_MAX_FILES known files, past the
+   * `hotFolders` most recently written (by their newest file's mtime). In
+   * slices: a pass over 100,000 known files. Folders holding more files, and
+   * folders with no known file (the root, project folders, new ones), are
+   * always watched.
+   */
+  async function coldFolders(): Promise<void> {
+    const folders = new Map<string, { files: number; newest: number }>();
+    await eachInSlices([...known], ([f, st]) => {
+      const d = path.dirname(f);
+      const e = folders.get(d);
+      if (e) {
+        e.files++;
+        if (st.mtimeMs > e.newest) e.newest = st.mtimeMs;
+      } else folders.set(d, { files: 1, newest: st.mtimeMs });
+    });
+    const eligible: [string, number][] = [];
+    for (const [d, e] of folders) if (e.files <= COLD_MAX_FILES && d !== root) eligible.push([d, e.newest]);
+    if (eligible.length <= hotFolders) return;
+    eligible.sort((a, b) => b[1] - a[1]);
+    for (let i = hotFolders; i < eligible.length; i++) cold.add(eligible[i][0]);
+  }
+  let coldPicked = false;
 
   function deliver(changes: FileChange[]): void {
     if (closed) return;
@@ -624,9 +682,13 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     try {
       if (mode === 'watch') {
         // drop watchers of folders that vanished without an event
-        await eachInSlices([...watchers.keys()], (d) => {
-          if (d !== root && watchers.has(d) && probe(d)?.kind !== 'dir') removeTree(d);
+        await eachInSlices([...watchers.keys(), ...cold], (d) => {
+          if (d !== root && (watchers.has(d) || cold.has(d)) && probe(d)?.kind !== 'dir') removeTree(d);
         });
+        if (!coldPicked) {
+          coldPicked = true;
+          await coldFolders();
+        }
       }
       if (!checkRoot()) {
         // the root is gone: its files go now, in this batch, before onRoot says so (tellRoot)
@@ -672,14 +734,14 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       if (!checkRoot()) return flush();
       for (const f of links) observe(f, undefined);
       if (sweepAt >= sweep.length) {
-        sweep = [...watchers.keys(), ...known.keys()];
+        sweep = [...watchers.keys(), ...cold, ...known.keys()];
         sweepAt = 0;
       }
       const stop = Math.min(sweep.length, sweepAt + SAFETY_BATCH);
       const until = performance.now() + SAFETY_BUDGET_MS;
       for (; sweepAt < stop && ((sweepAt & 15) !== 0 || performance.now() < until); sweepAt++) {
         const p = sweep[sweepAt];
-        if (watchers.has(p)) {
+        if (watchers.has(p) || cold.has(p)) {
           const m = dirMtime(p);
           if (m === null) {
             if (p !== root) removeTree(p);
@@ -723,6 +785,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       }
     }
     watchers.clear();
+    cold.clear();
     dirtyDirs.clear();
     dirStamp.clear();
     for (const d of [...unwatched.keys()]) setUnwatched(d, undefined);
@@ -782,6 +845,12 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     },
     get unwatched() {
       return unwatched;
+    },
+    get cold() {
+      return cold;
+    },
+    get watched() {
+      return watchers.size;
     },
     rescan() {
       scheduleRescan(0);

@@ -577,6 +577,64 @@ describe('watchRoot fallbacks', () => {
   });
 });
 
+describe('watchRoot: many session folders (hotFolders)', () => {
+  /** rc.8 layout: root/project/<id>/session.jsonl, written `ageS` seconds ago */
+  function sessionFolder(id: string, ageS: number): string {
+    const f = path.join(root, 'proj', id, 'session.jsonl');
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, header(id));
+    const t = Date.now() / 1000 - ageS;
+    fs.utimesSync(f, t, t);
+    return f;
+  }
+  const initialOf = (files: string[]) => new Map(files.map((f) => { const st = fs.statSync(f); return [f, { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }]; }));
+
+  it('watches only the most recently written ones; an older one that changes is seen by the safety poll and watched from then on', async () => {
+    const files = ['a', 'b', 'c', 'd', 'e'].map((id, i) => sessionFolder(id, 3600 * (i + 1))); // a newest, e oldest
+    const col = collector();
+    const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), initial: initialOf(files), hotFolders: 2, safetyPollMs: 50 });
+    open.push(w);
+    await w.ready;
+    expect(col.all()).toEqual([]);
+    // the two newest session folders, the root and the project folder are watched; c, d, e are not
+    expect([...w.cold].map((d) => path.basename(d)).sort()).toEqual(['c', 'd', 'e']);
+    expect(w.watched).toBe(4);
+    // an agent resumes the oldest session: no watch sees it, the safety poll does
+    append(files[4], line(0));
+    await col.waitFor(is(files[4], 'grown'));
+    expect([...w.cold].map((d) => path.basename(d)).sort()).toEqual(['c', 'd']);
+    expect(w.watched).toBe(5);
+    // a new file in a cold folder is found too (its folder's mtime changed)
+    const extra = path.join(path.dirname(files[3]), 'session.v1.jsonl');
+    fs.writeFileSync(extra, header('d'));
+    await col.waitFor(is(extra, 'new'));
+    expect([...w.cold].map((d) => path.basename(d))).toEqual(['c']);
+    // sync() walks every folder, cold ones included
+    append(files[2], line(0));
+    await w.sync();
+    expect(col.all().some(is(files[2], 'grown'))).toBe(true);
+    // a new session folder is watched at once, however many there are
+    const fresh = path.join(root, 'proj', 'f', 'session.jsonl');
+    harnessCreate(fresh, header('f'));
+    await col.waitFor(is(fresh, 'new'));
+    append(fresh, line(0));
+    await col.waitFor(is(fresh, 'grown'));
+  });
+
+  it('a deleted cold folder is reported deleted and forgotten', async () => {
+    const files = ['a', 'b', 'c'].map((id, i) => sessionFolder(id, 3600 * (i + 1)));
+    const col = collector();
+    const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), initial: initialOf(files), hotFolders: 1, safetyPollMs: 0 });
+    open.push(w);
+    await w.ready;
+    expect(w.cold.size).toBe(2);
+    fs.rmSync(path.dirname(files[2]), { recursive: true });
+    await col.waitFor(is(files[2], 'deleted'));
+    await w.sync();
+    expect([...w.cold].map((d) => path.basename(d))).toEqual(['b']);
+  });
+});
+
 describe('listSessionFiles', () => {
   it('lists all three layouts recursively and sorted, skipping junk and symlinked folders', () => {
     const files = [

@@ -73,8 +73,8 @@ function driver(idx: RootIndex = index, view: AppState['view'] = 'sessions') {
     get exited() {
       return exited;
     },
-    rows: () => sessionsRows(state, world),
-    highlighted: () => sessionsRows(state, world)[indexOfKey(sessionsRows(state, world), state.selection)]?.key,
+    rows: () => sessionsRows(state, world).slice(),
+    highlighted: () => sessionsRows(state, world).slice()[indexOfKey(sessionsRows(state, world).slice(), state.selection)]?.key,
   };
 }
 
@@ -404,7 +404,7 @@ describe('duplicate ids', () => {
       expect(layout.ambiguous).toEqual([path.join(root, 'spawned.jsonl')]);
       expect(layout.rows.map((r) => r.text).join('\n')).toContain('ambiguous parent twin-W7');
       // both twins say DUPLICATE_ID in the Sessions list and the Lineage labels
-      expect(d.world.rows('', 'recent').filter((r) => r.title.startsWith('⚠ DUPLICATE_ID')).map((r) => r.id).sort()).toEqual(['twin-W7', 'twin-W7']);
+      expect(d.world.rows('', 'recent').slice().filter((r) => r.title.startsWith('⚠ DUPLICATE_ID')).map((r) => r.id).sort()).toEqual(['twin-W7', 'twin-W7']);
       expect(layout.rows.filter((r) => r.text.includes('twin-W7 (DUPLICATE_ID)'))).toHaveLength(2);
       // in-process: the child records its parent's file
       const live = driver(idx, 'lineage').world.lineage();
@@ -434,7 +434,7 @@ describe('keys', () => {
     d.keys('G');
     d.keys('');
     const r = reduce(d.state, { type: 'resize', size: { columns: 60, rows: 8 } }, d.world).state;
-    const rows = sessionsRows(r, d.world);
+    const rows = sessionsRows(r, d.world).slice();
     const i = indexOfKey(rows, r.selection);
     expect(i).toBe(rows.length - 1);
     expect(r.sessions.top).toBeLessThanOrEqual(i);

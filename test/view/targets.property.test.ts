@@ -30,7 +30,7 @@ const KEYS = ['j', 'k', 'g', 'G', '\x1b[B', '\x1b[A', '\x1b[6~', '/', 'a', 'l', 
 function highlighted(s: AppState, world: World): { key?: string; seq?: number } | undefined {
   switch (rowSurface(s)) {
     case 'sessions': {
-      const rows = sessionsRows(s, world);
+      const rows = sessionsRows(s, world).slice();
       return rows.length ? { key: rows[s.sessions.hint]?.key } : undefined;
     }
     case 'lineage': {

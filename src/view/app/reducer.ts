@@ -48,11 +48,11 @@ export function normalize(s0: AppState, world: World): AppState {
   const lay = layoutOf(s);
   if (s.view === 'sessions' || (s.view === 'turns' && s.selection === undefined)) {
     const rows = sessionsRows(s, world);
-    if (s.pinTop && rows.length && s.selection !== rows[0].key) s = { ...select(s, rows[0].key, world), sessions: { ...s.sessions, hint: 0 } };
+    if (s.pinTop && rows.length && s.selection !== rows.at(0)!.key) s = { ...select(s, rows.at(0)!.key, world), sessions: { ...s.sessions, hint: 0 } };
     let i = indexOfKey(rows, s.selection, s.sessions.hint);
     if (i < 0) {
       i = rows.length ? Math.min(Math.max(0, s.sessions.hint), rows.length - 1) : 0;
-      s = select(s, rows[i]?.key, world);
+      s = select(s, rows.at(i)?.key, world);
     }
     const top = visibleWindow(rows, i, sessionsListHeight(lay.view), s.sessions.top).top;
     if (i !== s.sessions.hint || top !== s.sessions.top) s = { ...s, sessions: { hint: i, top } };

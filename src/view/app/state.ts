@@ -17,7 +17,8 @@ import { menuBindings, type ViewName } from './keymap.js';
 import type { Surface } from './surface.js';
 import { VIEW_NAMES } from './views.js';
 import { openToSeq } from '../turns/turn-search.js';
-import { listItemOf, rowOf, type SessionRow, type SortOrder } from '../sessions/session-list.js';
+import { ItemRows, listItemOf, rowOf, type SessionRow, type SortOrder } from '../sessions/session-list.js';
+import type { RowSeq } from './window.js';
 import { textField, type TextField } from '../text/text-field.js';
 import { rowIndexForSeq, type TurnRow } from '../turns/turn-rows.js';
 import { initialTurnsState, turnsReducer, type RowsView, type TurnsState } from '../turns/turns-state.js';
@@ -148,9 +149,10 @@ export function initialAppState(size: Size, view: ViewName = 'sessions'): AppSta
 export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, s.menu ? menuBindings(s.view).length : 0);
 
 /** The Sessions rows as shown: the filtered, sorted list, plus a deleted selection kept in place. */
-export function sessionsRows(s: AppState, world: World): readonly SessionRow[] {
+export function sessionsRows(s: AppState, world: World): RowSeq<SessionRow> {
   const rows = world.rows(s.filter.text, s.order, s.allProjects);
   if (!s.ghost || !s.selected) return rows;
+  // rare (the selection's file was deleted): every row is built
   const ghost = { ...rowOf(listItemOf(s.selected), 0, world.now), badge: 'file deleted', tone: 'red' as const, forkable: false };
   const at = Math.min(Math.max(0, s.sessions.hint), rows.length);
   return [...rows.slice(0, at), ghost, ...rows.slice(at)];
@@ -160,10 +162,11 @@ export function sessionsRows(s: AppState, world: World): readonly SessionRow[] {
  * The row of `key` (-1: none). `near` is where it was last (the view's hint):
  * looked at first, so a key press on a 100,000-row list does not search it.
  */
-export function indexOfKey(rows: readonly { key: string | null }[], key: string | undefined, near?: number): number {
+export function indexOfKey(rows: RowSeq<{ key: string | null }>, key: string | undefined, near?: number): number {
   if (key === undefined) return -1;
-  if (near !== undefined) for (const i of [near, near - 1, near + 1]) if (rows[i]?.key === key) return i;
-  return rows.findIndex((r) => r.key === key);
+  if (near !== undefined) for (const i of [near, near - 1, near + 1]) if (i >= 0 && rows.at(i)?.key === key) return i;
+  if (rows instanceof ItemRows) return rows.indexOfKey(key);
+  return rows.slice().findIndex((r) => r.key === key);
 }
 
 /** The selected session: the live instance, or the deleted one kept on screen. */

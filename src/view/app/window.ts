@@ -6,6 +6,16 @@
  * maps the visible rows.
  */
 
+/**
+ * What a list view reads of its rows: an array, or a list that builds only
+ * the rows read (the Sessions list of a 100,000-session root: ItemRows).
+ */
+export interface RowSeq<T> {
+  readonly length: number;
+  at(i: number): T | undefined;
+  slice(start?: number, end?: number): T[];
+}
+
 export interface VisibleWindow<T> {
   /** Index of the first visible row. */
   top: number;
@@ -29,7 +39,7 @@ function toInt(n: number): number {
  *   list) gives no rows. Non-finite numbers count as 0.
  */
 export function visibleWindow<T>(
-  rows: readonly T[],
+  rows: RowSeq<T>,
   selected: number,
   height: number,
   prevTop: number,

@@ -15,7 +15,8 @@ import { SessionStore } from '../../session/store.js';
 import { fileDiagnosticCount, olderGenerations, type RootIndex } from '../../storage/load-root.js';
 import { layoutLineage, type LineageLayout } from '../lineage/lineage-layout.js';
 import { lineageNodes } from '../lineage/lineage-model.js';
-import { rowFor, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../sessions/session-list.js';
+import { ItemRows, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../sessions/session-list.js';
+import type { RowSeq } from './window.js';
 import { RootModel } from './root-model.js';
 import { buildTurnRows, historyRows, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from '../turns/turn-rows.js';
 
@@ -48,7 +49,7 @@ export interface World {
   /** every live session (compare and export read lineage from them) */
   sessions(): readonly Session[];
   /** Sessions rows for a filter and order, in the project scope unless `all` (memoised). */
-  rows(filter: string, order: SortOrder, all?: boolean): readonly SessionRow[];
+  rows(filter: string, order: SortOrder, all?: boolean): RowSeq<SessionRow>;
   /** the Sessions filter's query is still being answered in the background */
   filterSearching(filter: string): boolean;
   /** the current project's scope (dsh's own root), when the app was started with one */
@@ -159,7 +160,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
   let items: SessionListItem[] | undefined;
   let lineage: { collapsed: ReadonlySet<string>; layout: LineageLayout } | undefined;
   let nodes: ReturnType<typeof lineageNodes> | undefined;
-  let rowsMemo: { filter: string; order: SortOrder; all: boolean; rows: SessionRow[] } | undefined;
+  let rowsMemo: { filter: string; order: SortOrder; all: boolean; rows: RowSeq<SessionRow> } | undefined;
   let diagnostics: number | undefined;
   let problems: ProblemRow[] | undefined;
   const cwds = new Map<string, boolean>();
@@ -198,11 +199,11 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order || rowsMemo.all !== all) {
         const scope = opts.scope;
         const inScope = (i: SessionListItem) => all || !scope || inProjectScope({ file: i.key, cwd: i.cwd }, scope);
-        let rows: SessionRow[];
+        let rows: RowSeq<SessionRow>;
         if (!filter.trim() && order !== 'threaded' && !opts.base) {
-          // the common case, kept sorted by the model: a frame costs a lookup per row
+          // the common case, kept sorted by the model: rows are built as the window reads them
           const sorted = model.sortedBy(order);
-          rows = (all || !scope ? sorted : sorted.filter(inScope)).map((i) => rowFor(i, 0, now));
+          rows = new ItemRows(all || !scope ? sorted : sorted.filter(inScope), now);
         } else rows = filteredRows(all || !scope ? this.items : this.items.filter(inScope), filter, order);
         rowsMemo = { filter, order, all, rows };
       }

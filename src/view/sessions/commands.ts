@@ -15,7 +15,7 @@ export function moveSessions(s: AppState, cmd: Command, world: World): Step {
   if (!rows.length) return step(s);
   const from = Math.max(0, indexOfKey(rows, s.selection, s.sessions.hint));
   const i = moveCursor(from, cmd, rows.length, sessionsListHeight(layoutOf(s).view));
-  return step({ ...select(s, rows[i].key, world), sessions: { ...s.sessions, hint: i } });
+  return step({ ...select(s, rows.at(i)!.key, world), sessions: { ...s.sessions, hint: i } });
 }
 
 export function sessionsCommand(s: AppState, cmd: Command, world: World): Step {

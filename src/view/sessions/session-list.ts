@@ -13,6 +13,7 @@
  *             ambiguous or filtered out, and members of cycles, are drawn as roots.
  * Filter: case-insensitive substring of id, title or cwd.
  */
+import type { RowSeq } from '../app/window.js';
 import { compact } from '../../session/usage.js';
 import { ageText, ageTextUntil } from '../text/age.js';
 import type { ForkBlock, SessionState } from '../../session/log-facts.js';
@@ -241,6 +242,41 @@ export function treeGuides(depths: readonly number[]): string[] {
 }
 
 /**
+ * The Sessions rows of items in their order, each built when read: a frame
+ * reads a window's worth. Building all of them (and keeping each in the memo)
+ * was ~500 bytes a session and a 100,000-element array per new order.
+ */
+export class ItemRows implements RowSeq<SessionRow> {
+  private goneCount?: number;
+  constructor(
+    readonly items: readonly SessionListItem[],
+    readonly now: number,
+  ) {}
+  get length(): number {
+    return this.items.length;
+  }
+  at(i: number): SessionRow | undefined {
+    const item = this.items.at(i);
+    return item && rowFor(item, 0, this.now);
+  }
+  slice(start?: number, end?: number): SessionRow[] {
+    return this.items.slice(start, end).map((item) => rowFor(item, 0, this.now));
+  }
+  /** the row of `key` (-1: none), found among the items (no row is built) */
+  indexOfKey(key: string): number {
+    return this.items.findIndex((item) => item.key === key);
+  }
+  /** the BADGE cell of every row, as rowOf writes it (for the column's width) */
+  *badges(): Iterable<string> {
+    for (const item of this.items) yield badgeCell(item, this.now).badge;
+  }
+  /** deleted sessions kept among the rows */
+  gone(): number {
+    return (this.goneCount ??= this.items.filter((item) => item.gone === true).length);
+  }
+}
+
+/**
  * Rows survive snapshots: an item's row is built again only when the item
  * changed (a new object), its place in the tree did, or the clock moved its
  * age or its open turn's age. A frame then costs a lookup per row.
@@ -257,10 +293,14 @@ export function rowFor(s: SessionListItem, depth: number, now: number, guide = '
   return row;
 }
 
-export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''): SessionRow {
+/** The BADGE cell and its tone: the fork verdict, and ⊘ where dsh --resume would refuse the session (the reason is in Turns and the action menu). */
+function badgeCell(s: SessionListItem, now: number): { badge: string; tone: BadgeTone } {
   const b = badgeOf(s, now);
-  // ⊘: dsh --resume would refuse it (the reason is in Turns and the action menu)
-  const { badge, tone } = s.notResumable !== undefined ? { badge: '⊘ ' + b.badge, tone: b.tone === 'green' ? ('yellow' as const) : b.tone } : b;
+  return s.notResumable !== undefined ? { badge: '⊘ ' + b.badge, tone: b.tone === 'green' ? 'yellow' : b.tone } : b;
+}
+
+export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''): SessionRow {
+  const { badge, tone } = badgeCell(s, now);
   return {
     key: s.key,
     depth,
@@ -287,9 +327,10 @@ export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''
 
 /** Deleted rows kept on screen, counted once per rows array (it is drawn on every key). */
 const goneMemo = new WeakMap<object, number>();
-function goneRows(rows: readonly Pick<SessionRow, 'gone'>[]): number {
+function goneRows(rows: RowSeq<Pick<SessionRow, 'gone'>>): number {
+  if (rows instanceof ItemRows) return rows.gone();
   let n = goneMemo.get(rows);
-  if (n === undefined) goneMemo.set(rows, (n = rows.filter((r) => r.gone).length));
+  if (n === undefined) goneMemo.set(rows, (n = rows.slice().filter((r) => r.gone).length));
   return n;
 }
 
@@ -298,7 +339,7 @@ function goneRows(rows: readonly Pick<SessionRow, 'gone'>[]): number {
  * sessions, and apart from them a deleted selection kept on screen (it is no
  * longer one of the total: counting it read `19 of 18 sessions`).
  */
-export function sessionsCountText(rows: readonly Pick<SessionRow, 'gone'>[], total: number, filtered: boolean): string {
+export function sessionsCountText(rows: RowSeq<Pick<SessionRow, 'gone'>>, total: number, filtered: boolean): string {
   const deleted = goneRows(rows);
   const shown = rows.length - deleted;
   const count = filtered || shown !== total ? `${shown} of ${total}` : `${total}`;
