@@ -133,6 +133,7 @@ export class LogReader {
     this.retain = false;
     this.events = NONE;
     this.eventEnds = NONE;
+    this.compact();
   }
 
   /**

@@ -178,6 +178,8 @@ export function sessionFromRead(file: string, r: ReadResult): { session?: Sessio
 function loadEvents(current: LogState, file: string): LogState {
   const next = readLog(file, true, current.consumed).reader;
   seedMarkerCheck(next);
+  // the same header line, read again: keep one object (the loaded reader outlives the load as the session's facts)
+  if (current instanceof LogReader && current.header && next.header && current.header.id === next.header.id) next.header = current.header;
   return next;
 }
 
