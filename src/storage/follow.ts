@@ -164,6 +164,7 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
   };
   const watcher: RootWatcher = watchRoot(index.root, {
     initial: index.files, // the watcher copies the three fields it compares
+    initialFolders: index.folders,
     forcePolling: opts.forcePolling,
     pollIntervalMs: opts.pollIntervalMs,
     onChanges: apply,
@@ -187,6 +188,7 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
     onRoot: (state) => status(state === 'gone' ? ROOT_GONE_MESSAGE : ROOT_BACK_MESSAGE),
     rootPollMs: opts.rootPollMs,
   });
+  index.folders = undefined; // the watcher's now (its folder stamps)
   return {
     close: () => {
       closed = true;

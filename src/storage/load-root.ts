@@ -35,6 +35,13 @@ export interface RootIndex {
   store: SessionStore;
   files: Map<string, FileEntry>;
   /**
+   * Every folder of the root as the first scan listed it, with its mtime
+   * before the listing (NaN: listed too close to a change). Set once a full
+   * scan finished; the follower hands it to the watcher, which then looks at
+   * each folder's mtime instead of listing the tree again.
+   */
+  folders?: Map<string, number>;
+  /**
    * Entries skipped while listing, one diagnostic each: FIFOs, sockets and
    * devices named like session files, symlink loops, folders named *.jsonl,
    * folders that cannot be listed, paths over the length limit.

@@ -24,7 +24,10 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Scans `files` (default: every session file under the root, walked lazily) into the index. */
 export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files?: Iterable<string>): Promise<ScanProgress> {
-  const progress = await scanFiles(index, opts, files ?? iterateSessionFiles(index.root, (s) => recordSkip(index, s)));
+  // the folders walked, each with its mtime before listing: the watcher starts from them instead of walking the tree again
+  const folders = files === undefined ? new Map<string, number>() : undefined;
+  const progress = await scanFiles(index, opts, files ?? iterateSessionFiles(index.root, (s) => recordSkip(index, s), (d, stamp) => folders!.set(d, stamp)));
+  if (folders && !opts.signal?.aborted) index.folders = folders;
   // the fact cache (when the index has one): rewritten once, after the first scan (a
   // scan cut short keeps the entries of the files it did not reach); in slices, keys first
   await saveCacheAsync(index, files === undefined && !opts.signal?.aborted);

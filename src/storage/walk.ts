@@ -27,7 +27,7 @@ export const defaultIsSessionFile = (p: string): boolean => isSessionFileName(pa
 // Encoded ids may start with '.' ('..~002Fx'), so only VCS and package folders are skipped.
 export const skipDirName = (name: string): boolean => name === '.git' || name === 'node_modules';
 
-export type Entry = { kind: 'dir' } | { kind: 'file'; st: FileState } | { kind: 'other' } | null;
+export type Entry = { kind: 'dir' } | { kind: 'file'; st: FileState; link?: true } | { kind: 'other' } | null;
 
 /**
  * What is at `p`, without following a symlinked directory. A symlink to a file
@@ -47,7 +47,7 @@ export function probe(p: string): Entry {
   if (st.isSymbolicLink()) {
     try {
       const t = fs.statSync(real, { throwIfNoEntry: false });
-      if (t && t.isFile()) return { kind: 'file', st: { size: t.size, ino: t.ino, mtimeMs: t.mtimeMs } };
+      if (t && t.isFile()) return { kind: 'file', st: { size: t.size, ino: t.ino, mtimeMs: t.mtimeMs }, link: true };
     } catch {
       /* loop or permission: not followed */
     }
@@ -147,6 +147,23 @@ export function readFolder(dir: string, accept: (p: string) => boolean, onSkip?:
   return { files, dirs };
 }
 
+/**
+ * A folder changed this close to its listing may have changed again within
+ * the same timestamp tick (coarse clocks, ~4 ms; other machines' clocks on
+ * a network file system): its stamp says "look again" (git's racy rule).
+ */
+export const RACY_MS = 2000;
+
+/** A folder's mtime, taken before it is listed: the stamp that says whether the listing still holds. */
+export function folderMtime(dir: string): number | null {
+  try {
+    const st = fs.statSync(fsPath(dir));
+    return st.isDirectory() ? st.mtimeMs : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A dirent's kind, asking the file system only when the dirent does not say (DT_UNKNOWN). */
 function entryKind(ent: fs.Dirent<Buffer>, p: string): 'dir' | 'file' | 'other' {
   if (ent.isDirectory()) return 'dir';
@@ -187,11 +204,13 @@ export function listSessionFiles(root: string, onSkip?: OnSkip): string[] {
  * The same files as listSessionFiles, yielded folder by folder as the walk
  * goes, so a scan can start on the first folder before the tree is listed.
  */
-export function* iterateSessionFiles(root: string, onSkip?: OnSkip): Generator<string> {
+export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (dir: string, stamp: number) => void): Generator<string> {
   const dirs = [path.resolve(root)];
   while (dirs.length) {
     const dir = dirs.pop()!;
+    const before = onFolder && folderMtime(dir);
     const { files, dirs: sub } = readFolder(dir, defaultIsSessionFile, onSkip);
+    if (onFolder && before !== null && before !== undefined) onFolder(dir, before > Date.now() - RACY_MS ? NaN : before);
     // a symlink counts only when it points to a regular file
     const ok = files.filter((f) => {
       if (!f.symlink || probe(f.path)?.kind === 'file') return true;

@@ -98,6 +98,14 @@ export interface WatchRootOptions {
    * 0 means "unknown" and is not compared.
    */
   initial?: ReadonlyMap<string, FileState>;
+  /**
+   * Every folder under the root as a walk just listed it (with `initial`),
+   * each with its mtime taken before the listing (NaN: look again). The first
+   * comparison then lists only the folders whose mtime differs, instead of
+   * the whole tree: at 100,000 session folders, 2 s of readdir saved. The
+   * watcher keeps the map (its folder stamps).
+   */
+  initialFolders?: Map<string, number>;
   forcePolling?: boolean;
   /** poll period in poll mode, default 250 ms */
   pollIntervalMs?: number;
@@ -202,6 +210,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   const polledFiles = new Map<string, Set<string>>();
   /** mtime of each watched folder when it was last listed */
   const dirStamp = new Map<string, number>();
+  /** the walk the first comparison starts from, instead of walking the tree (initialFolders) */
+  let firstFolders = opts.initialFolders;
   /** known files that are symlinks (inotify does not see their targets change) */
   const links = new Set<string>();
   /** session folders left unwatched (coldFolders): the safety poll looks at them; a change makes them watched */
@@ -696,12 +706,16 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
         flush();
         return;
       }
-      await inSlices(treeWalker(root, true));
+      const listed = mode === 'watch' ? firstFolders : undefined;
+      firstFolders = undefined;
+      if (listed && listed.has(root)) await eachInSlices([...listed.keys()], (d) => checkListed(d, listed));
+      else await inSlices(treeWalker(root, true));
       // the known files: only those that differ from what was reported are marked (a flush of 100,000 would be one block)
       await eachInSlices([...known.keys()], (f) => {
         const prev = known.get(f);
         if (!prev) return;
         const e = probe(f);
+        if (e?.kind === 'file' && e.link) links.add(f); // a walk from initialFolders did not list it
         const cur = e?.kind === 'file' && safeFileName(f) ? e.st : null;
         if (!cur || cur.size !== prev.size || cur.ino !== prev.ino || cur.mtimeMs !== prev.mtimeMs || pending.has(f)) observe(f, cur);
       });
@@ -712,6 +726,31 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       // resolved even after a failed walk: a waiter must never hang
       settle(answered);
     }
+  }
+
+  /**
+   * One folder of `initialFolders` at the first comparison: watched first
+   * (a change from now on is an event), then its mtime compared with the one
+   * taken before the walk listed it. Unchanged: that listing holds. Changed
+   * (or racy): listed again; new files are marked, new sub-folders walked and
+   * watched. A file that vanished is found by the pass over the known files.
+   */
+  function checkListed(d: string, listed: Map<string, number>): void {
+    if (!cold.has(d)) addWatcher(d);
+    const m = dirMtime(d);
+    if (m === null) {
+      if (d !== root) removeTree(d);
+      return;
+    }
+    const stamp = listed.get(d);
+    dirStamp.set(d, m);
+    if (stamp === m) return;
+    const { files, dirs } = readFolder(d, safeFileName, skip);
+    for (const f of files) {
+      if (!known.has(f.path)) observe(f.path, undefined);
+      if (f.symlink) links.add(f.path);
+    }
+    for (const sub of dirs) if (!listed.has(sub) && !watchers.has(sub) && !unwatched.has(sub) && !cold.has(sub)) addTree(sub);
   }
 
   function settle(waiters: (() => void)[]): void {

@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { listSessionFiles, watchRoot, type FileChange, type RootWatcher } from '../../src/storage/watcher.js';
+import { iterateSessionFiles } from '../../src/storage/walk.js';
 
 let root: string;
 const open: RootWatcher[] = [];
@@ -632,6 +633,76 @@ describe('watchRoot: many session folders (hotFolders)', () => {
     await col.waitFor(is(files[2], 'deleted'));
     await w.sync();
     expect([...w.cold].map((d) => path.basename(d))).toEqual(['b']);
+  });
+});
+
+describe('watchRoot: starting from a walk just done (initialFolders)', () => {
+  /** What a scan hands over: every folder with its mtime before listing, and every file's stat. */
+  function walked(): { folders: Map<string, number>; initial: Map<string, { size: number; ino: number; mtimeMs: number }> } {
+    const folders = new Map<string, number>();
+    const files = [...iterateSessionFiles(root, undefined, (d, stamp) => folders.set(d, stamp))];
+    return { folders, initial: new Map(files.map((f) => { const st = fs.statSync(f); return [f, { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }]; })) };
+  }
+  const age = (p: string, s: number) => { const t = Date.now() / 1000 - s; fs.utimesSync(p, t, t); };
+
+  it('lists only the folders that changed since the walk, and still sees every change made meanwhile', async () => {
+    const a = path.join(root, 'p', 'a', 'session.jsonl');
+    const b = path.join(root, 'p', 'b', 'session.jsonl');
+    const c = path.join(root, 'p', 'c', 'session.jsonl');
+    for (const f of [a, b, c]) {
+      fs.mkdirSync(path.dirname(f), { recursive: true });
+      fs.writeFileSync(f, header(path.basename(path.dirname(f))));
+    }
+    for (const d of [root, path.join(root, 'p'), ...[a, b, c].map((f) => path.dirname(f))]) age(d, 3600); // not racy
+    const { folders, initial } = walked();
+    expect(folders.size).toBe(5);
+    expect([...folders.values()].every((v) => !Number.isNaN(v))).toBe(true);
+    // between the walk and the watcher: a new file in b, c's folder deleted, a new session folder, an append to a
+    const b2 = path.join(path.dirname(b), 'session.v1.jsonl');
+    fs.writeFileSync(b2, header('b'));
+    fs.rmSync(path.dirname(c), { recursive: true });
+    const d = path.join(root, 'p', 'd', 'session.jsonl');
+    fs.mkdirSync(path.dirname(d));
+    fs.writeFileSync(d, header('d'));
+    append(a, line(0));
+    const listed: string[] = [];
+    const real = fs.readdirSync.bind(fs); // taken before the spy replaces it
+    const spy = vi.spyOn(fs, 'readdirSync').mockImplementation(((p: fs.PathLike, o: never) => {
+      listed.push(String(p));
+      return real(p, o);
+    }) as typeof fs.readdirSync);
+    const col = collector();
+    const w = watchRoot(root, { onChanges: (cs) => col.onChanges(cs), initial, initialFolders: folders, safetyPollMs: 0 });
+    open.push(w);
+    try {
+      await w.ready;
+    } finally {
+      spy.mockRestore();
+    }
+    expect(kindsOf(col.all())).toEqual([['p/a/session.jsonl', 'grown'], ['p/b/session.v1.jsonl', 'new'], ['p/c/session.jsonl', 'deleted'], ['p/d/session.jsonl', 'new']]);
+    // the root and p/a were not listed again (unchanged mtimes); p (new d, c gone), p/b (new file) and the new p/d were
+    expect(listed.map((x) => path.relative(root, x)).sort()).toEqual(['p', 'p/b', 'p/d']);
+    // the new folder and the unchanged ones are watched: an append shows without a walk
+    col.clear();
+    append(d, line(0));
+    append(a, line(1));
+    await col.waitFor(is(d, 'grown'));
+    await col.waitFor(is(a, 'grown'));
+  });
+
+  it('a folder listed too close to a change (racy) is listed again', async () => {
+    const a = path.join(root, 'a.jsonl');
+    fs.writeFileSync(a, header('a'));
+    const { folders, initial } = walked();
+    expect(Number.isNaN(folders.get(root))).toBe(true); // just written: its stamp says "look again"
+    const late = path.join(root, 'late.jsonl');
+    fs.writeFileSync(late, header('late'));
+    age(root, 3600); // even with an mtime that looks unchanged-old, the racy stamp forces a look
+    const col = collector();
+    const w = watchRoot(root, { onChanges: (cs) => col.onChanges(cs), initial, initialFolders: folders, safetyPollMs: 0 });
+    open.push(w);
+    await w.ready;
+    expect(kindsOf(col.all())).toEqual([['late.jsonl', 'new']]);
   });
 });
 
