@@ -29,7 +29,7 @@ const READ_CHUNK = 1024 * 1024;
 const SKIP_CHUNK = 2 * 1024 * 1024;
 let skipBuf: Buffer | undefined;
 // Reads that may stop between chunks: a chunk's lines are parsed in a few ms.
-const STEP_CHUNK = 256 * 1024;
+const STEP_CHUNK = 64 * 1024;
 
 /**
  * Feeds `reader` the file's bytes from where it stopped (its last complete
