@@ -21,6 +21,8 @@ import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
 import type { ViewName } from '../../src/view/app/keymap.js';
 import { snapshotWorld, type World } from '../../src/view/app/world.js';
 import { RootModel } from '../../src/view/app/root-model.js';
+import { selectedSession } from '../../src/view/app/state.js';
+import type { Session } from '../../src/session/session.js';
 
 export interface Snapshot {
   state: AppState;
@@ -150,6 +152,7 @@ export class AppController {
       rootRefusals: this.rootRefusals(),
       rootLabel: this.opts.rootLabel,
       filterAnswers: this.filterAnswers(),
+      onLoading: (session) => this.loading(session),
     });
   }
 
@@ -171,6 +174,56 @@ export class AppController {
   }
 
   private closed = false;
+
+  // ---- a session opened while its events load (a multi-GB over-long line) --
+  private loadTimer?: ReturnType<typeof setTimeout>;
+  /** sessions with a load under way (world.turns reported them): the one the Turns view shows goes on, the others are dropped */
+  private readonly loads = new Set<Session>();
+
+  /** The session the Turns view shows. */
+  private shownSession(): Session | undefined {
+    const s = this.snap.state;
+    return s.view === 'turns' ? selectedSession(s, this.snap.world) : undefined;
+  }
+
+  /** world.turns found `session` still loading: its load goes on in slices. */
+  private loading(session: Session): void {
+    this.loads.add(session);
+    this.scheduleLoad();
+  }
+
+  /**
+   * Opening a session reads its ordinary lines at once, but skips an
+   * over-long line only briefly (world.ts); the rest of the load runs here in
+   * slices of ~8 ms while the session is shown, and is dropped (its file
+   * closed) when it no longer is. Each slice redraws the progress; the last
+   * one draws the session.
+   */
+  private scheduleLoad(): void {
+    if (this.loadTimer || this.closed) return;
+    this.loadTimer = setTimeout(() => {
+      this.loadTimer = undefined;
+      const shown = this.shownSession();
+      for (const s of this.loads)
+        if (s !== shown || !s.loading) {
+          if (s !== shown) s.cancelLoad();
+          this.loads.delete(s);
+        }
+      if (shown && this.loads.has(shown)) {
+        const until = performance.now() + 8;
+        let done: boolean;
+        try {
+          done = shown.load(() => performance.now() > until);
+        } catch {
+          done = true; // the Turns view says why (the session keeps the error)
+        }
+        if (done) this.loads.delete(shown);
+        else this.scheduleLoad();
+        this.storeChanged(false); // the turn rows are not part of the snapshot's derived data
+      }
+      this.checkIdle();
+    }, 0);
+  }
 
   // ---- the Sessions filter's query, answered in the background -------------
   private readonly searchIndex = new SearchIndex();
@@ -222,7 +275,7 @@ export class AppController {
    * does not count. With `audit: false` the scan is not waited for.
    */
   get busy(): boolean {
-    return !this.closed && (this.auditTimer !== undefined || this.filterTimer !== undefined || this.frame !== undefined);
+    return !this.closed && (this.auditTimer !== undefined || this.filterTimer !== undefined || this.loadTimer !== undefined || this.frame !== undefined);
   }
 
   /**
@@ -323,6 +376,8 @@ export class AppController {
     }
     for (const e of effects) this.run(e);
     for (const fn of this.listeners) fn();
+    // a session left while it loads: its load is dropped in the next slice
+    if (this.loads.size > 0) this.scheduleLoad();
     this.checkIdle();
   };
 
@@ -375,7 +430,11 @@ export class AppController {
   close(): void {
     this.closed = true;
     if (this.auditTimer) clearTimeout(this.auditTimer);
+    this.auditIndex.cancel();
     if (this.filterTimer) clearTimeout(this.filterTimer);
+    if (this.loadTimer) clearTimeout(this.loadTimer);
+    for (const s of this.loads) s.cancelLoad();
+    this.loads.clear();
     this.unsubscribe();
     if (this.frame) clearTimeout(this.frame);
     if (this.tick) clearTimeout(this.tick);

@@ -12,6 +12,7 @@ import { turnsView, type AppState } from '../../src/view/app/state.js';
 import { displayWidth, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { caretParts } from '../../src/view/text/text-field.js';
 import { detailLines, fitDetail } from '../../src/view/turns/turn-detail.js';
+import { loadingLines } from '../../src/view/turns/turn-loading.js';
 import { clip, fitSegments, type Segment } from '../../src/view/turns/turn-row-text.js';
 import type { TurnRow } from '../../src/view/turns/turn-rows.js';
 import { cursorWindow, type TurnsState } from '../../src/view/turns/turns-state.js';
@@ -134,7 +135,8 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   const lines: React.JSX.Element[] = [];
   if (!data.ok) {
     lines.push(<Line key="header" width={w} segments={headerSegments(session, undefined)} />);
-    lines.push(<Line key="err" width={w} segments={[{ text: `cannot read this session: ${sanitizeInline(data.error)}`, color: 'red' }]} />);
+    if (data.loading) loadingLines(data.loading).forEach((text, i) => lines.push(<Line key={`loading${i}`} width={w} segments={[{ text, color: i === 0 ? 'yellow' : undefined, bold: i === 0, dim: i === 2 }]} />));
+    else lines.push(<Line key="err" width={w} segments={[{ text: `cannot read this session: ${sanitizeInline(data.error)}`, color: 'red' }]} />);
     return (
       <Box flexDirection="column" width={w} height={Math.max(0, height)} overflow="hidden">
         {lines.slice(0, Math.max(0, height))}

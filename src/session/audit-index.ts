@@ -2,8 +2,9 @@
 // computed once (reading its events and its parents' for the seed check) and
 // again only when it or its parents change. `step` audits stale sessions until
 // a time budget is spent, so the TUI runs it in small slices between frames
-// and never blocks a key for long (one session is the unit of work).
-import { auditRoot, auditSession, sessionsById, type Finding } from './audit.js';
+// and never blocks a key for long: a session's audit itself runs in steps
+// (auditSessionSteps), so a 50,000-event session spans many slices.
+import { auditRoot, auditSessionSteps, sessionsById, slicedEvents, type Finding } from './audit.js';
 import type { Diagnostic } from './diagnostics.js';
 import { Journal } from './journal.js';
 import type { Session } from './session.js';
@@ -30,6 +31,12 @@ interface Entry {
 /** The findings of a clean session: one shared empty array (most sessions have none). */
 const NO_FINDINGS: Finding[] = Object.freeze([]) as unknown as Finding[];
 
+/** A session's audit under way across slices, and its log as it was when it started (what its entry records). */
+interface Job {
+  entry: Omit<Entry, 'findings'>;
+  steps: Generator<void, Finding[], void>;
+}
+
 const current = (e: Entry | undefined, s: Session, byId: ReadonlyMap<string, readonly Session[]>): boolean =>
   e !== undefined && e.session === s && e.length === s.length && e.consumed === s.log.consumed && e.diagnostics === s.diagnostics.length && e.parents === parentsSig(s, byId);
 
@@ -44,6 +51,10 @@ export class AuditIndex {
    * pass over the whole root (which made the background work quadratic).
    */
   private work?: { todo: Session[]; next: number; byId: Map<string, Session[]> };
+  /** the session being audited, kept across slices (and across a change, while it is still to audit) */
+  private job?: Job;
+  /** the current step's pause (the job's reads and loops ask it) */
+  private pause: () => boolean = () => false;
 
   /** The store changed: the next step finds what is stale anew. */
   invalidate(): void {
@@ -63,6 +74,7 @@ export class AuditIndex {
    */
   step(sessions: readonly Session[] | (() => readonly Session[]), budgetMs: number, clock: () => number = () => performance.now()): { changed: boolean; done: boolean } {
     const start = clock();
+    this.pause = () => clock() - start >= budgetMs;
     let changed = false;
     if (!this.work) {
       const list = typeof sessions === 'function' ? sessions() : sessions;
@@ -74,23 +86,41 @@ export class AuditIndex {
           this.changes.note(key);
           changed = true;
         }
-      this.work = { todo: this.stale(list, byId), next: 0, byId };
+      const todo = this.stale(list, byId);
+      const job = this.job;
+      if (job) {
+        // the audit under way goes on while its session still needs one (it was stale, and a change keeps it so); else it is dropped
+        const i = todo.indexOf(job.entry.session);
+        if (i < 0) this.cancel();
+        else todo.unshift(...todo.splice(i, 1));
+      }
+      this.work = { todo, next: 0, byId };
     }
     const w = this.work;
-    let audited = 0;
-    for (; w.next < w.todo.length; w.next++) {
-      if (audited > 0 && clock() - start >= budgetMs) break;
-      const s = w.todo[w.next];
+    let progressed = false;
+    while (w.next < w.todo.length) {
+      if (!this.job) {
+        if (progressed && this.pause()) break;
+        const s = w.todo[w.next];
+        const entry = { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId) };
+        this.job = { entry, steps: auditSessionSteps(s, w.byId, slicedEvents(() => this.pause()), () => this.pause()) };
+      }
+      const { entry, steps } = this.job;
+      const s = entry.session;
       let findings: Finding[];
       try {
-        findings = auditSession(s, w.byId);
+        const r = steps.next();
+        progressed = true;
+        if (!r.done) break; // paused: the budget is spent; the next step goes on from here
+        findings = r.value;
       } catch (e) {
         // unreadable now (deleted meanwhile): say so as a finding; a later change re-audits it
         findings = [{ code: 'READ_FAILED', severity: 'error', session: s.id, file: s.file, message: `could not audit: ${(e as Error).message}` }];
       }
-      this.done.set(keyOf(s), { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId), findings: findings.length > 0 ? findings : NO_FINDINGS });
+      this.job = undefined;
+      this.done.set(keyOf(s), { ...entry, findings: findings.length > 0 ? findings : NO_FINDINGS });
       this.changes.note(keyOf(s));
-      audited++;
+      w.next++;
       changed = true;
     }
     const done = w.next >= w.todo.length;
@@ -98,6 +128,13 @@ export class AuditIndex {
     if (done) this.work = { todo: [], next: 0, byId: new Map() };
     return { changed, done };
   }
+
+  /** Stops the audit under way (its reads are closed); the next step starts it over. */
+  cancel(): void {
+    this.job?.steps.return([]);
+    this.job = undefined;
+  }
+
   /** The findings of this session instance, when it has been audited as it is now (else undefined: its diagnostics stand in). */
   findingsOf(s: Session): readonly Finding[] | undefined {
     const e = this.done.get(keyOf(s));

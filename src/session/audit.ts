@@ -48,38 +48,51 @@ const q = (s: string) => JSON.stringify(s);
 
 /** Per-session structural checks: turn enclosure and unanswered tool calls. */
 export function auditEvents(s: Session, events: readonly SessionEvent[]): Finding[] {
-  const out: Finding[] = [];
-  const base = { session: s.id, file: s.file };
-  let openTurn: number | null = null;
-  let openStep = false;
-  let expectTurn = 1;
-  const pending = new Map<string, number>();
-  for (const e of events) {
+  const a = new EventAudit(s);
+  for (const e of events) a.add(e);
+  return a.out;
+}
+
+/** auditEvents as a fold: add() the events in order; `out` holds the findings so far. */
+class EventAudit {
+  readonly out: Finding[] = [];
+  private readonly base: { session: string; file?: string };
+  private openTurn: unknown = null;
+  private openStep = false;
+  private expectTurn = 1;
+  private readonly pending = new Map<string, number>();
+
+  constructor(s: Session) {
+    this.base = { session: s.id, file: s.file };
+  }
+
+  add(e: SessionEvent): void {
+    const { out, base, pending } = this;
     const d = e.data ?? {};
     switch (e.type) {
       case 'turn/start':
-        if (openTurn !== null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn ${show(d.turn)} starts at seq ${e.seq} while turn ${openTurn} is still open` });
-        if (d.turn !== expectTurn) out.push({ ...base, seq: e.seq, code: 'TURN_NUMBERING', severity: 'warning', message: `turn at seq ${e.seq} is numbered ${show(d.turn)}, expected ${expectTurn}` });
-        openTurn = d.turn;
-        expectTurn = (typeof d.turn === 'number' ? d.turn : expectTurn) + 1;
-        openStep = false;
+        if (this.openTurn !== null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn ${show(d.turn)} starts at seq ${e.seq} while turn ${this.openTurn} is still open` });
+        if (d.turn !== this.expectTurn) out.push({ ...base, seq: e.seq, code: 'TURN_NUMBERING', severity: 'warning', message: `turn at seq ${e.seq} is numbered ${show(d.turn)}, expected ${this.expectTurn}` });
+        this.openTurn = d.turn;
+        this.expectTurn = (typeof d.turn === 'number' ? d.turn : this.expectTurn) + 1;
+        this.openStep = false;
         pending.clear();
         break;
       case 'turn/end':
-        if (openTurn === null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn/end at seq ${e.seq} without an open turn` });
+        if (this.openTurn === null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn/end at seq ${e.seq} without an open turn` });
         for (const [callId, seq] of pending)
           out.push({ ...base, seq, code: 'UNANSWERED_TOOL_CALL', severity: 'error', message: `tool/call ${q(callId)} at seq ${seq} has no tool/result before its turn ended at seq ${e.seq}` });
         pending.clear();
-        openTurn = null;
-        openStep = false;
+        this.openTurn = null;
+        this.openStep = false;
         break;
       case 'step/start':
-        if (openTurn === null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/start at seq ${e.seq} outside a turn` });
-        openStep = true;
+        if (this.openTurn === null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/start at seq ${e.seq} outside a turn` });
+        this.openStep = true;
         break;
       case 'step/end':
-        if (!openStep) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/end at seq ${e.seq} without an open step` });
-        openStep = false;
+        if (!this.openStep) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/end at seq ${e.seq} without an open step` });
+        this.openStep = false;
         break;
       case 'tool/call':
         pending.set(textOf(d.callId), e.seq);
@@ -91,22 +104,53 @@ export function auditEvents(s: Session, events: readonly SessionEvent[]): Findin
       }
     }
   }
-  return out;
 }
 
 function diagnosticFinding(d: Diagnostic, session?: string): Finding {
   return { code: d.code, severity: d.severity, session, file: d.file, line: d.line, message: d.message };
 }
 
-/** Runs `fn` on a session's events, unloading them again if they were not loaded before. */
-function withEvents<T>(s: Session, fn: (ev: readonly SessionEvent[]) => T): T {
+/**
+ * A session's events for the audit, read in steps (a generator: it yields
+ * where it may pause), and how to let them go when the audit is done.
+ */
+export type EventsOf = (s: Session) => Generator<void, { events: readonly SessionEvent[]; release(): void }, void>;
+
+/** The session's own events, loaded at once (and unloaded again if they were not loaded before). */
+export const loadedEvents: EventsOf = function* (s) {
   const was = s.isLoaded;
-  try {
-    return fn(s.events);
-  } finally {
-    if (!was) s.unload();
+  const events = s.events;
+  return { events, release: () => (was ? undefined : s.unload()) };
+};
+
+/**
+ * The events read in slices: a separate read of the log (the session is left
+ * as it is: a load it did not ask for is not kept), pausing between chunks
+ * when `pause()` says so; in memory already, they are used as they are.
+ */
+export function slicedEvents(pause: () => boolean): EventsOf {
+  return function* (s) {
+    const job = s.readJob();
+    if (!job) return { events: s.events, release: () => {} };
+    try {
+      while (!job.step(pause)) yield;
+      return { events: job.result().events, release: () => {} };
+    } finally {
+      job.close();
+    }
+  };
+}
+
+/** Runs an audit generator to its end (no pause). */
+export function runSteps<T>(g: Generator<void, T, void>): T {
+  for (;;) {
+    const r = g.next();
+    if (r.done) return r.value;
   }
 }
+
+/** Work between two looks at pause() in the loops over events. */
+const EVENTS_PER_LOOK = 512;
 
 export const sessionsById = (sessions: readonly Session[]): Map<string, Session[]> => {
   const byId = new Map<string, Session[]>();
@@ -130,17 +174,38 @@ export function auditRoot(sessions: readonly Session[], fileDiagnostics: readonl
 
 /** The findings of one session: its diagnostics, its structure, its parent and its seed (reads its events and its parents'). */
 export function auditSession(s: Session, byId: ReadonlyMap<string, readonly Session[]>): Finding[] {
+  return runSteps(auditSessionSteps(s, byId, loadedEvents, () => false));
+}
+
+/**
+ * auditSession in steps: it yields wherever `pause()` says so (between
+ * chunks of a log being read, and every EVENTS_PER_LOOK events checked), so
+ * a 50,000-event session is audited in slices; run to its end it gives what
+ * auditSession gives. `events` reads a session's events (loadedEvents, slicedEvents).
+ */
+export function* auditSessionSteps(s: Session, byId: ReadonlyMap<string, readonly Session[]>, events: EventsOf, pause: () => boolean): Generator<void, Finding[], void> {
   const out: Finding[] = s.diagnostics.map((d) => diagnosticFinding(d, s.id));
-  out.push(...withEvents(s, (ev) => auditEvents(s, ev)));
-  const pid = s.parentSession;
-  if (pid === undefined || pid === s.id) return out; // a self-parent is reported as a cycle
-  const parents = byId.get(pid) ?? [];
-  if (parents.length === 0) {
-    out.push({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid)} is not in this root` });
+  const own = yield* events(s);
+  try {
+    const a = new EventAudit(s);
+    const ev = own.events;
+    for (let i = 0; i < ev.length; i++) {
+      a.add(ev[i]);
+      if (i % EVENTS_PER_LOOK === EVENTS_PER_LOOK - 1 && pause()) yield;
+    }
+    out.push(...a.out);
+    const pid = s.parentSession;
+    if (pid === undefined || pid === s.id) return out; // a self-parent is reported as a cycle
+    const parents = byId.get(pid) ?? [];
+    if (parents.length === 0) {
+      out.push({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid)} is not in this root` });
+      return out;
+    }
+    if (s.seedLength !== undefined) out.push(...(yield* auditSeed(s, ev, [...parents], events, pause)));
     return out;
+  } finally {
+    own.release();
   }
-  if (s.seedLength !== undefined) out.push(...auditSeed(s, [...parents], withEvents));
-  return out;
 }
 
 /**
@@ -155,23 +220,35 @@ export function auditSessions(sessions: readonly Session[], fileDiagnostics: rea
   return [...root.filter((f) => f.code !== 'LINEAGE_CYCLE'), ...sessions.flatMap((s) => auditSession(s, byId)), ...cycles];
 }
 
-function auditSeed(s: Session, parents: Session[], withEvents: <T>(s: Session, fn: (ev: readonly SessionEvent[]) => T) => T): Finding[] {
+function* auditSeed(s: Session, ev: readonly SessionEvent[], parents: Session[], events: EventsOf, pause: () => boolean): Generator<void, Finding[], void> {
   const n = s.seedLength!;
   const base = { session: s.id, file: s.file };
-  const childSeed = withEvents(s, (ev) => ev.slice(0, n).map(canonicalJson));
+  const childSeed: string[] = [];
+  for (let i = 0; i < Math.min(n, ev.length); i++) {
+    childSeed.push(canonicalJson(ev[i]));
+    if (i % EVENTS_PER_LOOK === EVENTS_PER_LOOK - 1 && pause()) yield;
+  }
   if (childSeed.length < n) return [{ ...base, code: 'SEED_MISMATCH', severity: 'error', message: `seedLength is ${n} but the child has only ${childSeed.length} events` }];
   let firstDiff = '';
   let diffSeq: number | undefined;
   for (const p of parents) {
-    const diff = withEvents(p, (ev) => {
-      if (ev.length < n) return `parent ${q(p.id)} has only ${ev.length} events, seedLength is ${n}`;
-      for (let i = 0; i < n; i++)
-        if (canonicalJson(ev[i]) !== childSeed[i]) {
-          diffSeq ??= i;
-          return `event seq ${i} differs from the parent's (${ev[i].type} vs ${childSeed[i].slice(0, 80)})`;
+    const theirs = yield* events(p);
+    let diff = '';
+    try {
+      const pe = theirs.events;
+      if (pe.length < n) diff = `parent ${q(p.id)} has only ${pe.length} events, seedLength is ${n}`;
+      else
+        for (let i = 0; i < n; i++) {
+          if (canonicalJson(pe[i]) !== childSeed[i]) {
+            diffSeq ??= i;
+            diff = `event seq ${i} differs from the parent's (${pe[i].type} vs ${childSeed[i].slice(0, 80)})`;
+            break;
+          }
+          if (i % EVENTS_PER_LOOK === EVENTS_PER_LOOK - 1 && pause()) yield;
         }
-      return '';
-    });
+    } finally {
+      theirs.release();
+    }
     if (diff === '') {
       if (n > 0 && !isBoundary(p.facts, n - 1))
         return [{ ...base, code: 'SEED_NOT_AT_BOUNDARY', severity: 'error', message: `seedLength ${n} cuts parent ${q(p.id)} inside a turn (seq ${n - 1} is not a boundary)` }];

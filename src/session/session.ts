@@ -17,11 +17,58 @@ export interface LogState {
   release?(): void;
 }
 
-/** Loads the full log with events, up to the bytes the current state has consumed (`file`: the session's). */
-export type Loader = (current: LogState, file: string) => LogState;
+/** How far a load has got: bytes read of `end`, and the start of an over-long line it is skipping through. */
+export interface LoadProgress {
+  read: number;
+  end: number;
+  /** set while the load skips an over-long line (unread, searching for its end) */
+  skipFrom?: number;
+  /** the line it is on (1-based) */
+  line: number;
+}
+
+/**
+ * A load of the full log in steps (storage's startReadLog): step(pause) reads
+ * until done (true) or until pause() says stop, which it asks between two
+ * chunks (false: call step again later). The file stays open until done or close().
+ */
+export interface LoadJob {
+  step(pause?: () => boolean): boolean;
+  /** the loaded state, once step returned true */
+  result(): LogState;
+  close(): void;
+  progress(): LoadProgress;
+  /** reads on up to `end` (the log grew while it loaded); false when it cannot (then it is loaded again) */
+  extend?(end: number): boolean;
+}
+
+/** Starts loading the full log with events, up to the bytes the current state has consumed (`file`: the session's). */
+export type Loader = (current: LogState, file: string) => LoadJob;
+
+/** Runs a load to its end at once. */
+export function runLoad(job: LoadJob): LogState {
+  while (!job.step()) {
+    /* no pause: runs to the end */
+  }
+  return job.result();
+}
+
+/**
+ * A pause for opening a session: never while ordinary lines are read (a
+ * normal log loads at once, as before), only once `ms` are spent while an
+ * over-long line is being skipped (a multi-GB line: the rest runs in slices).
+ */
+export function pauseWhileSkipping(job: () => LoadJob | undefined, ms: number): () => boolean {
+  const until = performance.now() + ms;
+  return () => job()?.progress().skipFrom !== undefined && performance.now() > until;
+}
 
 export class Session {
   private loaded?: LogState;
+  /** a load under way in steps (load(pause)), and the log state it started from */
+  private job?: { job: LoadJob; base: LogState; upTo: number };
+  /** why the last load in steps failed: load(pause) says it again (no retry loop in the background) until ensureLoaded, cancelLoad or a re-read */
+  private failed?: unknown;
 
   constructor(
     readonly header: SessionHeader,
@@ -71,14 +118,69 @@ export class Session {
     return this.ensureLoaded().events;
   }
 
-  /** The full log state with events; loads on first use. */
+  /** The full log state with events; loads on first use (finishing a load under way at once; a failed one is tried again). */
   ensureLoaded(): LogState {
-    if (!this.loaded) {
-      const state = this.loader!(this.log, this.file!);
-      this.log = state;
-      this.loaded = state;
+    this.failed = undefined;
+    this.load();
+    return this.loaded!;
+  }
+
+  /**
+   * Loads the events in steps: true once loaded; false when pause() stopped
+   * it (asked between two chunks of the file), and the load waits here for
+   * the next call, its state kept. A log that grew meanwhile (the follower
+   * fed it) is read on to its new end. Throws what the read threw.
+   */
+  load(pause?: () => boolean): boolean {
+    if (this.loaded) return true;
+    if (this.failed !== undefined) throw this.failed;
+    let j = this.job;
+    if (j && (j.base !== this.log || (j.upTo !== this.log.consumed && !j.job.extend?.(this.log.consumed)))) {
+      this.cancelLoad();
+      j = undefined;
     }
-    return this.loaded;
+    if (j) j.upTo = this.log.consumed;
+    else j = this.job = { job: this.loader!(this.log, this.file!), base: this.log, upTo: this.log.consumed };
+    let done: boolean;
+    try {
+      done = j.job.step(pause);
+    } catch (e) {
+      this.cancelLoad();
+      this.failed = e;
+      throw e;
+    }
+    if (!done) return false;
+    this.job = undefined;
+    const state = j.job.result();
+    this.log = state;
+    this.loaded = state;
+    return true;
+  }
+
+  /** How far a load under way has got (undefined when none is). */
+  get loading(): LoadProgress | undefined {
+    return this.job?.job.progress();
+  }
+
+  /** A load under way, if any (pauseWhileSkipping reads its progress). */
+  get loadJob(): LoadJob | undefined {
+    return this.job?.job;
+  }
+
+  /** Stops a load under way (its file is closed); the next load starts over. */
+  cancelLoad(): void {
+    this.job?.job.close();
+    this.job = undefined;
+    this.failed = undefined;
+  }
+
+  /**
+   * A separate load of the full log in steps, not kept by this session (the
+   * background audit reads a log it will drop again); undefined when the
+   * events are in memory anyway (loaded, or no file behind them).
+   */
+  readJob(): LoadJob | undefined {
+    return this.loaded || !this.loader ? undefined : this.loader(this.log, this.file!);
   }
 
   /** Set when the file was deleted: the object stays readable but is no longer live. */
@@ -89,6 +191,7 @@ export class Session {
 
   /** Replaces the log state in place (a live re-read of the same file); `withEvents` when it holds events. */
   resetLog(state: LogState, withEvents: boolean): void {
+    this.cancelLoad();
     this.log = state;
     this.loaded = withEvents || !this.loader ? state : undefined;
   }

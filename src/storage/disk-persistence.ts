@@ -12,7 +12,7 @@ import { encodeId } from './id-encoding.js';
 import { generationOf } from '../session/generation-name.js';
 import { seedByMarker } from '../session/formats.js';
 import { childPath, invalidIdReason, layoutOf, rc8RootOf, type ChildTarget } from './layout.js';
-import { readLog } from './session-file.js';
+import { ownLogLoader } from './session-file.js';
 import { isCompressedLog, readZstdRange, zstdTextLength } from './zstd-log.js';
 
 /** The first session files of each encoding in an rc.8 root, when it holds both (rc.8 refuses such a root). */
@@ -153,6 +153,6 @@ export class DiskPersistence implements SessionPersistence {
     if (usesRc8Rule(header, file)) facts.rc8Rule = true;
     const size = zstd ? zstdTextLength(file) : fs.statSync(file).size;
     const log: LogState = { facts, events: [], eventEnds: [], headerEnd: 0, firstAnomaly: Infinity, consumed: size, diagnostics: [] };
-    return new Session(header, file, log, (current) => readLog(file, true, current.consumed).reader);
+    return new Session(header, file, log, ownLogLoader);
   }
 }

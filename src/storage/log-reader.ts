@@ -7,6 +7,7 @@ import { generationMismatch, seedByMarker, unknownEventReason, type HeaderProble
 import { generationOf } from '../session/generation-name.js';
 import { emptyFacts, foldEvent, type LogFacts } from '../session/log-facts.js';
 import { usesRc8Rule } from '../session/era.js';
+import type { LoadProgress } from '../session/session.js';
 
 import type { Diagnostic } from "../session/diagnostics.js";
 export type { Diagnostic };
@@ -126,6 +127,12 @@ export class LogReader {
     if (s.unlisted) r.unlisted = s.unlisted;
     if (s.unknownTypes?.length) r.unknownTypes = new Set(s.unknownTypes);
     return r;
+  }
+
+  /** How far this reader has got of `end` bytes (a load in steps shows it). */
+  progress(end: number): LoadProgress {
+    const skipping = this.skipFrom !== undefined;
+    return { read: skipping ? Math.max(this.scanned, this.consumed) : this.consumed, end, skipFrom: this.skipFrom, line: this.lines + 1 };
   }
 
   /** Stops retaining events and frees the ones held (an unloaded session keeps only its facts). */

@@ -1,7 +1,7 @@
 // One session file on disk -> a live Session (facts now, events on demand).
 import fs from 'node:fs';
 import type { Diagnostic } from '../session/diagnostics.js';
-import { Session, type LogState } from '../session/session.js';
+import { Session, type LoadJob, type LoadProgress, type LogState, type Loader } from '../session/session.js';
 import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN } from './log-reader.js';
 import { openRegular } from './open-file.js';
 import type { FileState } from './walk.js';
@@ -28,6 +28,8 @@ const READ_CHUNK = 1024 * 1024;
 // reused buffer cost no memory growth and far fewer system calls.
 const SKIP_CHUNK = 2 * 1024 * 1024;
 let skipBuf: Buffer | undefined;
+// Reads that may stop between chunks: a chunk's lines are parsed in a few ms.
+const STEP_CHUNK = 64 * 1024;
 
 /**
  * Feeds `reader` the file's bytes from where it stopped (its last complete
@@ -39,9 +41,12 @@ let skipBuf: Buffer | undefined;
  * reader.scanned), and past `scanCap` (MAX_LINE_SCAN for a load) with no end
  * the file is given up. A live follow passes no cap: it only ever scans the
  * bytes appended since its last look, in steps, so it goes on following
- * whatever comes after a line of any length.
+ * whatever comes after a line of any length. `everyChunk`: pause() is also
+ * asked between chunks of ordinary lines (smaller ones, STEP_CHUNK), so a
+ * large log loads in slices; an unfinished line under a chunk is read again
+ * on the next call (all the state is in the reader).
  */
-export function feedFd(fd: number, reader: LogReader, end: number, pause?: () => boolean, scanCap = MAX_LINE_SCAN): boolean {
+export function feedFd(fd: number, reader: LogReader, end: number, pause?: () => boolean, scanCap = MAX_LINE_SCAN, everyChunk = false): boolean {
   if (reader.gaveUp) return true;
   let pos = reader.skipFrom !== undefined ? Math.max(reader.scanned, reader.consumed) : reader.consumed;
   // The incomplete line so far, as a list of chunks: they are joined only
@@ -52,6 +57,7 @@ export function feedFd(fd: number, reader: LogReader, end: number, pause?: () =>
   // The read buffer is reused unless part of it is held in `parts`.
   let buf: Buffer | undefined;
   let held = false;
+  const chunk = everyChunk ? STEP_CHUNK : READ_CHUNK;
   while (pos < end) {
     if (reader.skipFrom !== undefined) {
       skipBuf ??= Buffer.allocUnsafe(SKIP_CHUNK);
@@ -74,7 +80,7 @@ export function feedFd(fd: number, reader: LogReader, end: number, pause?: () =>
       pos += nl + 1;
       continue;
     }
-    const want = Math.min(READ_CHUNK, end - pos);
+    const want = Math.min(chunk, end - pos);
     if (!buf || held || buf.length < want) buf = Buffer.allocUnsafe(want);
     held = false;
     const n = fs.readSync(fd, buf, 0, want, pos);
@@ -111,7 +117,7 @@ export function feedFd(fd: number, reader: LogReader, end: number, pause?: () =>
       parts = [];
       partLen = 0;
       held = false;
-    }
+    } else if (everyChunk && partLen < chunk && pos < end && pause?.()) return false;
   }
   return true;
 }
@@ -130,16 +136,28 @@ export function readLog(file: string, retain: boolean, limit?: number): ReadResu
   return r.result();
 }
 
+/** A read in steps (startReadLog): see LoadJob in session.ts. */
+export interface ReadJob {
+  step(pause?: () => boolean): boolean;
+  result(): ReadResult;
+  close(): void;
+  /** bytes read of the end, and the over-long line being skipped */
+  progress(): LoadProgress;
+  /** reads on up to `end` (the file grew); false when it cannot (closed, or a compressed log) */
+  extend?(end: number): boolean;
+}
+
 /**
  * readLog in steps: step(pause) reads until done (true) or until pause()
- * says so while skipping an over-long line (false: call step again later).
- * The file stays open until done (or close()).
+ * says so (false: call step again later): while skipping an over-long line,
+ * and with `everyChunk` between any two chunks. The file stays open until
+ * done (or close()).
  */
-export function startReadLog(file: string, retain: boolean, limit?: number): { step(pause?: () => boolean): boolean; result(): ReadResult; close(): void } {
+export function startReadLog(file: string, retain: boolean, limit?: number, everyChunk = false): ReadJob {
   if (isCompressedLog(file)) return startReadZstdLog(file, retain, limit);
   const reader = new LogReader(file, { retain });
   const { fd, st } = openRegular(file);
-  const end = limit ?? st.size;
+  let end = limit ?? st.size;
   let open = true;
   const close = () => {
     if (open) fs.closeSync(fd);
@@ -148,7 +166,7 @@ export function startReadLog(file: string, retain: boolean, limit?: number): { s
   return {
     step(pause) {
       try {
-        const done = feedFd(fd, reader, end, pause);
+        const done = feedFd(fd, reader, end, pause, MAX_LINE_SCAN, everyChunk);
         if (done) close();
         return done;
       } catch (e) {
@@ -158,7 +176,50 @@ export function startReadLog(file: string, retain: boolean, limit?: number): { s
     },
     result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs }, pending: end - reader.consumed }),
     close,
+    progress: () => reader.progress(end),
+    extend(to) {
+      if (!open) return false;
+      end = Math.max(end, to);
+      return true;
+    },
   };
+}
+
+/**
+ * How a session loads its events: the file read again in steps up to what
+ * the current state has consumed (its appends since then are fed by the
+ * follower), every chunk a place to pause.
+ */
+export const logLoader: Loader = (current, file) => loadSteps(current, file, true);
+/** logLoader for a session this process wrote (no seed-marker check). */
+export const ownLogLoader: Loader = (current, file) => loadSteps(current, file, false);
+
+// one function for every session (a closure per session was ~100 bytes at 100,000 sessions)
+function loadSteps(current: LogState, file: string, seedCheck: boolean): LoadJob {
+  const compressed = isCompressedLog(file);
+  {
+    const r = startReadLog(file, true, current.consumed, true);
+    return {
+      step: (pause) => r.step(pause),
+      result() {
+        const next = r.result().reader;
+        // the read stops where the current state did: one that gave up on (or is still skipping) the over-long
+        // line there says so again (LINE_TOO_LONG with its file and line), and goes on from there (plain logs:
+        // a compressed one gives up for its decoded size too)
+        if (!compressed && current instanceof LogReader && next.consumed === current.consumed && next.skipFrom === undefined && !next.gaveUp) {
+          if (current.gaveUp) next.giveUp();
+          else if (current.skipFrom !== undefined) next.startSkip(current.scanned);
+        }
+        if (seedCheck) seedMarkerCheck(next);
+        // the same header line, read again: keep one object (the loaded reader stays as the session's facts)
+        if (current instanceof LogReader && current.header && next.header?.id === current.header.id) next.header = current.header;
+        return next;
+      },
+      close: () => r.close(),
+      progress: () => r.progress(),
+      extend: r.extend,
+    };
+  }
 }
 
 /** Turns a read into a live Session; undefined (with diagnostics) when the file is not a session. */
@@ -171,16 +232,7 @@ export function sessionFromRead(file: string, r: ReadResult): { session?: Sessio
   }
   seedMarkerCheck(reader);
   reader.compact();
-  return { session: new Session(reader.header, file, reader, loadEvents), diagnostics: reader.diagnostics };
-}
-
-/** A session file's events, up to what its facts have consumed (one function for all: a closure per session was 100 bytes). */
-function loadEvents(current: LogState, file: string): LogState {
-  const next = readLog(file, true, current.consumed).reader;
-  seedMarkerCheck(next);
-  // the same header line, read again: keep one object (the loaded reader outlives the load as the session's facts)
-  if (current instanceof LogReader && current.header && next.header && current.header.id === next.header.id) next.header = current.header;
-  return next;
+  return { session: new Session(reader.header, file, reader, logLoader), diagnostics: reader.diagnostics };
 }
 
 /**

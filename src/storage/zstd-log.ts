@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN } from './log-reader.js';
 import { openRegular } from './open-file.js';
-import type { ReadResult } from './session-file.js';
+import type { ReadJob, ReadResult } from './session-file.js';
 import { fdSource, initDecoder, wasmDecoderReady } from './zstd-frames.js';
 import { ZstdTextStream } from './zstd-stream.js';
 
@@ -105,7 +105,7 @@ export function startReadZstdLog(
   retain: boolean,
   limit?: number,
   { maxText = MAX_TEXT }: { maxText?: number } = {},
-): { step(pause?: () => boolean): boolean; result(): ReadResult; close(): void } {
+): ReadJob {
   const reader = new LogReader(file, { retain });
   const { fd, st, src } = openSource(file);
   const feed = new LineFeed(reader, Math.min(limit ?? Infinity, maxText));
@@ -145,6 +145,8 @@ export function startReadZstdLog(
     },
     result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs }, pending: reader.gaveUp ? 0 : feed.at - reader.consumed }),
     close,
+    // offsets in the decoded text, whose end is known only at the end
+    progress: () => reader.progress(limit ?? Math.max(feed.at, reader.consumed)),
   };
 }
 

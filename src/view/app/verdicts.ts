@@ -29,6 +29,8 @@ export function forkVerdict(s: AppState, world: World): ForkVerdict {
   const inTurns = rowSurface(s) === 'turns';
   if (inTurns) {
     const data = world.turns(t.session);
+    // (the store's refusal would read the events: not while they load in the background)
+    if (data.loading) return { label: 'fork here', session: t.session, disabled: 'LOADING: the session is still loading' };
     if (!data.ok) {
       // the store's own refusal when it has one (a vanished file: SESSION_NOT_FOUND), else why the tree cannot be built
       const err = world.forkError(t.session);

@@ -10,7 +10,7 @@ import { inProjectScope, type ProjectScope } from '../../storage/project-scope.j
 import { problemRows, seedDivergence, type ProblemRow, type SeedDivergence } from '../../session/problems.js';
 import { isSessionForkError, SessionForkError } from '../../session/errors.js';
 import { buildTurnTree, type TreeNode } from '../../session/replay.js';
-import type { Session } from '../../session/session.js';
+import { pauseWhileSkipping, type LoadProgress, type Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
 import { fileDiagnosticCount, olderGenerations, type RootIndex } from '../../storage/load-root.js';
 import { layoutLineage, type LineageLayout } from '../lineage/lineage-layout.js';
@@ -30,8 +30,11 @@ export type TurnsData =
       history(upTo: number): TurnRow[];
       /** a fork child whose seed differs from its parent's log: where, with both versions (null: it does not) */
       readonly divergence: SeedDivergence | null;
+      loading?: undefined;
     }
-  | { ok: false; session: Session; error: string };
+  | { ok: false; session: Session; error: string; loading?: undefined }
+  /** its events are still being read in the background (a huge over-long line is being skipped) */
+  | { ok: false; session: Session; error?: undefined; loading: LoadProgress };
 
 export interface World {
   /** bumps on every store change */
@@ -84,6 +87,13 @@ const keyOf = SessionStore.keyOf;
 /** Turn data survives snapshots: it is rebuilt only when its session's log changed. */
 const turnsMemo = new WeakMap<Session, TurnsMemo>();
 
+/**
+ * How long opening a session may skip an over-long line at once before the
+ * rest of the skip goes to the background (the app's load slices); ordinary
+ * lines are always read at once, so a normal log opens in the same step.
+ */
+export const OPEN_SKIP_MS = 16;
+
 function turnsOf(session: Session, now: number, sessions: () => readonly Session[]): TurnsData {
   const sig = `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}`;
   const hit = turnsMemo.get(session);
@@ -94,6 +104,9 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
   let data: TurnsData;
   let clock: RowsContext | undefined;
   try {
+    // a load under way goes on in the background slices, not here (this is asked several times a frame)
+    const loading = session.loading ?? (session.load(pauseWhileSkipping(() => session.loadJob, OPEN_SKIP_MS)) ? undefined : session.loading);
+    if (loading) return { ok: false, session, loading };
     const events = session.events;
     const tree = buildTurnTree(events);
     const ctx = (clock = rowsContext(session, now));
@@ -148,6 +161,8 @@ export interface WorldOptions {
    * snapshot). Without one, each snapshot builds its own from the whole root.
    */
   model?: RootModel;
+  /** turns() found a session still loading in the background: the app runs its load's slices */
+  onLoading?: (session: Session) => void;
 }
 
 export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, opts: WorldOptions = {}): World {
@@ -225,7 +240,11 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       if (!lineage || lineage.collapsed !== collapsed) lineage = { collapsed, layout: layoutLineage((nodes ??= lineageNodes(all())), { collapsed }) };
       return lineage.layout;
     },
-    turns: (session) => turnsOf(session, now, all),
+    turns(session) {
+      const data = turnsOf(session, now, all);
+      if (data.loading) opts.onLoading?.(session);
+      return data;
+    },
     newChildId,
     forkError(session, boundary) {
       try {

@@ -28,7 +28,8 @@ export function openReader(s: AppState, world: World): Step {
   const session = selectedSession(s, world);
   if (!session) return step(s);
   const data = world.turns(session);
-  if (!data.ok) return withStatus(s, `cannot read this session: ${sanitizeInline(data.error)}`, 'error');
+  if (data.loading) return withStatus(s, 'this session is still loading');
+  if (!data.ok) return withStatus(s, `cannot read this session: ${sanitizeInline(data.error ?? '')}`, 'error');
   const row = turnsCursor(s, world, session)?.row;
   if (!row || row.kind === 'boundary' || row.kind === 'inherited-divider') return withStatus(s, 'nothing to read on this row');
   const div = data.divergence;
