@@ -343,7 +343,9 @@ export class AppController {
       if (typing && waited < MAX_WAIT_MS) return this.armFrame(Math.min(KEY_QUIET_MS, MAX_WAIT_MS - waited));
       this.pendingSince = undefined;
       this.dispatch({ type: 'world' });
-      this.frameCost = performance.now() - now;
+      // React renders in a microtask the dispatch queued, and Ink draws in its commit: measured after them
+      // (measured at the dispatch's return, the cost left out the draw: at 100,000 sessions frames took 27% of the CPU)
+      queueMicrotask(() => (this.frameCost = performance.now() - now));
     }, ms);
   }
 
