@@ -61,12 +61,35 @@ export function runToNull(args: string[], okCodes: readonly number[] = [0]): Pro
 
 // ---------------------------------------------------------------- list --json
 
+/**
+ * Cold `list --json` (--no-cache: the fact cache would answer without reading a
+ * log) against the read+split+JSON.parse floor, alternating run by run: whole
+ * process (spawn -> exit) and in-process (list-child.js: the work after module
+ * loading, against the floor's own inner time), each run's pair from the same loop.
+ */
 export async function figureList(dir: string, loop: Loop) {
-  const check = await runChild(process.execPath, [CLI, 'list', '--dir', dir, '--json']);
+  const args = [CLI, 'list', '--dir', dir, '--json', '--no-cache'];
+  const check = await runChild(process.execPath, args);
   if (check.code !== 0) throw new Error(`list --json exited ${check.code}: ${check.stderr.slice(0, 500)}`);
   const outBytes = Buffer.byteLength(check.stdout);
-  const r = await paired(loop, () => runToNull([CLI, 'list', '--dir', dir, '--json']), async () => (await floorReadParse(dir)).ms);
-  return { ...r, outBytes };
+  const app: number[] = [];
+  const floor: number[] = [];
+  const inApp: number[] = [];
+  const inFloor: number[] = [];
+  for (let i = 0; i < loop.warmup + loop.runs; i++) {
+    const f = await floorReadParse(dir);
+    const a = await runToNull(args);
+    const c = await runChild(process.execPath, [join(DIST_BENCH, 'list-child.js'), dir]);
+    if (c.code !== 0) throw new Error(`list-child exited ${c.code}: ${c.stderr.slice(0, 500)}`);
+    const inner = JSON.parse(c.stdout) as { innerMs: number; outBytes: number };
+    if (inner.outBytes !== outBytes) throw new Error(`list-child wrote ${inner.outBytes} bytes, list --json ${outBytes}`);
+    if (i < loop.warmup) continue;
+    app.push(a);
+    floor.push(f.ms);
+    inApp.push(inner.innerMs);
+    inFloor.push(f.innerMs);
+  }
+  return { app: summarize(app), floor: summarize(floor), inProcess: summarize(inApp), inProcessFloor: summarize(inFloor), outBytes };
 }
 
 // ---------------------------------------------------------------- find vs list --json
@@ -82,7 +105,7 @@ export async function figureFind(dir: string, loop: Loop, word: string, rare = '
   if (check.code !== 0 && check.code !== 1) throw new Error(`find exited ${check.code}: ${check.stderr.slice(0, 500)}`);
   const body = JSON.parse(check.stdout) as { matches: Array<{ file: string }> };
   const files = new Set(body.matches.map((m) => m.file)).size;
-  const common = await paired(loop, () => runToNull([CLI, 'find', '--dir', dir, word, '--json'], [0, 1]), () => runToNull([CLI, 'list', '--dir', dir, '--json']));
+  const common = await paired(loop, () => runToNull([CLI, 'find', '--dir', dir, word, '--json'], [0, 1]), () => runToNull([CLI, 'list', '--dir', dir, '--json', '--no-cache'])); // find reads every log: so does a cold list
   const none = await paired(loop, () => runToNull([CLI, 'find', '--dir', dir, rare, '--json'], [0, 1]));
   return { app: common.app, floor: common.floor!, rare: none.app, matches: body.matches.length, files };
 }

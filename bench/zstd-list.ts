@@ -1,6 +1,6 @@
 /**
  * Compressed roots: `list --json` on a zstd copy of a corpus against the plain
- * one (goal: within 1.3x). The copy is made once by the zstd command line tool
+ * one, both cold (--no-cache) (goal: within 1.3x). The copy is made once by the zstd command line tool
  * as rc.8 writes it: a frame with the header line, then one frame per batch of
  * --lines lines (default 100), each with a checksum.
  * Usage: node dist/bench/zstd-list.js --dir bench/.corpus/A [--runs 5] [--lines 100]
@@ -58,7 +58,7 @@ if (!fs.existsSync(path.join(out, '.done'))) {
 const size = (d: string): number => [...files(d)].reduce((n, f) => n + fs.statSync(f).size, 0) + [...(function* z(x: string): Generator<string> { for (const e of fs.readdirSync(x, { withFileTypes: true })) { const p = path.join(x, e.name); if (e.isDirectory()) yield* z(p); else if (e.name.endsWith('.zstd')) yield p; } })(d)].reduce((n, f) => n + fs.statSync(f).size, 0);
 const time = (root: string): number => {
   const t = performance.now();
-  const r = spawnSync(process.execPath, [CLI, 'list', '--dir', root, '--json'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } });
+  const r = spawnSync(process.execPath, [CLI, 'list', '--dir', root, '--json', '--no-cache'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } });
   if (r.status !== 0) throw new Error(`list failed on ${root}`);
   return performance.now() - t;
 };

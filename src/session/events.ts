@@ -77,6 +77,8 @@ function expandPacked(type: string, delta: string, v: Record<string, unknown>): 
   if (!isPlainObject(d)) return `packed row ${type} has no "data" object`;
   const parts = (type === 'tool-call-chunks' ? d.args : d.texts) as unknown;
   if (!Array.isArray(parts) || parts.some((p) => typeof p !== 'string')) return `packed row ${type} has no string array of parts`;
+  // no parts stand for no event: the row has no seq of its own to check or to continue from
+  if (parts.length === 0) return `packed row ${type} has an empty array of parts`;
   const dt = Array.isArray(d.dt) ? (d.dt as unknown[]) : [];
   const out: SessionEvent[] = [];
   let time = v.time0 as number;

@@ -2,7 +2,7 @@
 // live append run the same code, so a followed session equals a fresh load.
 import { contentText, endReason, isHumanPrompt, type SessionEvent } from './events.js';
 import { isInheritedEndSeed } from './formats.js';
-import { emptyUsage, foldSessionUsage, type SessionUsage } from './usage.js';
+import { emptyUsage, foldSessionUsage, USAGE_TYPES, type SessionUsage } from './usage.js';
 
 export type SessionState = 'empty' | 'at-boundary' | 'open-turn';
 
@@ -74,6 +74,14 @@ export interface LogFacts {
 }
 
 const RC8_VOCABULARY = new Set(['session/end-seed', 'session/title', 'request/header', 'request/context']);
+
+/**
+ * The event types whose fold (foldEvent, foldSessionUsage) reads more than
+ * type, seq, time and ignorable. The index reads every other event without
+ * parsing its data (storage/envelope-scan.ts): a fold that starts reading the
+ * data of another type must add it here.
+ */
+export const FOLD_READS_DATA: ReadonlySet<string> = new Set(['turn/start', 'turn/end', 'user/message', 'session/title', 'session/end-seed', ...USAGE_TYPES]);
 
 export const emptyFacts = (): LogFacts => ({ events: 0, turns: 0, openTurn: null, sawTurnEnd: false, turnStarts: [], boundaries: [], pendingCalls: 0, endsAtBoundary: false, usage: emptyUsage() });
 

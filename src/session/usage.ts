@@ -113,7 +113,8 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   return out;
 }
 
-const USAGE_TYPES = new Set(['assistant/message', 'request/context', 'request/header']);
+/** the types that carry a usage record or a model */
+export const USAGE_TYPES: ReadonlySet<string> = new Set(['assistant/message', 'request/context', 'request/header']);
 
 /**
  * The incremental form of sessionUsage, for the log-facts fold: adds one

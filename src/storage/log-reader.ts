@@ -8,6 +8,7 @@ import { generationOf } from '../session/generation-name.js';
 import { emptyFacts, foldEvent, type LogFacts } from '../session/log-facts.js';
 import { usesRc8Rule } from '../session/era.js';
 import type { LoadProgress } from '../session/session.js';
+import { scanEnvelope } from './envelope-scan.js';
 
 import type { Diagnostic } from "../session/diagnostics.js";
 export type { Diagnostic };
@@ -148,6 +149,10 @@ export class LogReader {
    * offset `this.consumed` on. Returns the number of bytes consumed.
    */
   feed(buf: Buffer): number {
+    // Facts only: event lines may be scanned instead of parsed (envelope-scan.ts), which
+    // reads raw bytes, so only when they are valid UTF-8 (one native check per chunk;
+    // a chunk that fails is checked line by line in line()).
+    this.utf8Chunk = !this.retain && isUtf8(buf.subarray(0, buf.lastIndexOf(10) + 1));
     let pos = 0;
     for (;;) {
       const nl = buf.indexOf(10, pos);
@@ -199,6 +204,8 @@ export class LogReader {
     }
     this.diagnostics.push({ file: this.file, line, severity, code, message });
   }
+  /** feed()'s current chunk is valid UTF-8 (set only when not retaining events) */
+  private utf8Chunk = false;
   /** problems not listed past MAX_DIAGNOSTICS */
   unlisted = 0;
 
@@ -217,6 +224,12 @@ export class LogReader {
       this.diag('error', 'LINE_TOO_LONG', `line is ${length} bytes, over the ${MAX_LINE_BYTES}-byte limit: skipped`, lineNo);
       if (lineNo === 1) this.refused = 'header line too long';
       return;
+    }
+    if (lineNo > 1 && !this.retain && (this.utf8Chunk || isUtf8(buf.subarray(start, e)))) {
+      // The index needs the facts only: most events without building their strings (same
+      // facts and diagnostics; anything the scan is not sure of takes the full parse below).
+      const ev = scanEnvelope(buf, start, e);
+      if (ev) return this.accept([ev], lineNo, absStart, absEnd);
     }
     let text = buf.toString('utf8', start, e);
     if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);

@@ -319,6 +319,19 @@ describe('packed rows (rc8)', () => {
     expect(r.reader.events.map((e) => e.seq)).toEqual([0, 1, 2, 5]);
   });
 
+  it('a packed row with no parts is a bad row, alone or in a damaged line (was a crash: the whole file unread)', () => {
+    const empty = line({ type: 'text-chunks', seq0: 1, time0: 1, data: { turn: 1, step: 1, index: 0, dt: [], texts: [] } });
+    const rows = [H, line({ type: 'turn/start', seq: 0, time: 100, data: { turn: 1 } }), empty, empty + '{"type":"step/sta', line({ type: 'step/start', seq: 1, time: 101, data: {} })];
+    for (const retain of [true, false]) {
+      const r = readLog(file(rows.join('\n') + '\n'), retain);
+      expect(r.reader.diagnostics.map((d) => [d.code, d.line, d.message])).toEqual([
+        ['BAD_EVENT', 3, 'packed row text-chunks has an empty array of parts'],
+        ['MALFORMED_LINE', 4, expect.stringContaining('not valid JSON')],
+      ]);
+      expect(r.reader.facts.events).toBe(2);
+    }
+  });
+
   it('the real rc8 packed-chunks file expands to one event per seq', () => {
     const f = path.join(REAL_DIR, 'toninfo-deepseek-harness__rc8__packed-chunks__session.jsonl');
     const lines = fs.readFileSync(f, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l));
