@@ -710,10 +710,12 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       firstFolders = undefined;
       if (listed && listed.has(root)) await eachInSlices([...listed.keys()], (d) => checkListed(d, listed));
       else await inSlices(treeWalker(root, true));
-      // the known files: only those that differ from what was reported are marked (a flush of 100,000 would be one block)
+      // the known files: only those that differ from what was reported are marked (a flush of 100,000 would be one block);
+      // starting from a walk, the files of cold folders are left to the safety poll, like any later change of theirs
+      const skipCold = listed !== undefined && cold.size > 0;
       await eachInSlices([...known.keys()], (f) => {
         const prev = known.get(f);
-        if (!prev) return;
+        if (!prev || (skipCold && cold.has(path.dirname(f)))) return;
         const e = probe(f);
         if (e?.kind === 'file' && e.link) links.add(f); // a walk from initialFolders did not list it
         const cur = e?.kind === 'file' && safeFileName(f) ? e.st : null;

@@ -622,6 +622,21 @@ describe('watchRoot: many session folders (hotFolders)', () => {
     await col.waitFor(is(fresh, 'grown'));
   });
 
+  it('starting from a walk, a cold folder\'s file that changed meanwhile is left to the safety poll, which reports it', async () => {
+    const files = ['a', 'b', 'c'].map((id, i) => sessionFolder(id, 3600 * (i + 1)));
+    for (const d of [root, path.join(root, 'proj'), ...files.map((f) => path.dirname(f))]) { const t = Date.now() / 1000 - 7200; fs.utimesSync(d, t, t); }
+    const folders = new Map<string, number>();
+    for (const _ of iterateSessionFiles(root, undefined, (d, stamp) => folders.set(d, stamp))) void _;
+    const initial = initialOf(files); // what the scan read
+    append(files[2], line(0)); // the oldest session grows between the scan and the watcher
+    const col = collector();
+    const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), initial, initialFolders: folders, hotFolders: 1, safetyPollMs: 50 });
+    open.push(w);
+    await w.ready;
+    expect(w.cold.size).toBe(2);
+    await col.waitFor(is(files[2], 'grown'));
+  });
+
   it('a deleted cold folder is reported deleted and forgotten', async () => {
     const files = ['a', 'b', 'c'].map((id, i) => sessionFolder(id, 3600 * (i + 1)));
     const col = collector();
