@@ -33,7 +33,8 @@ const NO_FINDINGS: Finding[] = Object.freeze([]) as unknown as Finding[];
 
 /** A session's audit under way across slices, and its log as it was when it started (what its entry records). */
 interface Job {
-  entry: Omit<Entry, 'findings'>;
+  /** the entry to keep once done (its findings filled in then): one object, one hidden class (a spread gave each its own) */
+  entry: Entry;
   steps: Generator<void, Finding[], void>;
 }
 
@@ -102,7 +103,7 @@ export class AuditIndex {
       if (!this.job) {
         if (progressed && this.pause()) break;
         const s = w.todo[w.next];
-        const entry = { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId) };
+        const entry: Entry = { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId), findings: NO_FINDINGS };
         this.job = { entry, steps: auditSessionSteps(s, w.byId, slicedEvents(() => this.pause()), () => this.pause()) };
       }
       const { entry, steps } = this.job;
@@ -118,7 +119,8 @@ export class AuditIndex {
         findings = [{ code: 'READ_FAILED', severity: 'error', session: s.id, file: s.file, message: `could not audit: ${(e as Error).message}` }];
       }
       this.job = undefined;
-      this.done.set(keyOf(s), { ...entry, findings: findings.length > 0 ? findings : NO_FINDINGS });
+      if (findings.length > 0) entry.findings = findings;
+      this.done.set(keyOf(s), entry);
       this.changes.note(keyOf(s));
       w.next++;
       changed = true;
