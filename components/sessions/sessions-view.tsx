@@ -60,12 +60,15 @@ export function badgeColumnWidth(rows: RowSeq<Pick<SessionRow, 'badge'>>): numbe
   // this runs on every frame, and a root holds tens of thousands of rows but a handful of badge texts
   const hit = badgeWidths.get(rows);
   if (hit !== undefined) return hit;
-  const seen = new Set<string>();
   let widest = BADGE_MIN;
-  for (const badge of rows instanceof ItemRows ? rows.badges() : rows.slice().map((r) => r.badge)) {
-    if (seen.has(badge)) continue;
-    seen.add(badge);
-    widest = Math.max(widest, displayWidth(badge));
+  if (rows instanceof ItemRows) widest = rows.widestBadge(displayWidth, BADGE_MIN, BADGE_MAX);
+  else {
+    const seen = new Set<string>();
+    for (const { badge } of rows.slice()) {
+      if (seen.has(badge)) continue;
+      seen.add(badge);
+      widest = Math.max(widest, displayWidth(badge));
+    }
   }
   const width = Math.min(BADGE_MAX, widest);
   badgeWidths.set(rows, width);

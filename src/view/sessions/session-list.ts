@@ -191,6 +191,8 @@ function threaded(items: readonly SessionListItem[]): Array<{ item: SessionListI
   return out;
 }
 
+const badgeWidthOf = new WeakMap<SessionListItem, number>();
+
 /** The item's fork verdict: its own, or for an item built without facts, an open turn's. */
 const forkBlockOfItem = (s: SessionListItem): ForkBlock | undefined => s.forkBlock ?? (s.state === 'open-turn' ? 'open-turn' : undefined);
 
@@ -266,9 +268,24 @@ export class ItemRows implements RowSeq<SessionRow> {
   indexOfKey(key: string): number {
     return this.items.findIndex((item) => item.key === key);
   }
-  /** the BADGE cell of every row, as rowOf writes it (for the column's width) */
-  *badges(): Iterable<string> {
-    for (const item of this.items) yield badgeCell(item, this.now).badge;
+  /**
+   * The width of the widest BADGE cell (as `measure` gives it), at least
+   * `min` and at most `max` (the search stops there). Each item's width is
+   * kept while the item lives (an open turn's is measured again: its age
+   * moves): a new list, every background frame at 100,000 sessions, costs a
+   * lookup per item instead of a badge text and its measure.
+   */
+  widestBadge(measure: (text: string) => number, min: number, max: number): number {
+    let widest = min;
+    for (const item of this.items) {
+      let w = badgeWidthOf.get(item);
+      if (w === undefined) {
+        w = measure(badgeCell(item, this.now).badge);
+        if (forkBlockOfItem(item) !== 'open-turn') badgeWidthOf.set(item, w);
+      }
+      if (w > widest && (widest = w) >= max) return max;
+    }
+    return widest;
   }
   /** deleted sessions kept among the rows */
   gone(): number {
