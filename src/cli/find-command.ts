@@ -2,12 +2,14 @@
 // query language of src/session/query.ts. Exit 0 with matches, 1 without.
 //
 // One pass over the files: a file whose raw text cannot hold the query's
-// words is not parsed at all; the others are read once with their events,
-// searched, and dropped, so memory stays bounded by the largest session.
+// words is not parsed at all; the others are read once, searched, and
+// dropped, so memory stays bounded by the largest session. Within a file only
+// the event lines that may hold the words are parsed (search.ts
+// eventLineFilter); the rest give the session's facts from their envelope.
 import fs from 'node:fs';
 import path from 'node:path';
 import { isQueryError, parseQuery, queryErrorLine, type Query, type QueryError } from '../session/query.js';
-import { buildSearchDoc, matchSession, rawMayMatch, requiredLiterals, sessionMeta, type EventMatch } from '../session/search.js';
+import { buildSearchDoc, eventLineFilter, fileMayMatch, matchSession, requiredLiterals, sessionMeta, type EventMatch } from '../session/search.js';
 import { readLog, sessionFromRead } from '../storage/session-file.js';
 import { currentGeneration, registerGeneration, type GenerationMap } from '../storage/generations.js';
 import { listSessionFiles } from '../storage/walk.js';
@@ -44,6 +46,8 @@ export function parseOrThrow(query: string): Query {
 export function findMatches(dir: string, q: Query): FindMatch[] {
   const literals = requiredLiterals(q);
   const needEvents = literals !== undefined || q.terms.some((t) => t.kind === 'text' || t.kind === 'tool' || t.kind === 'error' || t.kind === 'reason');
+  // per line: only events that may match are parsed and kept (the rest give their facts from the envelope)
+  const keepLine = eventLineFilter(q);
   const out: FindMatch[] = [];
   // one session per harness folder: its highest generation (older ones are never read, as in list and the browser)
   const gens: GenerationMap = new Map();
@@ -54,10 +58,12 @@ export function findMatches(dir: string, q: Query): FindMatch[] {
     if (current !== undefined && current !== file) continue;
     try {
       // the raw-bytes test needs the text: a compressed log goes straight to the (bounded) reader
-      if (literals && literals.length > 0 && !isCompressedLog(file) && !rawMayMatch(fs.readFileSync(file), literals)) continue;
-      const { session } = sessionFromRead(file, readLog(file, needEvents));
+      if (literals && literals.length > 0 && !isCompressedLog(file) && !fileMayMatch(fs.readFileSync(file), literals)) continue;
+      const read = readLog(file, needEvents ? { retain: true, keepLine } : false);
+      const { session } = sessionFromRead(file, read);
       if (!session) continue;
-      const m = matchSession(q, sessionMeta(session), () => buildSearchDoc(session.events));
+      // the reader's events, not the session's: only the ones keepLine kept
+      const m = matchSession(q, sessionMeta(session), () => buildSearchDoc(read.reader.events));
       if (!m) continue;
       if (m.kind === 'session') out.push({ id: session.id, file, seq: null, turn: null, type: 'session', snippet: session.facts.title ?? '' });
       else for (const e of m.matches) out.push({ id: session.id, file, ...e });

@@ -11,6 +11,7 @@
 // event; session terms (is:open/fork/spawn/root/damaged, cwd:, id:, after:,
 // before:) on the session. A query whose only event terms are negated is
 // answered per session: the session matches when no event has what is excluded.
+import { isAscii } from 'node:buffer';
 import { contentText, endReason, messageOf, type SessionEvent } from './events.js';
 import { textOf } from './json-safe.js';
 import { stateOf } from './log-facts.js';
@@ -314,39 +315,137 @@ export function matchSession(q: Query, meta: SessionMeta, entries: () => readonl
   return matches.length ? { kind: 'events', matches } : null;
 }
 
+// ---- raw prefilters: bytes that certainly hold no match are not parsed -------
+//
+// An entry's text (buildSearchDoc) is its parts joined by spaces. A part is
+// a JSON string of the line as written (up to its escapes), or text made from
+// other JSON: String(number) of a number leaf, JSON.stringify of tool
+// arguments (compact: no spaces, numbers normalised), the '?' of a turn/end
+// without reason, and in a prompt/blocked its text blocks run together. So a
+// word's piece between two spaces lies within one part; a piece that holds a
+// character no made-up text can hold (see maybeMadeUp) lies within a JSON
+// string, and so is in the raw bytes, case aside, unless an escape hides one
+// of its characters (`"`, `\` and controls are always escaped: such pieces are
+// not looked for).
+
+/** Words that occur outside strings in compact JSON or in String(number) ('e' of an exponent, Infinity). */
+const MADE_UP_WORDS = ['true', 'false', 'null', 'infinity', 'e'];
+const MADE_UP_CHARS = '{}[]:,0123456789.+-';
+
+/** Whether a folded piece (no space) may lie in text that is not a JSON string of the line as written. */
+export function maybeMadeUp(p: string): boolean {
+  if (p === '?') return true; // endReason of a turn/end without one
+  for (let i = 0; i < p.length; ) {
+    const c = p[i];
+    if (c >= 'a' && c <= 'z') {
+      let j = i;
+      while (j < p.length && p[j] >= 'a' && p[j] <= 'z') j++;
+      const run = p.slice(i, j);
+      const first = i === 0;
+      const last = j === p.length;
+      if (!MADE_UP_WORDS.some((w) => (first && last ? w.includes(run) : first ? w.endsWith(run) : last ? w.startsWith(run) : w === run))) return false;
+      i = j;
+    } else if (MADE_UP_CHARS.includes(c)) i++;
+    else return false;
+  }
+  return true;
+}
+
+/** The folded pieces of a searched value that any text holding it holds as written in its line (see above). */
+function rawPieces(value: string): string[] {
+  const out: string[] = [];
+  for (const piece of value.split(' ')) {
+    if (piece === '' || /["\\\u0000-\u001f\u007f]/.test(piece)) continue;
+    const f = foldedNeedle(piece);
+    if (!maybeMadeUp(f)) out.push(f);
+  }
+  return out;
+}
+
 /**
- * Literal strings that must occur in a session file's raw bytes for the
- * session to have a matching event: the positive words, tool names and
- * reasons that hold no `"`, `\\` or control character (those look the same
- * in JSON text). Undefined when the query has no positive event term.
+ * Literal strings (folded) that must occur in a session file's raw bytes,
+ * case aside, for the session to have a matching event: the pieces of its
+ * positive words, tool names and reasons that text made from other JSON
+ * cannot hold (see above). Undefined when the query has no positive event term.
  */
 export function requiredLiterals(q: Query): string[] | undefined {
   if (positiveEventTerms(q).length === 0) return undefined;
   const out = new Set<string>();
-  for (const t of positiveEventTerms(q))
-    if ((t.kind === 'text' || t.kind === 'tool' || t.kind === 'reason') && t.value !== '' && !/["\\\u0000-\u001f\u007f]/.test(t.value)) out.add(t.value);
+  for (const t of positiveEventTerms(q)) if (t.kind === 'text' || t.kind === 'tool' || t.kind === 'reason') for (const p of rawPieces(t.value)) out.add(p);
   return [...out];
 }
 
 /** JSON escapes that may hide a word's character: any \\uXXXX but C0 controls and DEL, and \\/. */
 const HIDING_ESCAPE = /\\u(?!00[01][0-9a-fA-F]|007[fF])|\\\//;
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /**
- * Whether a file's raw bytes may hold every literal (case-insensitive, as the
- * matcher compares). False only when it certainly cannot. Cheap: an exact-case
- * byte search first, a case-insensitive scan only when that finds nothing.
+ * Whether bytes [start, end) of `raw` may hold every literal (case-insensitive,
+ * as the matcher compares). False only when they certainly cannot. Cheap: an
+ * exact-case byte search, then, for an ASCII literal, an ASCII case-insensitive
+ * one (a region of ASCII bytes is then decided); the bytes are decoded and
+ * folded only for a literal neither finds in a region holding other bytes.
  */
-export function rawMayMatch(raw: Buffer, literals: readonly string[]): boolean {
+export function rawMayMatch(raw: Buffer, literals: readonly string[], start = 0, end = raw.length): boolean {
   if (literals.length === 0) return true;
+  const region = start === 0 && end === raw.length ? raw : raw.subarray(start, end);
+  let lower: string | undefined;
+  let ascii: boolean | undefined;
   let folded: string | undefined;
   for (const l of literals) {
-    if (raw.indexOf(l) >= 0) continue;
+    if (region.indexOf(l) >= 0) continue;
+    const n = foldedNeedle(l);
+    if (ASCII_ONLY.test(n)) {
+      // latin1: one character per byte, and lowercasing maps no byte of 0x80 and up to ASCII
+      lower ??= region.toString('latin1').toLowerCase();
+      if (lower.includes(n)) continue;
+      if (HIDING_ESCAPE.test(lower)) return true;
+      // other bytes fold to ASCII only as K (Kelvin) and ſ (long s): without them the bytes are decided
+      if ((ascii ??= isAscii(region)) || !foldsIntoAscii(region, n)) return false;
+    }
     if (folded === undefined) {
-      const text = raw.toString('utf8');
+      const text = region.toString('utf8');
       if (HIDING_ESCAPE.test(text)) return true;
       folded = foldCase(text);
     }
-    if (indexOfFolded(folded, foldedNeedle(l)) < 0) return false;
+    if (indexOfFolded(folded, n) < 0) return false;
   }
   return true;
+}
+
+/** The code points above ASCII that fold to an ASCII one (a test checks every code point), as UTF-8. */
+export const FOLDS_TO_ASCII: ReadonlyMap<string, Buffer> = new Map([
+  ['k', Buffer.from('\u212a')],
+  ['s', Buffer.from('\u017f')],
+]);
+const foldsIntoAscii = (region: Buffer, n: string): boolean => {
+  for (const [c, bytes] of FOLDS_TO_ASCII) if (n.includes(c) && region.indexOf(bytes) >= 0) return true;
+  return false;
+};
+
+/** rawMayMatch for a whole session file (a prompt/blocked runs its text blocks together: such a file always may). */
+export function fileMayMatch(raw: Buffer, literals: readonly string[]): boolean {
+  return raw.indexOf('prompt/blocked') >= 0 || rawMayMatch(raw, literals);
+}
+
+/**
+ * For `find`: which event lines of a log must be parsed for `q` (a
+ * LogReader keepLine; the others are folded into facts from their envelope
+ * only, and left out of the events buildSearchDoc gets). Left out: assistant
+ * chunks (no entry), and lines that certainly cannot hold a piece of every
+ * positive word (rawPieces). Kept: turn/start and turn/end (they number the
+ * turns), tool/call when the query has a tool: term (it names the results),
+ * prompt/blocked (see above). Leaving out entries that cannot match changes
+ * no answer of matchSession.
+ */
+export function eventLineFilter(q: Query): (type: string, buf: Buffer, start: number, end: number) => boolean {
+  const pieces = new Set<string>();
+  for (const t of positiveEventTerms(q)) if (t.kind === 'text') for (const p of rawPieces(t.value)) pieces.add(p);
+  const needed = [...pieces];
+  const namesResults = q.terms.some((t) => t.kind === 'tool');
+  return (type, buf, start, end) => {
+    if (type === 'assistant/chunk') return false;
+    if (type === 'turn/start' || type === 'turn/end' || type === 'prompt/blocked' || (namesResults && type === 'tool/call')) return true;
+    return rawMayMatch(buf, needed, start, end);
+  };
 }

@@ -27,7 +27,19 @@ export const MAX_LINE_SCAN = 1024 * 1024 * 1024;
 export interface LogReaderOptions {
   /** Keep parsed events (an opened session) or only fold them into facts (the index). */
   retain: boolean;
+  /**
+   * With retain: which events to keep, asked of an event line (valid UTF-8) whose
+   * envelope the scan read (envelope-scan.ts), with its type and bytes [start, end)
+   * of `buf`. An event it declines is folded into the facts from its envelope,
+   * never parsed, and not kept: `events` then holds only some of the log's events
+   * (`find` keeps the lines that may hold its words; see search.ts eventLineFilter).
+   * Events of types whose fold reads their data are always parsed and kept.
+   */
+  keepLine?: KeepLine;
 }
+
+/** See LogReaderOptions.keepLine. */
+export type KeepLine = (type: string, buf: Buffer, start: number, end: number) => boolean;
 
 /** The events of a reader that retains none: one shared, frozen array (two empty arrays per session were 6 MB at 100,000 sessions). */
 const NONE: never[] = Object.freeze([]) as never[];
@@ -43,6 +55,8 @@ export class LogReader {
   eventEnds: number[];
   /** keeps parsed events (an opened session) or only folds them into facts (the index) */
   private retain: boolean;
+  /** see LogReaderOptions.keepLine */
+  private keepLine?: KeepLine;
   /** Byte offset after the last complete line consumed. */
   consumed = 0;
   /** Byte offset after the header line. */
@@ -64,6 +78,7 @@ export class LogReader {
     opts: LogReaderOptions,
   ) {
     this.retain = opts.retain;
+    if (opts.retain && opts.keepLine) this.keepLine = opts.keepLine;
     this.events = opts.retain ? [] : NONE;
     this.eventEnds = opts.retain ? [] : NONE;
   }
@@ -139,6 +154,7 @@ export class LogReader {
   /** Stops retaining events and frees the ones held (an unloaded session keeps only its facts). */
   release(): void {
     this.retain = false;
+    this.keepLine = undefined;
     this.events = NONE;
     this.eventEnds = NONE;
     this.compact();
@@ -152,7 +168,7 @@ export class LogReader {
     // Facts only: event lines may be scanned instead of parsed (envelope-scan.ts), which
     // reads raw bytes, so only when they are valid UTF-8 (one native check per chunk;
     // a chunk that fails is checked line by line in line()).
-    this.utf8Chunk = !this.retain && isUtf8(buf.subarray(0, buf.lastIndexOf(10) + 1));
+    this.utf8Chunk = (!this.retain || this.keepLine !== undefined) && isUtf8(buf.subarray(0, buf.lastIndexOf(10) + 1));
     let pos = 0;
     for (;;) {
       const nl = buf.indexOf(10, pos);
@@ -225,11 +241,12 @@ export class LogReader {
       if (lineNo === 1) this.refused = 'header line too long';
       return;
     }
-    if (lineNo > 1 && !this.retain && (this.utf8Chunk || isUtf8(buf.subarray(start, e)))) {
+    if (lineNo > 1 && (!this.retain || this.keepLine !== undefined) && (this.utf8Chunk || isUtf8(buf.subarray(start, e)))) {
       // The index needs the facts only: most events without building their strings (same
       // facts and diagnostics; anything the scan is not sure of takes the full parse below).
+      // With keepLine, the events it declines likewise (a line it keeps is parsed below).
       const ev = scanEnvelope(buf, start, e);
-      if (ev) return this.accept([ev], lineNo, absStart, absEnd);
+      if (ev && (!this.retain || !this.keepLine!(ev.type, buf, start, e))) return this.accept([ev], lineNo, absStart, absEnd, false);
     }
     let text = buf.toString('utf8', start, e);
     if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -324,7 +341,7 @@ export class LogReader {
     this.diag('error', code, message, line);
   }
 
-  private accept(rows: SessionEvent[], lineNo: number, absStart: number, absEnd: number): void {
+  private accept(rows: SessionEvent[], lineNo: number, absStart: number, absEnd: number, keep = this.retain): void {
     const first = rows[0].seq;
     if (first < this.nextSeq) {
       this.anomaly(absStart);
@@ -343,7 +360,7 @@ export class LogReader {
     for (const ev of rows) {
       if (version >= 2) this.vocabulary(version, ev, lineNo);
       foldEvent(this.facts, ev);
-      if (this.retain) {
+      if (keep) {
         this.events.push(ev);
         this.eventEnds.push(absEnd);
       }

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import type { Diagnostic } from '../session/diagnostics.js';
 import { Session, type LoadJob, type LoadProgress, type LogState, type Loader } from '../session/session.js';
-import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN } from './log-reader.js';
+import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN, type LogReaderOptions } from './log-reader.js';
 import { openRegular } from './open-file.js';
 import type { FileState } from './walk.js';
 import { isCompressedLog, readZstdLog, startReadZstdLog } from './zstd-log.js';
@@ -127,7 +127,7 @@ export function feedFd(fd: number, reader: LogReader, end: number, pause?: () =>
  * chunk by chunk so memory stays bounded by the chunk and the line limit.
  * Opens without blocking and refuses anything but a regular file (NOT_A_FILE).
  */
-export function readLog(file: string, retain: boolean, limit?: number): ReadResult {
+export function readLog(file: string, retain: boolean | LogReaderOptions, limit?: number): ReadResult {
   if (isCompressedLog(file)) return readZstdLog(file, retain, limit);
   const r = startReadLog(file, retain, limit);
   while (!r.step()) {
@@ -153,9 +153,9 @@ export interface ReadJob {
  * and with `everyChunk` between any two chunks. The file stays open until
  * done (or close()).
  */
-export function startReadLog(file: string, retain: boolean, limit?: number, everyChunk = false): ReadJob {
+export function startReadLog(file: string, retain: boolean | LogReaderOptions, limit?: number, everyChunk = false): ReadJob {
   if (isCompressedLog(file)) return startReadZstdLog(file, retain, limit);
-  const reader = new LogReader(file, { retain });
+  const reader = new LogReader(file, typeof retain === 'boolean' ? { retain } : retain);
   const { fd, st } = openRegular(file);
   let end = limit ?? st.size;
   let open = true;

@@ -6,7 +6,7 @@
 // Offsets (eventEnds, consumed) are offsets in the decoded text, so the loader
 // of a compressed session re-decodes the file and stops there.
 import fs from 'node:fs';
-import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN } from './log-reader.js';
+import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN, type LogReaderOptions } from './log-reader.js';
 import { openRegular } from './open-file.js';
 import type { ReadJob, ReadResult } from './session-file.js';
 import { fdSource, initDecoder, wasmDecoderReady } from './zstd-frames.js';
@@ -102,11 +102,11 @@ function openSource(file: string): { fd: number; st: fs.Stats; src: ReturnType<t
  */
 export function startReadZstdLog(
   file: string,
-  retain: boolean,
+  retain: boolean | LogReaderOptions,
   limit?: number,
   { maxText = MAX_TEXT }: { maxText?: number } = {},
 ): ReadJob {
-  const reader = new LogReader(file, { retain });
+  const reader = new LogReader(file, typeof retain === 'boolean' ? { retain } : retain);
   const { fd, st, src } = openSource(file);
   const feed = new LineFeed(reader, Math.min(limit ?? Infinity, maxText));
   const stream = new ZstdTextStream(src, (t) => feed.push(t));
@@ -150,7 +150,7 @@ export function startReadZstdLog(
   };
 }
 
-export function readZstdLog(file: string, retain: boolean, limit?: number, opts?: { maxText?: number }): ReadResult {
+export function readZstdLog(file: string, retain: boolean | LogReaderOptions, limit?: number, opts?: { maxText?: number }): ReadResult {
   const r = startReadZstdLog(file, retain, limit, opts);
   while (!r.step()) {
     /* no pause: runs to the end */
