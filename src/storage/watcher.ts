@@ -192,7 +192,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
 
   /** what was last reported (or given as initial), by path */
   const known = new Map<string, FileState>();
-  if (opts.initial) for (const [f, st] of opts.initial) known.set(path.resolve(f), { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs });
+  /** `initial`, copied into `known` by the first comparison, in slices (100,000 entries were a 100 ms block at start) */
+  let initial = opts.initial;
 
   const watchers = new Map<string, fs.FSWatcher>();
   const pending = new Map<string, Pending>();
@@ -695,6 +696,14 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     const answered = syncWaiters;
     syncWaiters = [];
     try {
+      if (initial) {
+        const from = initial;
+        initial = undefined;
+        await eachInSlices([...from.keys()], (f) => {
+          const st = from.get(f);
+          if (st) known.set(path.resolve(f), { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs });
+        });
+      }
       if (mode === 'watch') {
         // drop watchers of folders that vanished without an event
         await eachInSlices([...watchers.keys(), ...cold], (d) => {

@@ -109,6 +109,30 @@ describe('the audit in slices', () => {
     );
   });
 
+  it('the work list of 5,000 sessions is rebuilt over several steps, and sessions gone drop their findings', { timeout: 120_000 }, () => {
+    const dir = tmpDir();
+    for (let i = 0; i < 5000; i++) fs.writeFileSync(path.join(dir, `s${i}.jsonl`), logText(hdr(`s${i}`), randomEvents(2, i, 2)));
+    const list = loadRootSync(dir).store.list();
+    const index = new AuditIndex();
+    let refillSteps = 0;
+    // a budget of 0: the refill goes a chunk per step before any session is audited
+    while (!index.step(list, 0).changed) refillSteps++;
+    expect(refillSteps).toBeGreaterThan(1);
+    while (!index.step(list, 50).done);
+    const byId = sessionsById(list);
+    for (const s of list.slice(0, 50)) expect(index.findingsOf(s)).toEqual(auditSession(s, byId));
+    // half the sessions go: once the list is rebuilt, their findings are gone and the rest stand
+    index.invalidate();
+    const half = list.slice(0, 2500);
+    let r = index.step(half, 0);
+    let changed = r.changed;
+    while (!r.done) changed = (r = index.step(half, 0)).changed || changed;
+    expect(changed).toBe(true);
+    expect(index.findingsOf(list[4000])).toBeUndefined();
+    expect(index.findingsOf(list[10])).toEqual(auditSession(list[10], byId));
+    cleanupTmp();
+  });
+
   it('a 50,000-event session and its 50,000-event fork child: no step over ~100 ms, the same findings', { timeout: 120_000 }, () => {
     const dir = tmpDir();
     const parent = randomEvents(50_000, 7, 40);
