@@ -22,6 +22,7 @@ import { pagerCommand } from './view/reader/reader-keys.js';
 import { sanitizeInline } from './view/text/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
 import { attachCache, newRootIndex } from './storage/load-root.js';
+import { FindingsCache } from './storage/findings-cache.js';
 import { scanRoot } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
 
@@ -45,6 +46,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   const index = newRootIndex(dir);
   // unchanged files come from the fact cache; it is rewritten once, when the first scan ends
   if (!opts.noCache) attachCache(index);
+  // and the audit's findings of unchanged sessions (and parents) from the findings cache
+  const auditMemory = opts.noCache ? undefined : new FindingsCache(index);
   index.scan = { done: 0, finished: false };
   let restored = false;
   const restore = (): void => {
@@ -69,6 +72,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     scope: opts.defaultRoot || isHarnessRoot(dir) ? opts.scope : undefined,
     // like dsh's own /resume: in its root, the list starts with the current project (p toggles, --all starts with all)
     startScoped: opts.defaultRoot === true && !opts.all,
+    auditMemory,
   });
   const app = render(React.createElement(App, { index, controller }), { exitOnCtrlC: false });
   // O in the reader: leave the screen for $PAGER (default less -R) with the content on its stdin, then come back
