@@ -23,7 +23,7 @@ import { sanitizeInline } from './view/text/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
 import { attachCache, newRootIndex } from './storage/load-root.js';
 import { FindingsCache } from './storage/findings-cache.js';
-import { scanRoot } from './storage/scan.js';
+import { scanRoot, type ScanProgress } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
 
 export interface TuiOptions extends Partial<TuiStartOptions> {
@@ -112,7 +112,11 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
 
   const abort = new AbortController();
   let follower: Follower | undefined;
-  const scanned = scanRoot(index, { signal: abort.signal, onProgress: (p) => (index.scan = p) }).then(() => {
+  const onProgress = (p: ScanProgress): void => {
+    index.scan = p;
+    if (p.finished) controller.scanFinished();
+  };
+  const scanned = scanRoot(index, { signal: abort.signal, onProgress }).then(() => {
     if (abort.signal.aborted || opts.follow === false) return;
     index.live = { mode: 'watch' };
     follower = followRoot(index, {

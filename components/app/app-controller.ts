@@ -337,6 +337,20 @@ export class AppController {
     this.armFrame(gap);
   }
 
+  /**
+   * The first scan is over: the complete list is drawn in the next frame
+   * (frameMs), not after a background frame's gap (up to MAX_WAIT_MS at
+   * 100,000 sessions). Once: it is the moment a user waits for.
+   */
+  scanFinished(): void {
+    if (this.closed) return;
+    if (this.frame) clearTimeout(this.frame);
+    this.frame = undefined;
+    this.dirty = this.contentDirty = true;
+    this.pendingSince ??= performance.now();
+    this.armFrame(this.opts.frameMs ?? 33);
+  }
+
   private armFrame(ms: number): void {
     this.frame = setTimeout(() => {
       this.frame = undefined;
