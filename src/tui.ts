@@ -133,6 +133,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   } finally {
     abort.abort();
     await scanned.catch(() => undefined);
+    await auditMemory?.written; // a findings write under way ends (it never rejects): no temp file left behind
     follower?.close();
     restore();
     for (const sig of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.off(sig, onSignal);
