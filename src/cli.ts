@@ -37,8 +37,8 @@ usage:
   dsh-browse cache [--clear]                         where the fact cache is and its size; --clear empties it
 
 --no-cache (the browser and every command): neither read nor write the fact cache
-(\${XDG_CACHE_HOME:-~/.cache}/dsh-browse: each log's facts, kept between runs and
-re-read whenever a file's device, inode, size, mtime or ctime differ).
+(\${XDG_CACHE_HOME:-~/.cache}/dsh-browse: each log's facts and the browser's audit
+findings, kept between runs and re-read whenever a file's device, inode, size, mtime or ctime differ).
 
 Without --dir, the commands that only read use the browser's default root (above);
 fork and simulate write, so they need --dir.
@@ -87,7 +87,9 @@ const COMMAND_HELP: Record<string, string> = {
   cache: `dsh-browse cache [--clear]
   The fact cache: what each session log's read found (the list's facts and the
   diagnostics), kept between runs in \${XDG_CACHE_HOME:-~/.cache}/dsh-browse
-  (one file per root, 0600), so an unchanged log is not read again. A log is
+  (one file per root, 0600), so an unchanged log is not read again; beside it,
+  the browser's audit findings of each session (audited again when it or one
+  of its parents changed). A log is
   re-read whenever its device, inode, size, mtime or ctime differ, or when it
   changed less than 2 s before the run that cached it. Prints the folder and
   its size; --clear removes its files. --no-cache on any command (or the

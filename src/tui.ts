@@ -22,7 +22,8 @@ import { pagerCommand } from './view/reader/reader-keys.js';
 import { sanitizeInline } from './view/text/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
 import { attachCache, newRootIndex } from './storage/load-root.js';
-import { scanRoot } from './storage/scan.js';
+import { FindingsCache } from './storage/findings-cache.js';
+import { scanRoot, type ScanProgress } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
 
 export interface TuiOptions extends Partial<TuiStartOptions> {
@@ -45,6 +46,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   const index = newRootIndex(dir);
   // unchanged files come from the fact cache; it is rewritten once, when the first scan ends
   if (!opts.noCache) attachCache(index);
+  // and the audit's findings of unchanged sessions (and parents) from the findings cache
+  const auditMemory = opts.noCache ? undefined : new FindingsCache(index);
   index.scan = { done: 0, finished: false };
   let restored = false;
   const restore = (): void => {
@@ -69,6 +72,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     scope: opts.defaultRoot || isHarnessRoot(dir) ? opts.scope : undefined,
     // like dsh's own /resume: in its root, the list starts with the current project (p toggles, --all starts with all)
     startScoped: opts.defaultRoot === true && !opts.all,
+    auditMemory,
   });
   const app = render(React.createElement(App, { index, controller }), { exitOnCtrlC: false });
   // O in the reader: leave the screen for $PAGER (default less -R) with the content on its stdin, then come back
@@ -108,7 +112,11 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
 
   const abort = new AbortController();
   let follower: Follower | undefined;
-  const scanned = scanRoot(index, { signal: abort.signal, onProgress: (p) => (index.scan = p) }).then(() => {
+  const onProgress = (p: ScanProgress): void => {
+    index.scan = p;
+    if (p.finished) controller.scanFinished();
+  };
+  const scanned = scanRoot(index, { signal: abort.signal, onProgress }).then(() => {
     if (abort.signal.aborted || opts.follow === false) return;
     index.live = { mode: 'watch' };
     follower = followRoot(index, {
@@ -125,6 +133,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   } finally {
     abort.abort();
     await scanned.catch(() => undefined);
+    await auditMemory?.written; // a findings write under way ends (it never rejects): no temp file left behind
     follower?.close();
     restore();
     for (const sig of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.off(sig, onSignal);

@@ -4,7 +4,7 @@
 // (the fork write, exit, status timers) and tells React to draw. Store changes
 // are coalesced into one `world` action per frame.
 import { rc8RootRefusalsOf } from '../../src/storage/root-refusals.js';
-import { AuditIndex } from '../../src/session/audit-index.js';
+import { AuditIndex, type AuditMemory } from '../../src/session/audit-index.js';
 import { isQueryError, parseQuery } from '../../src/session/query.js';
 import { indexSome, runFilter, SearchIndex, startFilter, type FilterJob } from '../../src/session/search-index.js';
 import { hasEventTerms } from '../../src/session/search.js';
@@ -49,6 +49,8 @@ export interface ControllerOptions {
   rootLabel?: string;
   /** audit sessions in the background once the scan is over (default true) */
   audit?: boolean;
+  /** findings kept between runs (the findings cache; none with --no-cache) */
+  auditMemory?: AuditMemory;
 }
 
 
@@ -91,6 +93,7 @@ export class AppController {
     private readonly opts: ControllerOptions,
   ) {
     this.newId = opts.newId ?? (() => newChildId());
+    this.auditIndex = new AuditIndex(opts.auditMemory);
     this.model = new RootModel(index.store, this.auditIndex);
     const world = this.takeWorld();
     const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, pinTop: opts.selection === undefined, allProjects: !(opts.scope && opts.startScoped) };
@@ -107,7 +110,7 @@ export class AppController {
     }
   }
 
-  private readonly auditIndex = new AuditIndex();
+  private readonly auditIndex: AuditIndex;
   /** the root's derived facts, updated from what changed before each new snapshot */
   private readonly model: RootModel;
   private auditTimer?: ReturnType<typeof setTimeout>;
@@ -332,6 +335,20 @@ export class AppController {
     if (this.frame) return;
     const gap = Math.min(MAX_WAIT_MS, Math.max(this.opts.frameMs ?? 33, GAP_FACTOR * this.frameCost));
     this.armFrame(gap);
+  }
+
+  /**
+   * The first scan is over: the complete list is drawn in the next frame
+   * (frameMs), not after a background frame's gap (up to MAX_WAIT_MS at
+   * 100,000 sessions). Once: it is the moment a user waits for.
+   */
+  scanFinished(): void {
+    if (this.closed) return;
+    if (this.frame) clearTimeout(this.frame);
+    this.frame = undefined;
+    this.dirty = this.contentDirty = true;
+    this.pendingSince ??= performance.now();
+    this.armFrame(this.opts.frameMs ?? 33);
   }
 
   private armFrame(ms: number): void {

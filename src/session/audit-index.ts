@@ -4,6 +4,9 @@
 // a time budget is spent, so the TUI runs it in small slices between frames
 // and never blocks a key for long: a session's audit itself runs in steps
 // (auditSessionSteps), so a 50,000-event session spans many slices.
+// With a memory (AuditMemory: the findings cache of an earlier run), a
+// session unchanged since it was audited, and its parents too, takes its
+// findings from there instead of reading its log again.
 import { auditRoot, auditSessionSteps, sessionsById, slicedEvents, type Finding } from './audit.js';
 import type { Diagnostic } from './diagnostics.js';
 import { Journal } from './journal.js';
@@ -11,12 +14,32 @@ import type { Session } from './session.js';
 
 const keyOf = (s: Session): string => s.file ?? `mem:${s.id}`;
 
+/** A session as audited: the parents it was audited against (the seed check), in order, and what was found. */
+export interface AuditedSession {
+  session: Session;
+  parents: readonly Session[];
+  findings: readonly Finding[];
+}
+
+/**
+ * Findings kept between runs (storage/findings-cache.ts). recall: the
+ * findings of `s` audited against these `parents`, when neither has changed
+ * since (else undefined: audit it). keep: called once, when every session has
+ * been audited the first time; `audited()` lists them.
+ */
+export interface AuditMemory {
+  recall(s: Session, parents: readonly Session[]): readonly Finding[] | undefined;
+  keep(audited: () => AuditedSession[]): void;
+}
+
 /** What a session's findings depend on besides its own log: its parents' (the seed check). */
 function parentsSig(s: Session, byId: ReadonlyMap<string, readonly Session[]>): string {
   if (s.parentSession === undefined) return '';
   const parents = byId.get(s.parentSession) ?? [];
   return parents.map((p) => `${keyOf(p)}:${p.length}`).join(',');
 }
+
+const parentsOf = (s: Session, byId: ReadonlyMap<string, readonly Session[]>): readonly Session[] => (s.parentSession === undefined ? [] : (byId.get(s.parentSession) ?? []));
 
 interface Entry {
   session: Session;
@@ -56,6 +79,10 @@ export class AuditIndex {
   private job?: Job;
   /** the current step's pause (the job's reads and loops ask it) */
   private pause: () => boolean = () => false;
+  /** the memory was handed the findings (once: the first time every session was audited) */
+  private kept = false;
+
+  constructor(private readonly memory?: AuditMemory) {}
 
   /** The store changed: the next step finds what is stale anew. */
   invalidate(): void {
@@ -139,6 +166,15 @@ export class AuditIndex {
         if (progressed && this.pause()) break;
         const s = w.todo[w.next];
         const entry: Entry = { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId), findings: NO_FINDINGS };
+        const recalled = this.memory?.recall(s, parentsOf(s, w.byId));
+        if (recalled) {
+          if (recalled.length > 0) entry.findings = [...recalled];
+          this.done.set(keyOf(s), entry);
+          this.changes.note(keyOf(s));
+          w.next++;
+          changed = progressed = true;
+          continue;
+        }
         this.job = { entry, steps: auditSessionSteps(s, w.byId, slicedEvents(() => this.pause()), () => this.pause()) };
       }
       const { entry, steps } = this.job;
@@ -161,6 +197,13 @@ export class AuditIndex {
       changed = true;
     }
     const done = w.next >= w.todo.length;
+    if (done && this.memory && !this.kept) {
+      this.kept = true;
+      const { byId } = w;
+      // an audit that could not read its log is no finding to keep
+      const entries = [...this.done.values()].filter((e) => !e.findings.some((f) => f.code === 'READ_FAILED'));
+      this.memory.keep(() => entries.map((e) => ({ session: e.session, parents: parentsOf(e.session, byId), findings: e.findings })));
+    }
     // drained: let go of the list and the id map (a root's worth of references) until the next change
     if (done) this.work = { todo: [], next: 0, byId: new Map() };
     return { changed, done };

@@ -342,7 +342,7 @@ export class FactCache {
   }
 }
 
-function safeRealpath(p: string): string | undefined {
+export function safeRealpath(p: string): string | undefined {
   try {
     return fs.realpathSync(p);
   } catch {
@@ -503,7 +503,7 @@ function hasNonFinite(v: unknown): boolean {
 }
 
 /** Writes head + lines to `file` through a temp file in `dir`: fsync, rename, 0600. */
-function writeAtomic(dir: string, file: string, head: string, lines: string[]): void {
+export function writeAtomic(dir: string, file: string, head: string, lines: string[]): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
     const st = fs.statSync(dir);
@@ -544,7 +544,7 @@ function writeAtomic(dir: string, file: string, head: string, lines: string[]): 
 }
 
 /** writeAtomic with asynchronous I/O. */
-async function writeAtomicAsync(dir: string, file: string, head: string, lines: string[]): Promise<void> {
+export async function writeAtomicAsync(dir: string, file: string, head: string, lines: string[]): Promise<void> {
   const fsp = fs.promises;
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);

@@ -57,7 +57,7 @@ export class RootModel {
     this.refusals = refusals;
     if (all) return this.rebuildAll();
     if (storeKeys.length === 0 && auditKeys.length === 0) return false;
-    const affected = new Set<string>(auditKeys);
+    const affected = new Set<string>();
     let lineageMoved = false;
     for (const key of storeKeys) {
       affected.add(key);
@@ -76,7 +76,19 @@ export class RootModel {
     }
     if (lineageMoved) this.updateCycles(affected);
     for (const key of affected) this.refresh(key);
+    // the audit's news alone change only a badge: most sessions are clean before and after (a warm start recalls 100,000)
+    for (const key of auditKeys) if (!affected.has(key) && !this.sameBadge(key)) this.refresh(key);
     return true;
+  }
+
+  /** The item of `key` is there and its badge is what the audit says now (so nothing else of it changed). */
+  private sameBadge(key: string): boolean {
+    const item = this.items.get(key);
+    const s = this.store.byFile(key);
+    if (!item || !s) return false;
+    const a = item.problem;
+    const b = this.badgeOf(s);
+    return a === b || (a !== undefined && b !== undefined && a.severity === b.severity && a.code === b.code && a.count === b.count);
   }
 
   private rebuildAll(): boolean {
@@ -255,7 +267,7 @@ export class RootModel {
 
 const cycleIdsOf = (sessions: readonly Session[]): Set<string> => new Set(lineageCycles(sessions).flatMap((f) => (f.session !== undefined ? [f.session] : [])));
 
-/** Two items show the same (every field equal; the problem badge by its code and count). */
+/** Two items show the same (every field equal; the problem badge by its severity, code and count). */
 function sameItem(a: SessionListItem, b: SessionListItem): boolean {
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
@@ -263,7 +275,7 @@ function sameItem(a: SessionListItem, b: SessionListItem): boolean {
     const x = (a as unknown as Record<string, unknown>)[k];
     const y = (b as unknown as Record<string, unknown>)[k];
     if (x === y) continue;
-    if (k === 'problem' && a.problem && b.problem && a.problem.code === b.problem.code && a.problem.count === b.problem.count) continue;
+    if (k === 'problem' && a.problem && b.problem && a.problem.severity === b.problem.severity && a.problem.code === b.problem.code && a.problem.count === b.problem.count) continue;
     return false;
   }
   return true;
