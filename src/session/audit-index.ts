@@ -7,7 +7,7 @@
 // With a memory (AuditMemory: the findings cache of an earlier run), a
 // session unchanged since it was audited, and its parents too, takes its
 // findings from there instead of reading its log again.
-import { auditRoot, auditSessionSteps, sessionsById, slicedEvents, type Finding } from './audit.js';
+import { auditRoot, auditSessionSteps, slicedEvents, type Finding } from './audit.js';
 import type { Diagnostic } from './diagnostics.js';
 import { Journal } from './journal.js';
 import type { Session } from './session.js';
@@ -121,11 +121,6 @@ export class AuditIndex {
       if (++n % CHUNK === 0) yield;
     }
     return { todo, next: 0, byId };
-  }
-
-  /** Sessions whose findings are missing or out of date. */
-  stale(sessions: readonly Session[], byId = sessionsById(sessions)): Session[] {
-    return sessions.filter((s) => !current(this.done.get(keyOf(s)), s, byId));
   }
 
   /**
