@@ -19,7 +19,7 @@ import { initialAppState, type AppAction, type AppState, type Effect } from '../
 import type { Size } from '../../src/view/app/layout.js';
 import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
 import type { ViewName } from '../../src/view/app/keymap.js';
-import { snapshotWorld, type World } from '../../src/view/app/world.js';
+import { scopeTest, snapshotWorld, type World } from '../../src/view/app/world.js';
 import { RootModel } from '../../src/view/app/root-model.js';
 import { selectedSession } from '../../src/view/app/state.js';
 import type { Session } from '../../src/session/session.js';
@@ -39,6 +39,8 @@ export interface ControllerOptions {
   newId?: () => string;
   /** store changes are drawn at most once per `frameMs` (default 33: 30 frames a second) */
   frameMs?: number;
+  /** how long the model's steps before a background frame take at once (default SYNC_STEP_MS) */
+  syncStepMs?: number;
   tickMs?: number;
   /** where `x` writes exports (default: the current folder) */
   exportDir?: string;
@@ -62,6 +64,8 @@ const GAP_FACTOR = 8;
 const MAX_WAIT_MS = 1000;
 /** keys closer together than this are a burst: background frames wait for its end */
 const KEY_QUIET_MS = 150;
+/** the model's steps before a background frame take at most this long at once (then keys and other work) */
+const SYNC_STEP_MS = 8;
 
 export class AppController {
   private snap: Snapshot;
@@ -94,7 +98,7 @@ export class AppController {
   ) {
     this.newId = opts.newId ?? (() => newChildId());
     this.auditIndex = new AuditIndex(opts.auditMemory);
-    this.model = new RootModel(index.store, this.auditIndex);
+    this.model = new RootModel(index.store, this.auditIndex, opts.scope && scopeTest(opts.scope));
     const world = this.takeWorld();
     const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, pinTop: opts.selection === undefined, allProjects: !(opts.scope && opts.startScoped) };
     this.snap = { state: reduce(initial, { type: 'world' }, world).state, world };
@@ -358,6 +362,12 @@ export class AppController {
       const typing = now - this.lastKeyAt < KEY_QUIET_MS;
       const waited = now - (this.pendingSince ?? now);
       if (typing && waited < MAX_WAIT_MS) return this.armFrame(Math.min(KEY_QUIET_MS, MAX_WAIT_MS - waited));
+      // the model takes the news in steps first, keys answered between them (a scan's 30,000 new
+      // sessions were one 60-140 ms block at 100,000); the frame draws once it is current
+      if (this.contentDirty) {
+        const until = now + (this.opts.syncStepMs ?? SYNC_STEP_MS);
+        if (!this.model.syncStep(this.rootRefusals(), () => performance.now() > until)) return this.armFrame(0);
+      }
       this.pendingSince = undefined;
       this.dispatch({ type: 'world' });
       // React renders in a microtask the dispatch queued, and Ink draws in its commit: measured after them

@@ -61,7 +61,7 @@ export function badgeColumnWidth(rows: RowSeq<Pick<SessionRow, 'badge'>>): numbe
   const hit = badgeWidths.get(rows);
   if (hit !== undefined) return hit;
   let widest = BADGE_MIN;
-  if (rows instanceof ItemRows) widest = rows.widestBadge(displayWidth, BADGE_MIN, BADGE_MAX);
+  if (rows instanceof ItemRows) widest = rows.widestBadge(BADGE_MIN, BADGE_MAX);
   else {
     const seen = new Set<string>();
     for (const { badge } of rows.slice()) {

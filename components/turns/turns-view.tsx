@@ -155,7 +155,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   const detail = detailShown ? detailLines(selectedRow, session.events) : [];
 
   const search = state.turnSearch?.key === state.selection ? state.turnSearch : undefined;
-  const duplicates = world.items.filter((i) => i.id === session.id).length;
+  const duplicates = world.sameId(session.id);
   lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length } : undefined, duplicates, world.olderGenerations(session))} />);
   visible.rows.forEach((row, i) => {
     const isSel = visible.top + i === sel.index;

@@ -35,12 +35,14 @@ export interface MountOptions {
   /** the current project's scope, and whether the list starts scoped to it (p toggles) */
   scope?: ProjectScope;
   startScoped?: boolean;
+  /** the controller's model steps before a background frame (ms at once) */
+  syncStepMs?: number;
 }
 
 export function mountApp(o: MountOptions) {
   const size = o.size ?? { columns: 100, rows: 24 };
   let n = 0;
-  const controller = new AppController(o.index, { size, initialView: o.view, selection: o.selection, now: o.now ?? 1795990000000, newId: () => `child-${++n}`, exportDir: o.exportDir, scope: o.scope, startScoped: o.startScoped });
+  const controller = new AppController(o.index, { size, initialView: o.view, selection: o.selection, now: o.now ?? 1795990000000, newId: () => `child-${++n}`, exportDir: o.exportDir, scope: o.scope, startScoped: o.startScoped, syncStepMs: o.syncStepMs });
   const r = render(<App index={o.index} controller={controller} size={o.followTerminal ? undefined : size} color={false} />);
   const frame = (): string => {
     const f = r.lastFrame() ?? '';

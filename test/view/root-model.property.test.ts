@@ -12,7 +12,7 @@ import { problemRows, worstBySession } from '../../src/session/problems.js';
 import type { Session } from '../../src/session/session.js';
 import { memorySession, SessionStore } from '../../src/session/store.js';
 import { RootModel } from '../../src/view/app/root-model.js';
-import { sortSessions } from '../../src/view/sessions/session-list.js';
+import { ItemRows, sortSessions } from '../../src/view/sessions/session-list.js';
 
 const IDS = ['a', 'b', 'c', 'd'];
 
@@ -22,7 +22,8 @@ type Op =
   | { kind: 'delete'; at: number }
   | { kind: 'replace'; at: number }
   | { kind: 'audit'; budget: number }
-  | { kind: 'sync' };
+  | { kind: 'sync' }
+  | { kind: 'step'; keys: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('new' as const), id: fc.nat(IDS.length - 1), parent: fc.option(fc.nat(IDS.length - 1)), bad: fc.boolean() }) },
@@ -31,6 +32,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('replace' as const), at: fc.nat(20) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('audit' as const), budget: fc.nat(2) }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'sync' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('step' as const), keys: fc.nat(4) }) },
 );
 
 let files = 0;
@@ -62,13 +64,15 @@ function appendTo(s: Session, close: boolean): void {
 const itemsOf = (m: RootModel) => [...m.all()].sort((a, b) => (a.key < b.key ? -1 : 1));
 
 describe('the root model, kept current from what changed', () => {
-  it('equals a model built from scratch, and its badges equal the Problems rows, after any changes', () => {
+  it('equals a model built from scratch, and its badges equal the Problems rows, after any changes (also taken in steps)', () => {
     fc.assert(
       fc.property(fc.array(opArb, { minLength: 1, maxLength: 40 }), (ops) => {
         const store = new SessionStore();
         const audit = new AuditIndex();
         store.subscribe(() => audit.invalidate());
-        const model = new RootModel(store, audit);
+        // the project scope, as a test on items: the scoped orders keep only these
+        const inScope = (i: { id: string }) => i.id !== 'd';
+        const model = new RootModel(store, audit, inScope);
         model.sync();
         let clock = 1000;
         const check = () => {
@@ -78,7 +82,14 @@ describe('the root model, kept current from what changed', () => {
           expect(itemsOf(model)).toEqual(itemsOf(fresh));
           expect(model.diagnostics).toBe(fresh.diagnostics);
           for (const order of ['recent', 'created', 'id'] as const)
-            expect(model.sortedBy(order).map((i) => i.key)).toEqual(sortSessions(fresh.all(), order).map((r) => r.item.key));
+            for (const scoped of [false, true]) {
+              const want = sortSessions(scoped ? fresh.all().filter(inScope) : fresh.all(), order).map((r) => r.item);
+              expect(model.sortedBy(order, scoped).map((i) => i.key)).toEqual(want.map((i) => i.key));
+              // the stats kept through the changes equal a count over the list
+              const stats = model.statsOf(order, scoped);
+              expect(stats.gone).toBe(want.filter((i) => i.gone === true).length);
+              expect(stats.widest(clock, 0, 99)).toBe(Math.max(0, ...want.map((i) => new ItemRows([i], clock).widestBadge(0, 99))));
+            }
           const sessions = store.list();
           const worst = worstBySession(problemRows({ sessions, refused: [], findings: audit.findings(sessions, []) }));
           for (const i of model.all()) expect([i.key, i.problem]).toEqual([i.key, worst.get(i.key)]);
@@ -104,6 +115,12 @@ describe('the root model, kept current from what changed', () => {
             store.add(next);
           } else if (op.kind === 'audit') audit.step(() => store.list(), 0);
           else if (op.kind === 'sync') check();
+          else if (op.kind === 'step') {
+            // a few items rebuilt, then more changes may come before the rest
+            let n = 0;
+            const done = model.syncStep(undefined, () => ++n > op.keys);
+            expect(done).toBe(!model.behind());
+          }
         }
         check();
       }),

@@ -16,7 +16,7 @@ import { SessionStore } from '../../session/store.js';
 import { layoutOf } from '../../storage/layout.js';
 import { resumeVerdict } from '../../storage/resume.js';
 import { rootRefusalOf } from '../../storage/root-refusals.js';
-import { byOrder, listItemOf, type SessionListItem, type SortOrder } from '../sessions/session-list.js';
+import { byOrder, ListStats, listItemOf, type SessionListItem, type SortOrder } from '../sessions/session-list.js';
 
 const keyOf = SessionStore.keyOf;
 const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
@@ -35,50 +35,125 @@ export class RootModel {
   private cycleIds = new Set<string>();
   private diagnosticSum = 0;
   private list?: SessionListItem[];
-  private readonly sorted = new Map<FlatOrder, SessionListItem[]>();
-  /** items replaced or dropped since each sorted list was last merged */
-  private readonly staleIn = new Map<FlatOrder, { gone: Set<SessionListItem>; added: SessionListItem[] }>();
+  /** the kept orders, by order (and " scoped" for the project scope's) */
+  private readonly sorted = new Map<string, SortedList>();
 
   constructor(
     private readonly store: SessionStore,
     private readonly audit?: AuditIndex,
+    /** the project scope's test: the scoped orders keep the items it passes */
+    private readonly inScope?: (item: SessionListItem) => boolean,
   ) {}
+
+  /** How many items there are. */
+  get size(): number {
+    return this.items.size;
+  }
+
+  /** keys whose item is rebuilt in the coming steps (taken from the journals, with what depends on them) */
+  private readonly pending = new Set<string>();
+  /** keys the audit has news about: only a changed badge rebuilds them */
+  private readonly auditPending = new Set<string>();
+  /** a parent link came or went among the pending keys: lineage cycles are found again once they are done */
+  private lineageMoved = false;
 
   /**
    * Brings the items up to date with the store, the audit and rc.8's root
-   * refusals. Returns whether any item changed.
+   * refusals, at once. Returns whether anything was to be done.
    */
   sync(refusals: ReadonlyMap<string, string> = NO_REFUSALS): boolean {
+    const news = this.intake(refusals);
+    this.work(() => false);
+    return news;
+  }
+
+  /**
+   * The same in steps: rebuilds pending items until `pause()` says stop
+   * (asked after each item). Returns true when the model is current. A scan
+   * adds tens of thousands of sessions between two frames at 100,000: their
+   * items are built in these steps, with keys answered between them, and the
+   * frame that draws them has little left to do.
+   */
+  syncStep(refusals: ReadonlyMap<string, string> = NO_REFUSALS, pause: () => boolean): boolean {
+    this.intake(refusals);
+    return this.work(pause);
+  }
+
+  /** Whether the journals hold news not yet taken, or taken news wait to be applied. */
+  behind(refusals: ReadonlyMap<string, string> = NO_REFUSALS): boolean {
+    return (
+      this.pending.size > 0 ||
+      this.auditPending.size > 0 ||
+      this.lineageMoved ||
+      refusals !== this.refusals ||
+      this.store.changes.version !== this.storeAt ||
+      (this.audit?.changes.version ?? 0) !== this.auditAt
+    );
+  }
+
+  /**
+   * Takes what the journals noted since the last look into the work lists:
+   * each changed key, the sessions sharing its id (their verdict, duplicate
+   * badge) and its children (their parent link). A key taken before its item
+   * was rebuilt is looked at again from the same old item, so no id it had
+   * is missed. Returns whether there was news.
+   */
+  private intake(refusals: ReadonlyMap<string, string>): boolean {
     const storeKeys = this.store.changes.since(this.storeAt);
     const auditKeys = this.audit ? this.audit.changes.since(this.auditAt) : [];
     const all = storeKeys === undefined || auditKeys === undefined || refusals !== this.refusals;
     this.storeAt = this.store.changes.version;
     this.auditAt = this.audit?.changes.version ?? 0;
     this.refusals = refusals;
-    if (all) return this.rebuildAll();
+    if (all) {
+      // every item is looked at again; those that show the same stay (no order is merged for them)
+      for (const key of this.items.keys()) this.pending.add(key);
+      for (const s of this.store.list()) this.pending.add(keyOf(s));
+      this.lineageMoved = true;
+      return true;
+    }
     if (storeKeys.length === 0 && auditKeys.length === 0) return false;
-    const affected = new Set<string>();
-    let lineageMoved = false;
     for (const key of storeKeys) {
-      affected.add(key);
+      this.pending.add(key);
       const before = this.items.get(key);
       const now = this.store.byFile(key);
       // a cycle needs a parent link: it comes or goes only with a session that names a parent or is named as one
       const moved = !before || !now || before.id !== now.id || before.parentSession !== now.parentSession;
       const linked = (i?: { id: string; parentSession?: string }) => i !== undefined && (i.parentSession !== undefined || this.children.has(i.id));
-      if (moved && (linked(before) || linked(now))) lineageMoved = true;
-      // the sessions sharing its id (their verdict, duplicate badge) and its children (their parent link)
+      if (moved && (linked(before) || linked(now))) this.lineageMoved = true;
       for (const id of new Set([before?.id, now?.id]))
         if (id !== undefined) {
-          for (const t of this.store.withId(id)) affected.add(keyOf(t));
-          for (const c of this.children.get(id) ?? []) affected.add(c);
+          for (const t of this.store.withId(id)) this.pending.add(keyOf(t));
+          for (const c of this.children.get(id) ?? []) this.pending.add(c);
         }
     }
-    if (lineageMoved) this.updateCycles(affected);
-    for (const key of affected) this.refresh(key);
-    // the audit's news alone change only a badge: most sessions are clean before and after (a warm start recalls 100,000)
-    for (const key of auditKeys) if (!affected.has(key) && !this.sameBadge(key)) this.refresh(key);
+    for (const key of auditKeys) this.auditPending.add(key);
     return true;
+  }
+
+  /** Applies the work lists until `pause()`; true when all is done. */
+  private work(pause: () => boolean): boolean {
+    for (;;) {
+      for (const key of this.pending) {
+        this.pending.delete(key);
+        this.auditPending.delete(key); // rebuilt whole: its badge is current
+        this.refresh(key);
+        if (pause()) return this.pending.size === 0 && this.auditPending.size === 0 && !this.lineageMoved;
+      }
+      if (this.lineageMoved) {
+        // once the items are current (the children map says who names whom)
+        this.lineageMoved = false;
+        this.updateCycles(this.pending);
+        if (this.pending.size > 0) continue;
+      }
+      // the audit's news alone change only a badge: most sessions are clean before and after (a warm start recalls 100,000)
+      for (const key of this.auditPending) {
+        this.auditPending.delete(key);
+        if (!this.sameBadge(key)) this.refresh(key);
+        if (pause()) return this.auditPending.size === 0 && this.pending.size === 0;
+      }
+      return true;
+    }
   }
 
   /** The item of `key` is there and its badge is what the audit says now (so nothing else of it changed). */
@@ -89,17 +164,6 @@ export class RootModel {
     const a = item.problem;
     const b = this.badgeOf(s);
     return a === b || (a !== undefined && b !== undefined && a.severity === b.severity && a.code === b.code && a.count === b.count);
-  }
-
-  private rebuildAll(): boolean {
-    this.items.clear();
-    this.children.clear();
-    this.diagnosticSum = 0;
-    this.sorted.clear();
-    this.staleIn.clear();
-    this.cycleIds = cycleIdsOf(this.store.list());
-    for (const s of this.store.list()) this.refresh(keyOf(s));
-    return true;
   }
 
   /** A lineage cycle comes or goes only when sessions come or go: the ids whose cycle mark changed are affected. */
@@ -121,7 +185,7 @@ export class RootModel {
     if (before) {
       this.unlinkChild(before);
       this.diagnosticSum -= before.diagnostics;
-      for (const st of this.staleIn.values()) st.gone.add(before);
+      for (const st of this.sorted.values()) st.gone.add(before);
     }
     if (!item) {
       if (before) {
@@ -138,7 +202,11 @@ export class RootModel {
       if (!set) this.children.set(item.parentSession, (set = new Set()));
       set.add(key);
     }
-    for (const st of this.staleIn.values()) st.added.push(item);
+    for (const [name, st] of this.sorted) {
+      st.added.push(item);
+      // an order nobody asked for in a long while is dropped (sorted afresh when asked) rather than kept growing
+      if (st.added.length > st.list.length + 4096) this.sorted.delete(name);
+    }
   }
 
   private unlinkChild(item: SessionListItem): void {
@@ -235,34 +303,70 @@ export class RootModel {
   }
 
   /**
-   * The items in a flat order, kept sorted: what changed since the last call
-   * is taken out and merged back in (one linear pass, no comparisons for the
-   * items that did not move).
+   * The items in a flat order (in the project scope: `scoped`), kept sorted:
+   * what changed since the last call is taken out and merged back in (one
+   * linear pass, no comparisons for the items that did not move), and the
+   * list's stats follow the same changes.
    */
-  sortedBy(order: FlatOrder): readonly SessionListItem[] {
+  sortedBy(order: FlatOrder, scoped = false): readonly SessionListItem[] {
+    return this.sortedList(order, scoped).list;
+  }
+
+  /** The stats of sortedBy(order, scoped) (the Sessions header's deleted count, the STATE column's width). */
+  statsOf(order: FlatOrder, scoped = false): ListStats {
+    return this.sortedList(order, scoped).stats;
+  }
+
+  private sortedList(order: FlatOrder, scoped: boolean): SortedList {
+    const name = scoped && this.inScope ? `${order} scoped` : order;
+    const keep = scoped && this.inScope ? this.inScope : undefined;
     const cmp = byOrder(order);
-    const list = this.sorted.get(order);
-    const st = this.staleIn.get(order);
-    if (!list || !st) {
-      const fresh = [...this.items.values()].sort(cmp);
-      this.sorted.set(order, fresh);
-      this.staleIn.set(order, { gone: new Set(), added: [] });
+    const kept = this.sorted.get(name);
+    if (!kept) {
+      const stats = new ListStats();
+      const list: SessionListItem[] = [];
+      for (const i of this.items.values()) if (!keep || keep(i)) list.push(i);
+      list.sort(cmp);
+      for (const i of list) stats.add(i);
+      const fresh: SortedList = { list, stats, gone: new Set(), added: [], keep };
+      this.sorted.set(name, fresh);
       return fresh;
     }
-    if (st.gone.size === 0 && st.added.length === 0) return list;
-    const added = st.added.filter((i) => this.items.get(i.key) === i).sort(cmp);
-    const kept = st.gone.size ? list.filter((i) => !st.gone.has(i)) : list;
-    const merged: SessionListItem[] = new Array(kept.length + added.length);
+    const { list, gone, stats } = kept;
+    if (gone.size === 0 && kept.added.length === 0) return kept;
+    const added = kept.added.filter((i) => this.items.get(i.key) === i && (!keep || keep(i))).sort(cmp);
+    const rest = gone.size
+      ? list.filter((i) => {
+          if (!gone.has(i)) return true;
+          stats.remove(i);
+          return false;
+        })
+      : list;
+    for (const i of added) stats.add(i);
+    const merged: SessionListItem[] = new Array(rest.length + added.length);
     let a = 0;
     let b = 0;
     let o = 0;
-    while (a < kept.length && b < added.length) merged[o++] = cmp(kept[a], added[b]) <= 0 ? kept[a++] : added[b++];
-    while (a < kept.length) merged[o++] = kept[a++];
+    while (a < rest.length && b < added.length) merged[o++] = cmp(rest[a], added[b]) <= 0 ? rest[a++] : added[b++];
+    while (a < rest.length) merged[o++] = rest[a++];
     while (b < added.length) merged[o++] = added[b++];
-    this.sorted.set(order, merged);
-    this.staleIn.set(order, { gone: new Set(), added: [] });
-    return merged;
+    kept.list = merged;
+    kept.gone = new Set();
+    kept.added = [];
+    return kept;
   }
+}
+
+/** One kept order: its items, their stats, and what changed since it was last merged. */
+interface SortedList {
+  list: SessionListItem[];
+  stats: ListStats;
+  /** items replaced or dropped since the last merge */
+  gone: Set<SessionListItem>;
+  /** items added since (some may be gone again, or outside the scope) */
+  added: SessionListItem[];
+  /** the scope's test (a scoped order) */
+  keep?: (i: SessionListItem) => boolean;
 }
 
 const cycleIdsOf = (sessions: readonly Session[]): Set<string> => new Set(lineageCycles(sessions).flatMap((f) => (f.session !== undefined ? [f.session] : [])));

@@ -45,6 +45,10 @@ export interface World {
   /** the clock for ages (fixed per snapshot) */
   readonly now: number;
   readonly items: readonly SessionListItem[];
+  /** how many items (items.length, without building the array) */
+  readonly total: number;
+  /** how many sessions have this id */
+  sameId(id: string): number;
   readonly diagnostics: number;
   /** the first scan of the root is still running: an empty list is not the final word */
   readonly scanning: boolean;
@@ -167,7 +171,7 @@ export interface WorldOptions {
 
 export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, opts: WorldOptions = {}): World {
   const audit = opts.audit ?? new AuditIndex();
-  const model = opts.model ?? new RootModel(index.store, audit);
+  const model = opts.model ?? new RootModel(index.store, audit, opts.scope && scopeTest(opts.scope));
   if (!opts.model) model.sync(opts.rootRefusals);
   const store = index.store;
   let sessions: Session[] | undefined;
@@ -203,6 +207,10 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     get items() {
       return (items ??= opts.base ? (opts.base.items as SessionListItem[]) : (model.all() as SessionListItem[]));
     },
+    get total() {
+      return opts.base ? opts.base.total : model.size;
+    },
+    sameId: (id) => store.withId(id).length,
     get diagnostics() {
       return (diagnostics ??= opts.base ? opts.base.diagnostics : model.diagnostics + fileDiagnosticCount(index));
     },
@@ -213,13 +221,11 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       const all = allProjects || !opts.scope;
       if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order || rowsMemo.all !== all) {
         const scope = opts.scope;
-        const inScope = (i: SessionListItem) => all || !scope || inProjectScope({ file: i.key, cwd: i.cwd }, scope);
         let rows: RowSeq<SessionRow>;
         if (!filter.trim() && order !== 'threaded' && !opts.base) {
-          // the common case, kept sorted by the model: rows are built as the window reads them
-          const sorted = model.sortedBy(order);
-          rows = new ItemRows(all || !scope ? sorted : sorted.filter(inScope), now);
-        } else rows = filteredRows(all || !scope ? this.items : this.items.filter(inScope), filter, order);
+          // the common case, kept sorted by the model (per scope, with its stats): rows are built as the window reads them
+          rows = new ItemRows(model.sortedBy(order, !all), now, model.statsOf(order, !all));
+        } else rows = filteredRows(all || !scope ? this.items : this.items.filter(scopeTest(scope)), filter, order);
         rowsMemo = { filter, order, all, rows };
       }
       return rowsMemo.rows;
@@ -258,5 +264,11 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     },
   };
 }
+
+/** Whether a list item is in the project scope (the Sessions view's `p`). */
+export const scopeTest =
+  (scope: ProjectScope) =>
+  (i: SessionListItem): boolean =>
+    inProjectScope({ file: i.key, cwd: i.cwd }, scope);
 
 export { keyOf };

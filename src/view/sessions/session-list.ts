@@ -20,7 +20,7 @@ import type { ForkBlock, SessionState } from '../../session/log-facts.js';
 import { forkBlockOf, stateOf } from '../../session/log-facts.js';
 import type { Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
-import { sanitizeInline } from '../text/sanitize.js';
+import { displayWidth, sanitizeInline } from '../text/sanitize.js';
 
 export type SortOrder = 'recent' | 'created' | 'id' | 'threaded';
 export const SORT_ORDERS: readonly SortOrder[] = ['recent', 'created', 'id', 'threaded'];
@@ -244,6 +244,58 @@ export function treeGuides(depths: readonly number[]): string[] {
 }
 
 /**
+ * What the Sessions header and the STATE column need from a whole list,
+ * kept by whoever keeps the list (the root model, per order) and updated as
+ * items enter and leave it: a frame then reads them instead of walking
+ * 100,000 items. Widths are counted per value; an open turn's badge shows its
+ * age (it moves), so those items are kept apart and measured when asked.
+ */
+export class ListStats {
+  private readonly widths: number[] = [];
+  private readonly timed = new Set<SessionListItem>();
+  gone = 0;
+
+  add(item: SessionListItem): void {
+    if (item.gone === true) this.gone++;
+    if (forkBlockOfItem(item) === 'open-turn') this.timed.add(item);
+    else {
+      const w = badgeWidth(item, 0); // only an open turn's badge reads the clock
+      this.widths[w] = (this.widths[w] ?? 0) + 1;
+    }
+  }
+
+  remove(item: SessionListItem): void {
+    if (item.gone === true) this.gone--;
+    if (!this.timed.delete(item)) {
+      const w = badgeWidth(item, 0);
+      this.widths[w]--;
+    }
+  }
+
+  /** The widest badge at `now`, at least `min` and at most `max`. */
+  widest(now: number, min: number, max: number): number {
+    let widest = min;
+    for (let w = this.widths.length - 1; w > widest; w--)
+      if (this.widths[w]) {
+        widest = w;
+        break;
+      }
+    for (const item of this.timed) if (widest < max) widest = Math.max(widest, badgeWidth(item, now));
+    return Math.min(widest, max);
+  }
+}
+
+/** The display width of an item's BADGE cell (kept per item while its badge holds still). */
+export function badgeWidth(item: SessionListItem, now: number): number {
+  let w = badgeWidthOf.get(item);
+  if (w === undefined) {
+    w = displayWidth(badgeCell(item, now).badge);
+    if (forkBlockOfItem(item) !== 'open-turn') badgeWidthOf.set(item, w);
+  }
+  return w;
+}
+
+/**
  * The Sessions rows of items in their order, each built when read: a frame
  * reads a window's worth. Building all of them (and keeping each in the memo)
  * was ~500 bytes a session and a 100,000-element array per new order.
@@ -253,6 +305,8 @@ export class ItemRows implements RowSeq<SessionRow> {
   constructor(
     readonly items: readonly SessionListItem[],
     readonly now: number,
+    /** the list's counts, when its keeper has them (else they are counted here) */
+    private readonly stats?: ListStats,
   ) {}
   get length(): number {
     return this.items.length;
@@ -269,27 +323,19 @@ export class ItemRows implements RowSeq<SessionRow> {
     return this.items.findIndex((item) => item.key === key);
   }
   /**
-   * The width of the widest BADGE cell (as `measure` gives it), at least
-   * `min` and at most `max` (the search stops there). Each item's width is
-   * kept while the item lives (an open turn's is measured again: its age
-   * moves): a new list, every background frame at 100,000 sessions, costs a
-   * lookup per item instead of a badge text and its measure.
+   * The width of the widest BADGE cell (its display width), at least `min`
+   * and at most `max`: from the list's stats, else from each item's width
+   * (kept while the item lives).
    */
-  widestBadge(measure: (text: string) => number, min: number, max: number): number {
+  widestBadge(min: number, max: number): number {
+    if (this.stats) return this.stats.widest(this.now, min, max);
     let widest = min;
-    for (const item of this.items) {
-      let w = badgeWidthOf.get(item);
-      if (w === undefined) {
-        w = measure(badgeCell(item, this.now).badge);
-        if (forkBlockOfItem(item) !== 'open-turn') badgeWidthOf.set(item, w);
-      }
-      if (w > widest && (widest = w) >= max) return max;
-    }
+    for (const item of this.items) if (badgeWidth(item, this.now) > widest && (widest = badgeWidth(item, this.now)) >= max) return max;
     return widest;
   }
   /** deleted sessions kept among the rows */
   gone(): number {
-    return (this.goneCount ??= this.items.filter((item) => item.gone === true).length);
+    return (this.goneCount ??= this.stats ? this.stats.gone : this.items.filter((item) => item.gone === true).length);
   }
 }
 
