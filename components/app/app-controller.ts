@@ -3,7 +3,7 @@
 // (synchronously, in arrival order), runs the effects the reducer returns
 // (the fork write, exit, status timers) and tells React to draw. Store changes
 // are coalesced into one `world` action per frame.
-import { rc8RootRefusalsOf } from '../../src/storage/root-refusals.js';
+import { RootShapes } from '../../src/storage/root-refusals.js';
 import { AuditIndex, type AuditMemory } from '../../src/session/audit-index.js';
 import { isQueryError, parseQuery } from '../../src/session/query.js';
 import { indexSome, runFilter, SearchIndex, startFilter, type FilterJob } from '../../src/session/search-index.js';
@@ -120,21 +120,39 @@ export class AppController {
   private auditTimer?: ReturnType<typeof setTimeout>;
   private refusals = { files: -1, sessions: -1, map: new Map<string, string>() };
 
+  /** rc.8's root refusals being found again, in steps (the count of files or sessions moved) */
+  private refusalJob?: { files: number; sessions: number; paths: Iterator<string>; shapes: RootShapes };
+
   /**
-   * rc.8's refusals of whole roots, from the files found: recomputed when the
-   * count of files or sessions changed (a file added, deleted or re-read as a
-   * session), not on every append, and not while the first scan runs (a pass
-   * over every path per frame would cost the keys; the scan's end brings it).
-   * The same verdicts keep the same map, so the model is not rebuilt for them.
+   * rc.8's refusals of whole roots, from the files found: found again when
+   * the count of files or sessions changed (a file added, deleted or re-read
+   * as a session), not on every append, and not while the first scan runs (a
+   * pass over every path per frame would cost the keys; the scan's end brings
+   * it). In steps until `pause()` (80 ms at once for 100,000 files); true
+   * when `this.refusals` is current. The same verdicts keep the same map, so
+   * the model is not rebuilt for them.
    */
-  private rootRefusals(): ReadonlyMap<string, string> {
+  private stepRefusals(pause: () => boolean): boolean {
+    if (this.index.scan && !this.index.scan.finished) return true;
     const r = this.refusals;
-    if (this.index.scan && !this.index.scan.finished) return r.map;
-    if (r.files !== this.index.files.size || r.sessions !== this.index.store.size) {
-      const map = rc8RootRefusalsOf(this.index.files.keys());
-      this.refusals = { files: this.index.files.size, sessions: this.index.store.size, map: sameEntries(map, r.map) ? r.map : map };
+    const files = this.index.files.size;
+    const sessions = this.index.store.size;
+    if (!this.refusalJob) {
+      if (r.files === files && r.sessions === sessions) return true;
+      // the live iterator: files added meanwhile are visited, deleted ones skipped (and the counts say to look again)
+      this.refusalJob = { files, sessions, paths: this.index.files.keys(), shapes: new RootShapes() };
     }
-    return this.refusals.map;
+    const job = this.refusalJob;
+    for (let n = 1; ; n++) {
+      const next = job.paths.next();
+      if (next.done) break;
+      job.shapes.add(next.value);
+      if (n % 1024 === 0 && pause()) return false;
+    }
+    this.refusalJob = undefined;
+    const map = job.shapes.refusals();
+    this.refusals = { files: job.files, sessions: job.sessions, map: sameEntries(map, r.map) ? r.map : map };
+    return this.index.files.size === job.files && this.index.store.size === job.sessions ? true : this.stepRefusals(pause);
   }
 
   /** the store (or the audit) changed since the last snapshot, not only the filter's answers */
@@ -150,13 +168,13 @@ export class AppController {
     const base = (this.contentDirty && !keepContent) || !this.snap ? undefined : this.snap.world;
     if (base && keepContent && this.contentDirty) this.dirty = true;
     else this.contentDirty = false;
-    if (!base) this.model.sync(this.rootRefusals());
+    if (!base) this.model.sync(this.refusalsTaken);
     return snapshotWorld(this.index, ++this.version, this.opts.now ?? Date.now(), this.newId, {
       base,
       audit: this.auditIndex,
       model: this.model,
       scope: this.opts.scope,
-      rootRefusals: this.rootRefusals(),
+      rootRefusals: this.refusalsTaken,
       rootLabel: this.opts.rootLabel,
       filterAnswers: this.filterAnswers(),
       onLoading: (session) => this.loading(session),
@@ -355,7 +373,15 @@ export class AppController {
     this.armFrame(this.opts.frameMs ?? 33);
   }
 
-  private armFrame(ms: number): void {
+  /**
+   * The root refusals the model was last handed. New ones are taken only by
+   * the steps before a background frame: their change can touch every item
+   * (at 100,000 sessions, a 100 ms block when a snapshot took them at once).
+   */
+  private refusalsTaken: ReadonlyMap<string, string> = this.refusals.map;
+
+  /** `synced`: the model's steps caught up just before: draw now (news since are a slice's worth). */
+  private armFrame(ms: number, synced = false): void {
     this.frame = setTimeout(() => {
       this.frame = undefined;
       const now = performance.now();
@@ -364,9 +390,15 @@ export class AppController {
       if (typing && waited < MAX_WAIT_MS) return this.armFrame(Math.min(KEY_QUIET_MS, MAX_WAIT_MS - waited));
       // the model takes the news in steps first, keys answered between them (a scan's 30,000 new
       // sessions were one 60-140 ms block at 100,000); the frame draws once it is current
-      if (this.contentDirty) {
+      if (this.contentDirty && !synced) {
         const until = now + (this.opts.syncStepMs ?? SYNC_STEP_MS);
-        if (!this.model.syncStep(this.rootRefusals(), () => performance.now() > until)) return this.armFrame(0);
+        const pause = () => performance.now() > until;
+        if (!this.stepRefusals(pause)) return this.armFrame(0);
+        this.refusalsTaken = this.refusals.map;
+        if (this.model.behind(this.refusalsTaken)) {
+          const done = this.model.syncStep(this.refusalsTaken, pause);
+          return this.armFrame(0, done); // the frame is drawn in a task of its own
+        }
       }
       this.pendingSince = undefined;
       this.dispatch({ type: 'world' });

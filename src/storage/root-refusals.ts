@@ -25,29 +25,45 @@ interface RootShape {
  * in a `<root>/<folder>/` is a flat file.
  */
 export function rc8RootRefusalsOf(files: Iterable<string>): Map<string, string> {
-  const roots = new Map<string, RootShape>();
-  const shape = (root: string): RootShape => {
-    let s = roots.get(root);
-    if (!s) roots.set(root, (s = {}));
+  const shapes = new RootShapes();
+  for (const f of files) shapes.add(f);
+  return shapes.refusals();
+}
+
+/**
+ * rc8RootRefusalsOf as a fold: add() the files in any order (the browser adds
+ * a 100,000-file root's in slices: at once it was an 80 ms block), then ask.
+ */
+export class RootShapes {
+  private readonly roots = new Map<string, RootShape>();
+
+  private shape(root: string): RootShape {
+    let s = this.roots.get(root);
+    if (!s) this.roots.set(root, (s = {}));
     return s;
-  };
-  for (const f of files) {
+  }
+
+  add(f: string): void {
     const dir = path.dirname(f);
-    const flat = shape(path.dirname(dir));
+    const flat = this.shape(path.dirname(dir));
     flat.flat ??= f;
-    if (generationOf(path.basename(f)) === undefined) continue;
-    const s = shape(path.dirname(path.dirname(dir)));
+    if (generationOf(path.basename(f)) === undefined) return;
+    const s = this.shape(path.dirname(path.dirname(dir)));
     if (f.endsWith('.zstd')) s.zstd ??= f;
     else s.plain ??= f;
     if (layoutOf(f) === 'rc8-harness') s.rc8 = true;
   }
-  const out = new Map<string, string>();
-  for (const [root, s] of roots) {
-    if (!s.rc8) continue;
-    if (s.plain && s.zstd) out.set(root, `the root holds both .jsonl (${s.plain}) and .jsonl.zstd (${s.zstd}): rc.8 refuses a root with mixed encodings`);
-    else if (s.flat) out.set(root, `${s.flat} uses the old flat layout inside a project folder: rc.8 refuses the whole root`);
+
+  /** Why rc.8 refuses each root, by root folder. */
+  refusals(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [root, s] of this.roots) {
+      if (!s.rc8) continue;
+      if (s.plain && s.zstd) out.set(root, `the root holds both .jsonl (${s.plain}) and .jsonl.zstd (${s.zstd}): rc.8 refuses a root with mixed encodings`);
+      else if (s.flat) out.set(root, `${s.flat} uses the old flat layout inside a project folder: rc.8 refuses the whole root`);
+    }
+    return out;
   }
-  return out;
 }
 
 /** Why rc.8 refuses the root of session `s` (undefined: it does not, or `s` is not in an rc.8 root). */

@@ -5,10 +5,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { newRootIndex } from '../../src/storage/load-root.js';
+import { RootShapes } from '../../src/storage/root-refusals.js';
 import { scanRoot } from '../../src/storage/scan.js';
 import { RootModel } from '../../src/view/app/root-model.js';
 import { mountApp } from '../support/app-harness.js';
-import { cleanupTmp, evs, hdr, logText, tmpDir, turnRows } from '../support/fixtures.js';
+import { cleanupTmp, evs, hdr, logText, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
 afterEach(cleanupTmp);
 
@@ -56,6 +57,30 @@ describe('frames during a background scan and audit', () => {
     await app.press('G');
     expect(app.frame()).toMatch(/▶ boundary +s-999 /);
     step.mockRestore();
+    app.unmount();
+  }, 120_000);
+
+  it("rc.8's whole-root refusal is found in steps after the scan, and every session of the root shows it", async () => {
+    const n = 1_100;
+    const root = path.join(tmpDir(), 'root');
+    const header = (id: string) => hdr(id, { cwd: '/a', delegationDepth: 0, createdAt: 1_700_000_000_000 });
+    for (let i = 0; i < n; i++) writeLog(path.join(root, '--a--', `s-${i}`, 'session.jsonl'), header(`s-${i}`), evs(...turnRows(1)));
+    // one session file directly in the project folder: rc.8 refuses the whole root for it
+    const flat = writeLog(path.join(root, '--a--', 'flat.jsonl'), header('flat'), evs(...turnRows(1)));
+    const index = newRootIndex(root);
+    index.scan = { done: 0, finished: false };
+    const fold = vi.spyOn(RootShapes.prototype, 'refusals');
+    const app = mountApp({ index, syncStepMs: 0 });
+    await scanRoot(index, { onProgress: (p) => (index.scan = p) });
+    index.store.emit();
+    await app.idle();
+    const world = app.controller.getSnapshot().world;
+    const s = index.store.get(path.join(root, '--a--', 's-7', 'session.jsonl'))!;
+    expect(world.resumeRefusal(s)).toBe(`${flat} uses the old flat layout inside a project folder: rc.8 refuses the whole root`);
+    expect(world.rows('', 'recent').slice().find((r) => r.key === s.file)?.badge).toMatch(/^⊘ /);
+    // found once, after the scan (not per frame while it ran)
+    expect(fold).toHaveBeenCalledTimes(1);
+    fold.mockRestore();
     app.unmount();
   }, 120_000);
 });
