@@ -59,13 +59,15 @@ export interface ControllerOptions {
 const sameEntries = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean => a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 
 /** background frames are spaced by this many times what the last one cost */
-const GAP_FACTOR = 8;
+const GAP_FACTOR = 16;
 /** a change waits at most this long to be drawn (while keys keep coming, or frames are costly) */
 const MAX_WAIT_MS = 1000;
 /** keys closer together than this are a burst: background frames wait for its end */
 const KEY_QUIET_MS = 150;
 /** the model's steps before a background frame take at most this long at once (then keys and other work) */
 const SYNC_STEP_MS = 8;
+/** the model's step after each batch of the first scan */
+const SCAN_SYNC_MS = 4;
 
 export class AppController {
   private snap: Snapshot;
@@ -104,6 +106,13 @@ export class AppController {
     this.snap = { state: reduce(initial, { type: 'world' }, world).state, world };
     this.unsubscribe = index.store.subscribe(() => {
       this.auditIndex.invalidate();
+      // while the first scan runs, its batches bring the model along a little each (so the scan's
+      // end finds it nearly current: the complete list is drawn at once, not after seconds of steps
+      // shared with the audit); the frames' steps do the rest
+      if (index.scan && !index.scan.finished) {
+        const until = performance.now() + SCAN_SYNC_MS;
+        this.model.syncStep(this.refusalsTaken, () => performance.now() > until);
+      }
       this.storeChanged();
       this.scheduleAudit();
     });

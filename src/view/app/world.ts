@@ -174,6 +174,8 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
   const model = opts.model ?? new RootModel(index.store, audit, opts.scope && scopeTest(opts.scope));
   if (!opts.model) model.sync(opts.rootRefusals);
   const store = index.store;
+  // taken now: the model moves on between frames (its steps), a snapshot does not
+  const total = opts.base ? opts.base.total : model.size;
   let sessions: Session[] | undefined;
   const all = () => (sessions ??= store.list());
   let items: SessionListItem[] | undefined;
@@ -207,9 +209,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     get items() {
       return (items ??= opts.base ? (opts.base.items as SessionListItem[]) : (model.all() as SessionListItem[]));
     },
-    get total() {
-      return opts.base ? opts.base.total : model.size;
-    },
+    total,
     sameId: (id) => store.withId(id).length,
     get diagnostics() {
       return (diagnostics ??= opts.base ? opts.base.diagnostics : model.diagnostics + fileDiagnosticCount(index));
