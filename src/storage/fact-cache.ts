@@ -11,6 +11,9 @@
 // kind 0: a session, payload its reader's snapshot in a compact form
 // (compactSnapshot); kind 1: a file that is no session, payload its diagnostics.
 //
+// and one line per folder, its listing (folder-listings.ts: a warm walk lists
+// only the folders that changed).
+//
 // Only the path is looked at on load (a Map from the JSON-encoded path to the
 // line); a line is parsed when its file is asked for, so loading the cache of
 // a 100,000-session root is a read and a split.
@@ -30,6 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
 import { LogReader, type ReaderSnapshot } from './log-reader.js';
+import { FOLDER_MARK, FolderListings } from './folder-listings.js';
 import { fsPath } from './open-file.js';
 import type { FileStat } from './session-file.js';
 
@@ -38,7 +42,7 @@ import type { FileStat } from './session-file.js';
  * diagnostics) or LogReader's state change: a cache of another format is
  * ignored. The package version is part of the key too (cacheVersion).
  */
-export const CACHE_FORMAT = 2;
+export const CACHE_FORMAT = 3;
 
 /** An entry is trusted only when its file's mtime is this much older than the start of the run that read it. */
 export const RACY_MS = 2000;
@@ -132,6 +136,8 @@ export class FactCache {
   /** when this run started reading (the racy rule's reference) */
   readonly startedAt: number;
   private readonly version = cacheVersion();
+  /** the folder listings kept in the cache file: the walk asks them before listing a folder */
+  readonly listings: FolderListings;
 
   constructor(
     readonly root: string,
@@ -140,6 +146,7 @@ export class FactCache {
     this.dir = opts.dir ?? cacheDir();
     this.startedAt = (opts.now ?? Date.now)();
     this.file = cacheFileFor(root, this.dir);
+    this.listings = new FolderListings(root, -Infinity, this.startedAt, RACY_MS);
     this.load();
   }
 
@@ -160,7 +167,7 @@ export class FactCache {
       return;
     }
     const lines = text.split('\n');
-    let head: { dshBrowseCache?: unknown; root?: unknown; stamp?: unknown; entries?: unknown };
+    let head: { dshBrowseCache?: unknown; root?: unknown; stamp?: unknown; entries?: unknown; folders?: unknown };
     try {
       head = JSON.parse(lines[0]) as typeof head;
     } catch {
@@ -175,7 +182,8 @@ export class FactCache {
       head.root !== real ||
       typeof head.stamp !== 'number' ||
       typeof head.entries !== 'number' ||
-      lines.length !== head.entries + 2 ||
+      typeof head.folders !== 'number' ||
+      lines.length !== head.entries + head.folders + 2 ||
       lines[lines.length - 1] !== ''
     ) {
       this.invalid = true;
@@ -186,6 +194,10 @@ export class FactCache {
     this.stamp = head.stamp;
     for (let i = 1; i < lines.length - 1; i++) {
       const line = lines[i];
+      if (line[0] === FOLDER_MARK) {
+        this.listings.load(line, head.stamp);
+        continue;
+      }
       const tab = line.indexOf('\t');
       if (tab > 0) this.entries.set(line.slice(0, tab), line);
     }
@@ -285,8 +297,9 @@ export class FactCache {
 
   /** The lines to write, in steps; result() is undefined when nothing changed (or there is no cache file). */
   private plan(files: Iterable<[string, CacheSource]>, complete: boolean): { step(pause?: () => boolean): boolean; result(): { head: string; lines: string[] } | undefined } {
-    // every file asked for came from the cache, and every entry was used: the file would be the same
-    if (this.lookups === this.hits && this.hits === this.entries.size && !this.invalid) return { step: () => true, result: () => undefined };
+    const folders = this.listings.lines(complete);
+    // every file asked for came from the cache, every entry was used, and the folders too: the file would be the same
+    if (this.lookups === this.hits && this.hits === this.entries.size && !this.invalid && !folders.changed) return { step: () => true, result: () => undefined };
     const out: string[] = [];
     let fresh = 0;
     let kept = 0;
@@ -329,8 +342,10 @@ export class FactCache {
               out.push(line);
               kept++;
             }
-        if (fresh === 0 && kept === this.entries.size && !this.invalid) return undefined;
-        return { head: JSON.stringify({ dshBrowseCache: this.version, root: safeRealpath(this.root), stamp: this.startedAt, entries: out.length }), lines: out };
+        if (fresh === 0 && kept === this.entries.size && !this.invalid && !folders.changed) return undefined;
+        const entries = out.length;
+        for (const line of folders.lines) out.push(line);
+        return { head: JSON.stringify({ dshBrowseCache: this.version, root: safeRealpath(this.root), stamp: this.startedAt, entries, folders: folders.lines.length }), lines: out };
       },
     };
   }
@@ -339,6 +354,7 @@ export class FactCache {
   release(): void {
     this.entries = new Map();
     this.used = new Map();
+    this.listings.release();
   }
 }
 

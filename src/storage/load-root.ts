@@ -8,7 +8,7 @@ import { DiskPersistence } from './disk-persistence.js';
 import { FactCache, type CacheHit, type CacheSource, type FactCacheOptions } from './fact-cache.js';
 import { LogReader } from './log-reader.js';
 import { sessionFromRead, startReadLog, type FileStat } from './session-file.js';
-import { listSessionFiles, probe, type Skip } from './walk.js';
+import { iterateSessionFiles, listSessionFiles, probe, type Skip } from './walk.js';
 import { currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
 import { NotAFileError, errorText, openRegular } from './open-file.js';
 
@@ -56,8 +56,8 @@ export interface RootIndex {
   cache?: FactCache;
   /** the cache's one quiet note, if it could not be read or written */
   cacheNote?: string;
-  /** once saved: files that came from the cache, entries it held, whether it was rewritten */
-  cacheStats?: { hits: number; entries: number; wrote: boolean };
+  /** once saved: files that came from the cache, entries it held, whether it was rewritten, folder listings reused */
+  cacheStats?: { hits: number; entries: number; wrote: boolean; folders: number };
 }
 
 export { listSessionFiles };
@@ -229,7 +229,9 @@ export function loadRootSync(root: string, opts: LoadOptions = {}): RootIndex {
   const index = newRootIndex(root);
   if (!fs.statSync(index.root).isDirectory()) throw new Error(`${root} is not a directory`);
   if (opts.cache) attachCache(index, opts.cache === true ? {} : opts.cache);
-  for (const f of listSessionFiles(index.root, (s) => recordSkip(index, s))) indexFileSafe(index, f);
+  // the walk of listSessionFiles, with the cache's folder listings (an unchanged folder is not listed again)
+  const files = [...iterateSessionFiles(index.root, (s) => recordSkip(index, s), undefined, index.cache?.listings)].sort();
+  for (const f of files) indexFileSafe(index, f);
   saveCache(index, true);
   return index;
 }
@@ -282,7 +284,7 @@ export async function saveCacheAsync(index: RootIndex, complete: boolean): Promi
 
 function savedCache(index: RootIndex, c: FactCache, wrote: boolean): boolean {
   index.cacheNote = c.note;
-  index.cacheStats = { hits: c.hits, entries: c.size, wrote };
+  index.cacheStats = { hits: c.hits, entries: c.size, wrote, folders: c.listings.hits };
   c.release();
   return wrote;
 }

@@ -2,7 +2,8 @@
 // small time-boxed batches, yielding between batches so a UI can paint and
 // take keys while a big root is still being scanned. Nothing waits for the
 // whole tree to be listed: the first frame costs the same for 10 files or 10,000.
-// With a fact cache attached (index.cache), an unchanged file is not read at all.
+// With a fact cache attached (index.cache), an unchanged file is not read at all,
+// and an unchanged folder is not listed again.
 import { indexFileStepped, recordSkip, saveCacheAsync, type RootIndex } from './load-root.js';
 import { iterateSessionFiles } from './walk.js';
 
@@ -26,7 +27,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files?: Iterable<string>): Promise<ScanProgress> {
   // the folders walked, each with its mtime before listing: the watcher starts from them instead of walking the tree again
   const folders = files === undefined ? new Map<string, number>() : undefined;
-  const progress = await scanFiles(index, opts, files ?? iterateSessionFiles(index.root, (s) => recordSkip(index, s), (d, stamp) => folders!.set(d, stamp)));
+  const progress = await scanFiles(index, opts, files ?? iterateSessionFiles(index.root, (s) => recordSkip(index, s), (d, stamp) => folders!.set(d, stamp), index.cache?.listings));
   if (folders && !opts.signal?.aborted) index.folders = folders;
   // the fact cache (when the index has one): rewritten once, after the first scan (a
   // scan cut short keeps the entries of the files it did not reach); in slices, keys first

@@ -119,8 +119,8 @@ export function entrySkip(p: string): Skip | undefined {
   }
 }
 
-/** One folder: its accepted files and the sub-folders to visit (none when unreadable). */
-export function readFolder(dir: string, accept: (p: string) => boolean, onSkip?: OnSkip): { files: Array<{ path: string; symlink: boolean }>; dirs: string[] } {
+/** One folder: its accepted files and the sub-folders to visit (none, and `failed`, when it could not be listed). */
+export function readFolder(dir: string, accept: (p: string) => boolean, onSkip?: OnSkip): { files: Array<{ path: string; symlink: boolean }>; dirs: string[]; failed?: true } {
   const files: Array<{ path: string; symlink: boolean }> = [];
   const dirs: string[] = [];
   let ents: fs.Dirent<Buffer>[];
@@ -130,7 +130,7 @@ export function readFolder(dir: string, accept: (p: string) => boolean, onSkip?:
   } catch (e) {
     const skip = onSkip && folderSkip(dir, e);
     if (skip) onSkip(skip);
-    return { files, dirs };
+    return { files, dirs, failed: true };
   }
   for (const ent of ents) {
     const p = displayName(dir, ent.name, path.sep);
@@ -153,16 +153,6 @@ export function readFolder(dir: string, accept: (p: string) => boolean, onSkip?:
  * a network file system): its stamp says "look again" (git's racy rule).
  */
 export const RACY_MS = 2000;
-
-/** A folder's mtime, taken before it is listed: the stamp that says whether the listing still holds. */
-export function folderMtime(dir: string): number | null {
-  try {
-    const st = fs.statSync(fsPath(dir));
-    return st.isDirectory() ? st.mtimeMs : null;
-  } catch {
-    return null;
-  }
-}
 
 /** A dirent's kind, asking the file system only when the dirent does not say (DT_UNKNOWN). */
 function entryKind(ent: fs.Dirent<Buffer>, p: string): 'dir' | 'file' | 'other' {
@@ -200,11 +190,46 @@ export function listSessionFiles(root: string, onSkip?: OnSkip): string[] {
   return out.sort();
 }
 
+/** What a folder's listing is keyed by: a folder replaced, renamed over or written to has another. */
+export interface FolderStat {
+  dev: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/** A folder's stat, taken before it is listed (null: not a folder, or gone). */
+export function folderStat(dir: string): FolderStat | null {
+  try {
+    const st = fs.statSync(fsPath(dir));
+    return st.isDirectory() ? { dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One folder as readFolder lists it: the accepted files and the sub-folders to visit. */
+export type FolderListing = ReturnType<typeof readFolder>;
+
+/**
+ * Folder listings kept between runs (git's untracked cache; the fact cache
+ * holds them): a folder whose stat is the one it had when it was listed
+ * need not be listed again. An append changes no folder's mtime, so the
+ * files are still stat'ed (the fact cache's lookup); only the names are reused.
+ */
+export interface ListingCache {
+  /** the folder's listing when `st` is the stat it was listed with (and that listing was not racy), else undefined */
+  recall(dir: string, st: FolderStat): FolderListing | undefined;
+  /** a fresh listing, taken after `st`: kept when it is clean (no skipped entry, no name that is not UTF-8) */
+  remember(dir: string, st: FolderStat, listing: FolderListing): void;
+}
+
 /**
  * The same files as listSessionFiles, yielded folder by folder as the walk
  * goes, so a scan can start on the first folder before the tree is listed.
+ * With `listings`, a folder unchanged since a run listed it is not listed again.
  */
-export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (dir: string, stamp: number) => void): Generator<string> {
+export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (dir: string, stamp: number) => void, listings?: ListingCache): Generator<string> {
   const dirs = [path.resolve(root)];
   const batch: string[] = [];
   while (dirs.length) {
@@ -212,9 +237,18 @@ export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (
     // between file reads cost twice as much (100,000 one-session folders: 1.5 s against 0.7 s).
     for (let n = 0; n < LIST_AHEAD && dirs.length; n++) {
       const dir = dirs.pop()!;
-      const before = onFolder && folderMtime(dir);
-      const { files, dirs: sub } = readFolder(dir, defaultIsSessionFile, onSkip);
-      if (onFolder && before !== null && before !== undefined) onFolder(dir, before > Date.now() - RACY_MS ? NaN : before);
+      const st = onFolder || listings ? folderStat(dir) : null;
+      let listing = st && listings?.recall(dir, st);
+      if (!listing) {
+        let clean = true;
+        listing = readFolder(dir, defaultIsSessionFile, (s) => {
+          clean = false;
+          onSkip?.(s);
+        });
+        if (st && listings && clean && !listing.failed) listings.remember(dir, st, listing);
+      }
+      const { files, dirs: sub } = listing;
+      if (onFolder && st) onFolder(dir, st.mtimeMs > Date.now() - RACY_MS ? NaN : st.mtimeMs);
       // a symlink counts only when it points to a regular file
       const ok = files.filter((f) => {
         if (!f.symlink || probe(f.path)?.kind === 'file') return true;
@@ -224,7 +258,7 @@ export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (
       });
       // a folder's generation files highest first: the current one is read, the older only listed
       batch.push(...ok.map((f) => f.path).sort(compareInFolder));
-      dirs.push(...sub.sort().reverse());
+      dirs.push(...[...sub].sort().reverse());
     }
     yield* batch;
     batch.length = 0;

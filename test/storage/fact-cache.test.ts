@@ -2,6 +2,7 @@
 // --no-cache run shows, whatever happened to the files or to the cache file
 // between runs; a cache-built session loads the same events, and follows
 // appends as a read one does.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -43,15 +44,24 @@ function backdate(file: string): void {
   clock += 1000;
   fs.utimesSync(file, new Date(clock), new Date(clock));
 }
+/** Every file and folder below `dir` (and `dir`) made days old: their facts and listings are trusted. */
 function backdateTree(dir: string): void {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) backdateTree(p);
     else if (e.isFile()) backdate(p);
   }
+  backdate(dir);
 }
 
 const cacheIn = (dir: string) => ({ cache: { dir } });
+
+/** How many folders the walk visits under `root` (itself included; no .git, no node_modules, no symlinked ones). */
+function folderCount(root: string): number {
+  let n = 1;
+  for (const e of fs.readdirSync(root, { withFileTypes: true })) if (e.isDirectory() && e.name !== '.git' && e.name !== 'node_modules') n += folderCount(path.join(root, e.name));
+  return n;
+}
 
 describe('a warm run equals a --no-cache run', () => {
   it('on the sample and real roots (cold, then warm from the cache: the same list, diagnostics, events)', () => {
@@ -68,14 +78,17 @@ describe('a warm run equals a --no-cache run', () => {
     const warm = loadRootSync(root, cacheIn(dir));
     const files = [...plain.files.values()].filter((e) => !e.older).length;
     expect(files).toBeGreaterThan(20);
-    expect(warm.cacheStats).toEqual({ hits: files, entries: files, wrote: false });
+    expect(warm.cacheStats).toEqual({ hits: files, entries: files, wrote: false, folders: expect.any(Number) });
+    // no folder was listed again: every one is the walk's, from the cache
+    expect(warm.cacheStats!.folders).toBeGreaterThan(4);
+    expect(warm.cacheStats!.folders).toBe(folderCount(root));
     expect(listJson(warm)).toBe(listJson(plain));
     expect(allDiagnostics(warm)).toEqual(allDiagnostics(plain));
     // nothing was loaded yet: the events come through the normal loader, the same as a read
     expect(warm.store.list().some((s) => !s.isLoaded)).toBe(true);
     expect(loaded(warm)).toEqual(loaded(plain));
     // a third run writes nothing either
-    expect(loadRootSync(root, cacheIn(dir)).cacheStats).toEqual({ hits: files, entries: files, wrote: false });
+    expect(loadRootSync(root, cacheIn(dir)).cacheStats).toEqual({ hits: files, entries: files, wrote: false, folders: folderCount(root) });
   });
 
   it("the compact form's short keys are no fact's own name (a new LogFacts field is stored whole)", () => {
@@ -203,7 +216,13 @@ type Op =
   | { op: 'truncate'; slot: number; keep: number; fresh: boolean }
   | { op: 'same-size'; slot: number; at: number; fresh: boolean }
   | { op: 'rollback' | 'touch' | 'delete'; slot: number }
-  | { op: 'rename'; slot: number; to: number; fresh: boolean };
+  | { op: 'rename'; slot: number; to: number; fresh: boolean }
+  | { op: 'settle-dirs' }
+  | { op: 'junk'; where: number; kind: 'dir' | 'fifo' | 'link' }
+  | { op: 'rmdir'; where: number };
+
+/** The folders the slots live in (the root first). */
+const DIRS = ['', 'sub', 'sub/deeper'];
 
 const appendArb = fc.constantFrom(
   JSON.stringify({ type: 'turn/start', seq: 99, time: 5, data: { turn: 9 } }) + '\n',
@@ -220,10 +239,39 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('same-size' as const), slot: fc.nat(SLOTS.length - 1), at: fc.double({ min: 0, max: 1, noNaN: true }), fresh: fc.boolean() }),
   fc.record({ op: fc.constantFrom('rollback' as const, 'touch' as const, 'delete' as const), slot: fc.nat(SLOTS.length - 1) }),
   fc.record({ op: fc.constant('rename' as const), slot: fc.nat(SLOTS.length - 1), to: fc.nat(SLOTS.length - 1), fresh: fc.boolean() }),
+  fc.constant({ op: 'settle-dirs' as const }),
+  fc.record({ op: fc.constant('junk' as const), where: fc.nat(DIRS.length - 1), kind: fc.constantFrom('dir' as const, 'fifo' as const, 'link' as const) }),
+  fc.record({ op: fc.constant('rmdir' as const), where: fc.integer({ min: 1, max: DIRS.length - 1 }) }),
 );
+
+/** Folders changed in the last minute are made days old (each a fresh mtime): their next listing is kept, and trusted after. */
+function settleDirs(root: string): void {
+  for (const d of DIRS) {
+    const p = path.join(root, d);
+    const st = fs.statSync(p, { throwIfNoEntry: false });
+    if (st?.isDirectory() && st.mtimeMs > Date.now() - 60_000) backdate(p);
+  }
+}
 
 /** Applies one change; `fresh`: the file keeps its new mtime (now: racy, never trusted), else it looks days old. */
 function applyOp(root: string, o: Op): void {
+  switch (o.op) {
+    case 'settle-dirs':
+      return settleDirs(root);
+    case 'junk': {
+      const d = path.join(root, DIRS[o.where]);
+      if (!fs.existsSync(d)) return;
+      const p = path.join(d, `junk-${o.kind}.jsonl`);
+      if (fs.existsSync(p) || fs.lstatSync(p, { throwIfNoEntry: false })) return;
+      if (o.kind === 'dir') fs.mkdirSync(p); // a folder named like a session file: a skip, and a folder walked
+      else if (o.kind === 'fifo') execFileSync('mkfifo', [p]); // not a regular file: a skip
+      else fs.symlinkSync(path.join(root, SLOTS[0]), p); // a link to a.jsonl: read while a.jsonl is there, a skip while not
+      return;
+    }
+    case 'rmdir':
+      fs.rmSync(path.join(root, DIRS[o.where]), { recursive: true, force: true });
+      return;
+  }
   const file = path.join(root, SLOTS[o.slot]);
   const exists = fs.existsSync(file);
   const settle = (f: string, fresh: boolean) => {
@@ -287,23 +335,28 @@ describe('property: after any change between runs, a warm run shows what a --no-
     'random sequences of append, truncate, same-size rewrite, replace by rename, mtime rollback, touch, delete, rename, new file',
     () => {
       let hits = 0;
+      let listed = 0;
       let runsDone = 0;
       fc.assert(
-        fc.property(fc.array(fc.tuple(fc.nat(SLOTS.length - 1), contentArb), { maxLength: SLOTS.length }), fc.array(opArb, { minLength: 1, maxLength: 8 }), (initial, ops) => {
+        fc.property(fc.array(fc.tuple(fc.nat(SLOTS.length - 1), contentArb), { maxLength: SLOTS.length }), fc.array(fc.array(opArb, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), (initial, batches) => {
           const root = tmpDir('dsh-prop-');
           const dir = tmpDir('dsh-prop-cache-');
           for (const [slot, content] of initial) applyOp(root, { op: 'write', slot, content, fresh: false });
+          settleDirs(root);
           const check = () => {
             const warm = loadRootSync(root, cacheIn(dir));
             const plain = loadRootSync(root);
             expect(listJson(warm)).toBe(listJson(plain));
+            expect(allDiagnostics(warm)).toEqual(allDiagnostics(plain));
             expect(loaded(warm)).toEqual(loaded(plain));
             hits += warm.cacheStats!.hits;
+            listed += warm.cacheStats!.folders;
             runsDone++;
           };
           check();
-          for (const o of ops) {
-            applyOp(root, o);
+          // a run after each batch: changes between two runs come several at once (a change, then its folder made old)
+          for (const ops of batches) {
+            for (const o of ops) applyOp(root, o);
             check();
           }
           fs.rmSync(root, { recursive: true, force: true });
@@ -313,6 +366,8 @@ describe('property: after any change between runs, a warm run shows what a --no-
       );
       // the cache was really used (not a property of cold runs only)
       expect(hits).toBeGreaterThan(runsDone / 2);
+      // and so were the folder listings
+      expect(listed).toBeGreaterThan(runsDone / 2);
     },
     PROPERTY_TIMEOUT,
   );

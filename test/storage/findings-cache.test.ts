@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditIndex } from '../../src/session/audit-index.js';
 import { FindingsCache } from '../../src/storage/findings-cache.js';
+import { RACY_MS } from '../../src/storage/fact-cache.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
 import { scanRoot } from '../../src/storage/scan.js';
 import { cleanupTmp, evs, hdr, logText, tmpDir, turnRows } from '../support/fixtures.js';
@@ -200,6 +201,19 @@ describe('the findings cache', () => {
     const run = await warmAudit(r, path.join(blocker, 'dsh-browse'));
     expect(run.findings).toEqual(await audit(loadRootSync(r)));
     expect(await run.memory.written).toBe(false);
+  });
+
+  it('an entry is not trusted when the run that wrote it started less than RACY_MS after the change (the entry read as text or parsed)', async () => {
+    const r = root();
+    const dir = tmpDir('dsh-fc-cache-');
+    const first = await warmAudit(r, dir);
+    const file = first.memory.file!;
+    // a stamp within RACY_MS after every session's last change
+    const oldest = Math.min(...fs.readdirSync(r).map((f) => fs.statSync(path.join(r, f)).mtimeMs));
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/"stamp":[0-9.]+/, `"stamp":${oldest + RACY_MS / 2}`));
+    const again = await warmAudit(r, dir);
+    expect(again.memory.hits).toBe(0);
+    expect(again.findings).toEqual(first.findings);
   });
 
   it('a session changed less than RACY_MS before the run is not kept', async () => {

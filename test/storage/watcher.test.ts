@@ -637,6 +637,39 @@ describe('watchRoot: many session folders (hotFolders)', () => {
     await col.waitFor(is(files[2], 'grown'));
   });
 
+  it('starting from a walk, a cold folder is not looked at again at the first comparison; a file added to it meanwhile is found by the safety poll', async () => {
+    const files = ['a', 'b', 'c'].map((id, i) => sessionFolder(id, 3600 * (i + 1)));
+    for (const d of [root, path.join(root, 'proj'), ...files.map((f) => path.dirname(f))]) { const t = Date.now() / 1000 - 7200; fs.utimesSync(d, t, t); }
+    const folders = new Map<string, number>();
+    for (const _ of iterateSessionFiles(root, undefined, (d, stamp) => folders.set(d, stamp))) void _;
+    const initial = initialOf(files);
+    // between the walk and the watcher: a new generation file in the oldest session's folder
+    const extra = path.join(path.dirname(files[2]), 'session.v1.jsonl');
+    fs.writeFileSync(extra, header('c'));
+    const looked: string[] = [];
+    const real = fs.statSync.bind(fs);
+    const spy = vi.spyOn(fs, 'statSync').mockImplementation(((p: fs.PathLike, o?: never) => {
+      looked.push(String(p));
+      return real(p, o);
+    }) as typeof fs.statSync);
+    const col = collector();
+    let w: ReturnType<typeof watchRoot>;
+    try {
+      w = watchRoot(root, { onChanges: (c) => col.onChanges(c), initial, initialFolders: folders, hotFolders: 1, safetyPollMs: 50 });
+      open.push(w);
+      await w.ready;
+    } finally {
+      spy.mockRestore();
+    }
+    expect([...w.cold].map((d) => path.basename(d)).sort()).toEqual(['b', 'c']);
+    // the hot folders were stat'ed (their mtimes compared), the cold ones not
+    expect(looked).toContain(path.dirname(files[0]));
+    expect(looked).not.toContain(path.dirname(files[1]));
+    expect(looked).not.toContain(path.dirname(files[2]));
+    expect(col.all()).toEqual([]);
+    await col.waitFor(is(extra, 'new'));
+  });
+
   it('a deleted cold folder is reported deleted and forgotten', async () => {
     const files = ['a', 'b', 'c'].map((id, i) => sessionFolder(id, 3600 * (i + 1)));
     const col = collector();
