@@ -408,6 +408,9 @@ export class AppController {
           const done = this.model.syncStep(this.refusalsTaken, pause);
           return this.armFrame(0, done); // the frame is drawn in a task of its own
         }
+        // the order on screen merged in this task, drawn in the next (keys between them)
+        const { order, allProjects } = this.snap.state;
+        if (this.model.prepare(order, Boolean(this.opts.scope) && !allProjects)) return this.armFrame(0, true);
       }
       this.pendingSince = undefined;
       this.dispatch({ type: 'world' });

@@ -23,7 +23,8 @@ type Op =
   | { kind: 'replace'; at: number }
   | { kind: 'audit'; budget: number }
   | { kind: 'sync' }
-  | { kind: 'step'; keys: number };
+  | { kind: 'step'; keys: number }
+  | { kind: 'prepare'; order: 'recent' | 'created' | 'id'; scoped: boolean };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('new' as const), id: fc.nat(IDS.length - 1), parent: fc.option(fc.nat(IDS.length - 1)), bad: fc.boolean() }) },
@@ -33,6 +34,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('audit' as const), budget: fc.nat(2) }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'sync' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('step' as const), keys: fc.nat(4) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('prepare' as const), order: fc.constantFrom('recent' as const, 'created' as const, 'id' as const), scoped: fc.boolean() }) },
 );
 
 let files = 0;
@@ -115,6 +117,7 @@ describe('the root model, kept current from what changed', () => {
             store.add(next);
           } else if (op.kind === 'audit') audit.step(() => store.list(), 0);
           else if (op.kind === 'sync') check();
+          else if (op.kind === 'prepare') model.prepare(op.order, op.scoped);
           else if (op.kind === 'step') {
             // a few items rebuilt, then more changes may come before the rest
             let n = 0;

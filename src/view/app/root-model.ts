@@ -312,6 +312,20 @@ export class RootModel {
     return this.sortedList(order, scoped).list;
   }
 
+  /**
+   * Merges what changed into a kept order now (when it is kept and stale), so
+   * that the frame reading it next has only the news since: the merge is a
+   * pass over the whole order (10-25 ms at 100,000 while a scan adds).
+   * Returns whether it merged.
+   */
+  prepare(order: SortOrder, scoped = false): boolean {
+    if (order === 'threaded') return false;
+    const kept = this.sorted.get(scoped && this.inScope ? `${order} scoped` : order);
+    if (!kept || (kept.gone.size === 0 && kept.added.length === 0)) return false;
+    this.sortedList(order, scoped);
+    return true;
+  }
+
   /** The stats of sortedBy(order, scoped) (the Sessions header's deleted count, the STATE column's width). */
   statsOf(order: FlatOrder, scoped = false): ListStats {
     return this.sortedList(order, scoped).stats;
