@@ -83,7 +83,58 @@ const RC8_VOCABULARY = new Set(['session/end-seed', 'session/title', 'request/he
  */
 export const FOLD_READS_DATA: ReadonlySet<string> = new Set(['turn/start', 'turn/end', 'user/message', 'session/title', 'session/end-seed', ...USAGE_TYPES]);
 
-export const emptyFacts = (): LogFacts => ({ events: 0, turns: 0, openTurn: null, sawTurnEnd: false, turnStarts: [], boundaries: [], pendingCalls: 0, endsAtBoundary: false, usage: emptyUsage() });
+/** The usage of a log that has folded none: one frozen object shared by all (its own was ~100 bytes a session). */
+const NO_USAGE: SessionUsage = Object.freeze(emptyUsage());
+
+/**
+ * Every field, the optional ones undefined, in one literal: the object holds
+ * them all in itself. Added one by one later they went to a second, separate
+ * property store (~90 bytes a session at 100,000 sessions). The usage is the
+ * shared empty one until a usage event is folded (ownUsage).
+ */
+export const emptyFacts = (): LogFacts => ({
+  events: 0,
+  turns: 0,
+  openTurn: null,
+  sawTurnEnd: false,
+  lastEventType: undefined,
+  lastEventTime: undefined,
+  lastReason: undefined,
+  turnStarts: [],
+  validLength: undefined,
+  endsAtBoundary: false,
+  boundaries: [],
+  title: undefined,
+  seedFrom: undefined,
+  seedMarker: undefined,
+  unresolvedCallSeq: undefined,
+  unknownEventLine: undefined,
+  strayInheritedMarker: undefined,
+  titleInherited: undefined,
+  titleSeq: undefined,
+  pendingCalls: 0,
+  usage: NO_USAGE,
+  rc8Rule: undefined,
+  rc8Vocabulary: undefined,
+  sessionTitle: undefined,
+  damagedBeforeTurnEnd: undefined,
+});
+
+/** `f`'s own usage, made before the first fold writes to it. */
+function ownUsage(f: LogFacts): SessionUsage {
+  return f.usage === NO_USAGE ? (f.usage = emptyUsage()) : f.usage;
+}
+
+/**
+ * `f` (facts read back from the fact cache) in emptyFacts()'s shape, an empty
+ * usage the shared one: what a read of the log would hold.
+ */
+export function packFacts(f: LogFacts): LogFacts {
+  const out = Object.assign(emptyFacts(), f);
+  const u = out.usage;
+  if (u.input === 0 && u.output === 0 && u.messages === 0 && Object.keys(u).length === 3) out.usage = NO_USAGE;
+  return out;
+}
 
 export function stateOf(f: LogFacts): SessionState {
   if (f.events === 0) return 'empty';
@@ -114,7 +165,7 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
   f.events++;
   f.lastEventType = e.type;
   f.lastEventTime = e.time;
-  foldSessionUsage(f.usage, e, f.seedFrom);
+  if (USAGE_TYPES.has(e.type)) foldSessionUsage(ownUsage(f), e, f.seedFrom);
   switch (e.type) {
     case 'turn/start':
       f.turns++;
@@ -177,9 +228,10 @@ function markSeedCut(f: LogFacts, seq: number): void {
     return;
   }
   f.seedFrom = seq;
-  const { inherited: _i, own: _o, ...total } = f.usage;
-  f.usage.inherited = { ...total, ...(total.models ? { models: [...total.models] } : {}) };
-  f.usage.own = emptyUsage();
+  const u = ownUsage(f);
+  const { inherited: _i, own: _o, ...total } = u;
+  u.inherited = { ...total, ...(total.models ? { models: [...total.models] } : {}) };
+  u.own = emptyUsage();
   if (f.title !== undefined && f.sessionTitle === undefined) f.titleInherited = true;
 }
 
@@ -249,7 +301,7 @@ export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n
     f.titleInherited = false;
   }
   f.events = n;
-  for (let i = 0; i < n; i++) foldSessionUsage(f.usage, events[i], seedFrom); // one Set lookup per event
+  for (let i = 0; i < n; i++) if (USAGE_TYPES.has(events[i].type)) foldSessionUsage(ownUsage(f), events[i], seedFrom); // one Set lookup per event
   f.turnStarts = parent.turnStarts.filter((s) => s < n);
   f.turns = f.turnStarts.length;
   f.boundaries = parent.boundaries.filter((b) => b < n);
