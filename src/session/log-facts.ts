@@ -87,10 +87,13 @@ export const FOLD_READS_DATA: ReadonlySet<string> = new Set(['turn/start', 'turn
 const NO_USAGE: SessionUsage = Object.freeze(emptyUsage());
 
 /**
- * Every field, the optional ones undefined, in one literal: the object holds
- * them all in itself. Added one by one later they went to a second, separate
- * property store (~90 bytes a session at 100,000 sessions). The usage is the
- * shared empty one until a usage event is folded (ownUsage).
+ * The fields that nearly every log sets, the optional ones undefined, in one
+ * literal: the object holds them in itself (added one by one later, they
+ * went to a second, separate property store: ~90 bytes a session at 100,000
+ * sessions). The rare fields (a seq gap, a fork's cut, damage) still go
+ * there in the few logs that have them; each one listed here costs 8 bytes in
+ * every log. The usage is the shared empty one until a usage event is folded
+ * (ownUsage).
  */
 export const emptyFacts = (): LogFacts => ({
   events: 0,
@@ -101,28 +104,28 @@ export const emptyFacts = (): LogFacts => ({
   lastEventTime: undefined,
   lastReason: undefined,
   turnStarts: [],
-  validLength: undefined,
   endsAtBoundary: false,
   boundaries: [],
   title: undefined,
-  seedFrom: undefined,
-  seedMarker: undefined,
-  unresolvedCallSeq: undefined,
-  unknownEventLine: undefined,
-  strayInheritedMarker: undefined,
-  titleInherited: undefined,
   titleSeq: undefined,
+  titleInherited: undefined,
+  seedMarker: undefined,
   pendingCalls: 0,
   usage: NO_USAGE,
   rc8Rule: undefined,
-  rc8Vocabulary: undefined,
-  sessionTitle: undefined,
-  damagedBeforeTurnEnd: undefined,
 });
 
 /** `f`'s own usage, made before the first fold writes to it. */
 function ownUsage(f: LogFacts): SessionUsage {
   return f.usage === NO_USAGE ? (f.usage = emptyUsage()) : f.usage;
+}
+
+/** Folds a usage event's usage into `f` (with f.seedFrom); the shared empty usage is kept while the events carry none. */
+function foldUsageOf(f: LogFacts, e: SessionEvent): void {
+  if (f.usage !== NO_USAGE) return foldSessionUsage(f.usage, e, f.seedFrom);
+  const u: SessionUsage = emptyUsage();
+  foldSessionUsage(u, e, f.seedFrom);
+  if (u.messages > 0 || u.models !== undefined || u.inherited !== undefined || u.own !== undefined) f.usage = u;
 }
 
 /**
@@ -165,7 +168,7 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
   f.events++;
   f.lastEventType = e.type;
   f.lastEventTime = e.time;
-  if (USAGE_TYPES.has(e.type)) foldSessionUsage(ownUsage(f), e, f.seedFrom);
+  if (USAGE_TYPES.has(e.type)) foldUsageOf(f, e);
   switch (e.type) {
     case 'turn/start':
       f.turns++;
@@ -301,7 +304,7 @@ export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n
     f.titleInherited = false;
   }
   f.events = n;
-  for (let i = 0; i < n; i++) if (USAGE_TYPES.has(events[i].type)) foldSessionUsage(ownUsage(f), events[i], seedFrom); // one Set lookup per event
+  for (let i = 0; i < n; i++) if (USAGE_TYPES.has(events[i].type)) foldUsageOf(f, events[i]); // one Set lookup per event
   f.turnStarts = parent.turnStarts.filter((s) => s < n);
   f.turns = f.turnStarts.length;
   f.boundaries = parent.boundaries.filter((b) => b < n);

@@ -134,6 +134,7 @@ export class LogReader {
   static restore(file: string, s: ReaderSnapshot): LogReader {
     const r = new LogReader(file, { retain: false });
     r.header = s.header;
+    if (s.header?.cwd !== undefined) s.header.cwd = sharedCwd(s.header.cwd);
     r.facts = packFacts(s.facts);
     if (s.diagnostics.length > 0) r.diagnostics = s.diagnostics;
     r.consumed = s.consumed;
@@ -284,6 +285,7 @@ export class LogReader {
       if (isHeaderProblem(h)) return this.refuse(h.message, lineNo, h.code);
       const mismatch = generationMismatch(generationOf(baseName(this.file)), h.version);
       if (mismatch) return this.refuse(mismatch, lineNo, 'BAD_HEADER');
+      if (h.cwd !== undefined) h.cwd = sharedCwd(h.cwd);
       this.header = h;
       if (seedByMarker(h)) this.facts.seedMarker = h.isSeeded === true ? 'seeded' : 'unseeded';
       else if (h.seedLength !== undefined) this.facts.seedFrom = h.seedLength;
@@ -388,6 +390,20 @@ export class LogReader {
 // ~180 bytes with every field its own (Infinity a boxed number of its own too),
 // ~60 bytes this way: 12 MB at 100,000 sessions.
 Object.assign(LogReader.prototype, { retain: false, events: NONE, eventEnds: NONE, firstAnomaly: Infinity, scanned: 0, gaveUp: false, unlisted: 0 });
+
+/**
+ * One string per working folder: thousands of sessions of one project name
+ * the same cwd (a copy each was ~40 bytes a session). Bounded: past
+ * MAX_SHARED_CWDS folders, new ones keep their own copy.
+ */
+const cwds = new Map<string, string>();
+const MAX_SHARED_CWDS = 10_000;
+function sharedCwd(cwd: string): string {
+  const known = cwds.get(cwd);
+  if (known !== undefined) return known;
+  if (cwds.size < MAX_SHARED_CWDS) cwds.set(cwd, cwd);
+  return cwd;
+}
 
 /** A LogReader's state without its events (LogReader.snapshot, LogReader.restore). */
 export interface ReaderSnapshot {
