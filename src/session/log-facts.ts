@@ -130,13 +130,44 @@ function foldUsageOf(f: LogFacts, e: SessionEvent): void {
 
 /**
  * `f` (facts read back from the fact cache) in emptyFacts()'s shape, an empty
- * usage the shared one: what a read of the log would hold.
+ * usage the shared one, short seq lists shared: what a read of the log holds
+ * once its reader is compacted.
  */
 export function packFacts(f: LogFacts): LogFacts {
   const out = Object.assign(emptyFacts(), f);
   const u = out.usage;
   if (u.input === 0 && u.output === 0 && u.messages === 0 && Object.keys(u).length === 3) out.usage = NO_USAGE;
+  compactSeqs(out);
   return out;
+}
+
+/**
+ * Seq lists of a few entries, shared between logs: frozen, and copied by
+ * foldEvent before it pushes. Most logs hold a turn or two ([0], [0, 7]),
+ * and two arrays of their own were ~110 bytes a log at 100,000 sessions.
+ * Bounded: past MAX_SHARED_SEQS lists, a log keeps its own.
+ */
+const sharedSeqs = new Map<string, number[]>();
+const MAX_SHARED_SEQS = 4096;
+const SHARED_SEQS_UP_TO = 4;
+
+function shareSeqs(a: number[]): number[] {
+  if (Object.isFrozen(a)) return a;
+  // a longer list keeps its own, trimmed to its length (a pushed array keeps room for 16 more)
+  if (a.length > SHARED_SEQS_UP_TO) return a.slice();
+  const key = a.join(',');
+  const known = sharedSeqs.get(key);
+  if (known !== undefined) return known;
+  if (sharedSeqs.size >= MAX_SHARED_SEQS) return a.slice();
+  const frozen = Object.freeze(a.slice()) as number[];
+  sharedSeqs.set(key, frozen);
+  return frozen;
+}
+
+/** For facts that are read no further for now (an index's reader after its read): their seq lists shared or trimmed. */
+export function compactSeqs(f: LogFacts): void {
+  f.turnStarts = shareSeqs(f.turnStarts);
+  f.boundaries = shareSeqs(f.boundaries);
 }
 
 export function stateOf(f: LogFacts): SessionState {
@@ -172,6 +203,7 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
   switch (e.type) {
     case 'turn/start':
       f.turns++;
+      if (Object.isFrozen(f.turnStarts)) f.turnStarts = f.turnStarts.slice(); // a shared list (shareSeqs)
       f.turnStarts.push(e.seq);
       f.openTurn = typeof e.data?.turn === 'number' ? e.data.turn : f.turns;
       f.pendingCalls = 0;
@@ -217,7 +249,10 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
   }
   if (RC8_VOCABULARY.has(e.type)) f.rc8Vocabulary = true;
   f.endsAtBoundary = e.type === 'turn/end' || (f.openTurn === null && (f.sawTurnEnd || f.rc8Rule === true));
-  if (f.endsAtBoundary && f.validLength === undefined) f.boundaries.push(e.seq);
+  if (f.endsAtBoundary && f.validLength === undefined) {
+    if (Object.isFrozen(f.boundaries)) f.boundaries = f.boundaries.slice(); // a shared list (shareSeqs)
+    f.boundaries.push(e.seq);
+  }
 }
 
 /**

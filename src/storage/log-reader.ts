@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { checkHeader, expandRow, isHeaderProblem, type SessionEvent, type SessionHeader } from '../session/events.js';
 import { generationMismatch, seedByMarker, unknownEventReason, type HeaderProblem } from '../session/formats.js';
 import { generationOf } from '../session/generation-name.js';
-import { emptyFacts, foldEvent, packFacts, type LogFacts } from '../session/log-facts.js';
+import { compactSeqs, emptyFacts, foldEvent, packFacts, type LogFacts } from '../session/log-facts.js';
 import { usesRc8Rule } from '../session/era.js';
 import type { LoadProgress } from '../session/session.js';
 import { scanEnvelope } from './envelope-scan.js';
@@ -90,15 +90,15 @@ export class LogReader {
   }
 
   /**
-   * A facts-only reader that has read what there is: its facts' arrays are
-   * trimmed to their length (a pushed array keeps room for 16 more: 130 bytes
-   * a session at 100,000 sessions). Later appends grow them again.
+   * A facts-only reader that has read what there is: its facts' seq lists
+   * shared with other logs' when short, else trimmed to their length (a
+   * pushed array keeps room for 16 more: 130 bytes a session at 100,000
+   * sessions); no diagnostics list of its own when it has none. Later
+   * appends make them its own again.
    */
   compact(): void {
     if (this.retain) return;
-    const f = this.facts;
-    if (f.turnStarts.length > 0) f.turnStarts = f.turnStarts.slice();
-    if (f.boundaries.length > 0) f.boundaries = f.boundaries.slice();
+    compactSeqs(this.facts);
     if (this.diagnostics.length === 0) this.diagnostics = NO_DIAGNOSTICS;
   }
 

@@ -96,6 +96,40 @@ describe('the shared state is never written', () => {
   });
 });
 
+describe('short seq lists are shared between logs', () => {
+  it('two one-turn logs of the same length share their turn starts and boundaries; an append gives one its own', () => {
+    const fa = file(log('a'), 'a.jsonl');
+    const a = readLog(fa, false).reader;
+    const b = readLog(file(log('b'), 'b.jsonl'), false).reader;
+    a.compact();
+    b.compact();
+    expect(a.facts.turnStarts).toEqual([0]);
+    expect(a.facts.turnStarts).toBe(b.facts.turnStarts);
+    expect(a.facts.boundaries).toBe(b.facts.boundaries);
+    const turn2 = evs(...turnRows(1), ...turnRows(2)).slice(7).map(line).join('\n') + '\n';
+    a.feed(Buffer.from(turn2));
+    expect(a.facts.turnStarts).toEqual([0, 7]);
+    expect(a.facts.boundaries).toEqual([6, 13]);
+    expect(b.facts.turnStarts).toEqual([0]);
+    expect(b.facts.boundaries).toEqual([6]);
+    // the same facts as a reader that read it all at once
+    fs.appendFileSync(fa, turn2);
+    expect(a.facts).toEqual(readLog(fa, false).reader.facts);
+  });
+
+  it('a longer list is the log\'s own, trimmed', () => {
+    const rows = [1, 2, 3, 4, 5, 6].flatMap((n) => turnRows(n));
+    const f = file([line(hdr('long', { cwd: '/w' })), ...evs(...rows).map(line)].join('\n') + '\n', 'long.jsonl');
+    const a = readLog(f, false).reader;
+    const b = readLog(f, false).reader;
+    a.compact();
+    b.compact();
+    expect(a.facts.turnStarts).toHaveLength(6);
+    expect(a.facts.turnStarts).not.toBe(b.facts.turnStarts);
+    expect(Object.isFrozen(a.facts.turnStarts)).toBe(false);
+  });
+});
+
 describe('a reader restored from its snapshot (the fact cache)', () => {
   it('shares like a read one: no own rare fields, the shared diagnostics and usage, the facts in the one shape', () => {
     const read = readLog(file(log('a'), 'a.jsonl'), false).reader;
@@ -105,6 +139,8 @@ describe('a reader restored from its snapshot (the fact cache)', () => {
     expect(r.diagnostics).toBe(read.diagnostics);
     expect(r.facts.usage).toBe(read.facts.usage);
     expect(Object.keys(r.facts)).toEqual(Object.keys(read.facts));
+    read.compact();
+    expect(r.facts.turnStarts).toBe(read.facts.turnStarts);
     expect(r.snapshot()).toEqual(read.snapshot());
   });
 
