@@ -24,7 +24,6 @@ import { followRoot, type Follower } from './storage/follow.js';
 import { attachCache, newRootIndex } from './storage/load-root.js';
 import { FindingsCache } from './storage/findings-cache.js';
 import { scanRoot, type ScanProgress } from './storage/scan.js';
-import { initDecoder } from './storage/zstd-frames.js';
 
 export interface TuiOptions extends Partial<TuiStartOptions> {
   /** follow the root live after the scan (default true) */
@@ -42,7 +41,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     process.stderr.write(`dsh-browse: the browser needs an interactive terminal; for scripts use the headless commands: dsh-browse list --dir ${dir} (see --help)\n`);
     return 2;
   }
-  await initDecoder(); // the WebAssembly zstd decoder, before any session.jsonl.zstd is read (~20 ms)
+  // The WebAssembly zstd decoder loads when the first session.jsonl.zstd is opened (zstd-log.ts;
+  // fzstd decodes until it is ready): a root without one never holds its ~14 MB.
   const index = newRootIndex(dir);
   // unchanged files come from the fact cache; it is rewritten once, when the first scan ends
   if (!opts.noCache) attachCache(index);
