@@ -83,7 +83,92 @@ const RC8_VOCABULARY = new Set(['session/end-seed', 'session/title', 'request/he
  */
 export const FOLD_READS_DATA: ReadonlySet<string> = new Set(['turn/start', 'turn/end', 'user/message', 'session/title', 'session/end-seed', ...USAGE_TYPES]);
 
-export const emptyFacts = (): LogFacts => ({ events: 0, turns: 0, openTurn: null, sawTurnEnd: false, turnStarts: [], boundaries: [], pendingCalls: 0, endsAtBoundary: false, usage: emptyUsage() });
+/** The usage of a log that has folded none: one frozen object shared by all (its own was ~100 bytes a session). */
+const NO_USAGE: SessionUsage = Object.freeze(emptyUsage());
+
+/**
+ * The fields that nearly every log sets, the optional ones undefined, in one
+ * literal: the object holds them in itself (added one by one later, they
+ * went to a second, separate property store: ~90 bytes a session at 100,000
+ * sessions). The rare fields (a seq gap, a fork's cut, damage) still go
+ * there in the few logs that have them; each one listed here costs 8 bytes in
+ * every log. The usage is the shared empty one until a usage event is folded
+ * (ownUsage).
+ */
+export const emptyFacts = (): LogFacts => ({
+  events: 0,
+  turns: 0,
+  openTurn: null,
+  sawTurnEnd: false,
+  lastEventType: undefined,
+  lastEventTime: undefined,
+  lastReason: undefined,
+  turnStarts: [],
+  endsAtBoundary: false,
+  boundaries: [],
+  title: undefined,
+  titleSeq: undefined,
+  titleInherited: undefined,
+  seedMarker: undefined,
+  pendingCalls: 0,
+  usage: NO_USAGE,
+  rc8Rule: undefined,
+});
+
+/** `f`'s own usage, made before the first fold writes to it. */
+function ownUsage(f: LogFacts): SessionUsage {
+  return f.usage === NO_USAGE ? (f.usage = emptyUsage()) : f.usage;
+}
+
+/** Folds a usage event's usage into `f` (with f.seedFrom); the shared empty usage is kept while the events carry none. */
+function foldUsageOf(f: LogFacts, e: SessionEvent): void {
+  if (f.usage !== NO_USAGE) return foldSessionUsage(f.usage, e, f.seedFrom);
+  const u: SessionUsage = emptyUsage();
+  foldSessionUsage(u, e, f.seedFrom);
+  if (u.messages > 0 || u.models !== undefined || u.inherited !== undefined || u.own !== undefined) f.usage = u;
+}
+
+/**
+ * `f` (facts read back from the fact cache) in emptyFacts()'s shape, an empty
+ * usage the shared one, short seq lists shared: what a read of the log holds
+ * once its reader is compacted.
+ */
+export function packFacts(f: LogFacts): LogFacts {
+  const out = Object.assign(emptyFacts(), f);
+  const u = out.usage;
+  if (u.input === 0 && u.output === 0 && u.messages === 0 && Object.keys(u).length === 3) out.usage = NO_USAGE;
+  compactSeqs(out);
+  return out;
+}
+
+/**
+ * Seq lists of a few entries, shared between logs: frozen, and copied by
+ * foldEvent before it pushes. Most logs hold a turn or two ([0], [0, 7]),
+ * and two arrays of their own were ~110 bytes a log at 100,000 sessions.
+ * Bounded: past MAX_SHARED_SEQS lists, a log keeps its own.
+ */
+const sharedSeqs = new Map<string, number[]>();
+const MAX_SHARED_SEQS = 4096;
+const SHARED_SEQS_UP_TO = 4;
+
+function shareSeqs(a: number[]): number[] {
+  if (Object.isFrozen(a)) return a;
+  // a longer list keeps its own, trimmed to its length (a pushed array keeps room for 16 more)
+  if (a.length > SHARED_SEQS_UP_TO) return a.slice();
+  const key = a.join(',');
+  const known = sharedSeqs.get(key);
+  if (known !== undefined) return known;
+  if (sharedSeqs.size >= MAX_SHARED_SEQS) return a.slice();
+  const frozen = Object.freeze(a.slice()) as number[];
+  sharedSeqs.set(key, frozen);
+  return frozen;
+}
+
+/** For facts that are read no further for now (an index's reader after its read): their seq lists shared or trimmed. */
+export function compactSeqs(f: LogFacts): void {
+  f.turnStarts = shareSeqs(f.turnStarts);
+  f.boundaries = shareSeqs(f.boundaries);
+}
 
 export function stateOf(f: LogFacts): SessionState {
   if (f.events === 0) return 'empty';
@@ -114,10 +199,11 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
   f.events++;
   f.lastEventType = e.type;
   f.lastEventTime = e.time;
-  foldSessionUsage(f.usage, e, f.seedFrom);
+  if (USAGE_TYPES.has(e.type)) foldUsageOf(f, e);
   switch (e.type) {
     case 'turn/start':
       f.turns++;
+      if (Object.isFrozen(f.turnStarts)) f.turnStarts = f.turnStarts.slice(); // a shared list (shareSeqs)
       f.turnStarts.push(e.seq);
       f.openTurn = typeof e.data?.turn === 'number' ? e.data.turn : f.turns;
       f.pendingCalls = 0;
@@ -163,7 +249,10 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
   }
   if (RC8_VOCABULARY.has(e.type)) f.rc8Vocabulary = true;
   f.endsAtBoundary = e.type === 'turn/end' || (f.openTurn === null && (f.sawTurnEnd || f.rc8Rule === true));
-  if (f.endsAtBoundary && f.validLength === undefined) f.boundaries.push(e.seq);
+  if (f.endsAtBoundary && f.validLength === undefined) {
+    if (Object.isFrozen(f.boundaries)) f.boundaries = f.boundaries.slice(); // a shared list (shareSeqs)
+    f.boundaries.push(e.seq);
+  }
 }
 
 /**
@@ -177,9 +266,10 @@ function markSeedCut(f: LogFacts, seq: number): void {
     return;
   }
   f.seedFrom = seq;
-  const { inherited: _i, own: _o, ...total } = f.usage;
-  f.usage.inherited = { ...total, ...(total.models ? { models: [...total.models] } : {}) };
-  f.usage.own = emptyUsage();
+  const u = ownUsage(f);
+  const { inherited: _i, own: _o, ...total } = u;
+  u.inherited = { ...total, ...(total.models ? { models: [...total.models] } : {}) };
+  u.own = emptyUsage();
   if (f.title !== undefined && f.sessionTitle === undefined) f.titleInherited = true;
 }
 
@@ -249,7 +339,7 @@ export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n
     f.titleInherited = false;
   }
   f.events = n;
-  for (let i = 0; i < n; i++) foldSessionUsage(f.usage, events[i], seedFrom); // one Set lookup per event
+  for (let i = 0; i < n; i++) if (USAGE_TYPES.has(events[i].type)) foldUsageOf(f, events[i]); // one Set lookup per event
   f.turnStarts = parent.turnStarts.filter((s) => s < n);
   f.turns = f.turnStarts.length;
   f.boundaries = parent.boundaries.filter((b) => b < n);

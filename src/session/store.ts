@@ -65,7 +65,10 @@ const NO_SESSIONS: readonly Session[] = [];
 
 export class SessionStore {
   private readonly byKey = new Map<string, Session>();
-  private readonly byId = new Map<string, Session[]>();
+  /** id -> its session, or its sessions when several carry it (an array for each of 100,000 ids was ~60 bytes a session) */
+  private readonly byId = new Map<string, Session | Session[]>();
+  /** byId as parentLink reads it */
+  private readonly idGroups = { get: (id: string) => this.withId(id) } as ReadonlyMap<string, readonly Session[]>;
   private readonly listeners = new Set<() => void>();
   /** the keys of sessions added, removed or changed in place, in order (journal.ts) */
   readonly changes = new Journal();
@@ -94,9 +97,10 @@ export class SessionStore {
     }
     this.byKey.set(key, s);
     this.changes.note(key);
-    const list = this.byId.get(s.id);
-    if (list) list.push(s);
-    else this.byId.set(s.id, [s]);
+    const had = this.byId.get(s.id);
+    if (had === undefined) this.byId.set(s.id, s);
+    else if (Array.isArray(had)) had.push(s);
+    else this.byId.set(s.id, [had, s]);
     if (takesParentTitle(s)) this.titleCandidates.add(s);
     this.emit();
   }
@@ -112,16 +116,18 @@ export class SessionStore {
   }
 
   private detachId(s: Session): void {
-    const list = this.byId.get(s.id);
-    if (!list) return;
-    const i = list.indexOf(s);
-    if (i >= 0) list.splice(i, 1);
-    if (list.length === 0) this.byId.delete(s.id);
+    const had = this.byId.get(s.id);
+    if (had === s) this.byId.delete(s.id);
+    if (!Array.isArray(had)) return;
+    const i = had.indexOf(s);
+    if (i >= 0) had.splice(i, 1);
+    if (had.length === 1) this.byId.set(s.id, had[0]);
+    else if (had.length === 0) this.byId.delete(s.id);
   }
 
   /** By file path first, then by id (the first of several with that id). */
   get(idOrFile: string): Session | undefined {
-    return this.byKey.get(idOrFile) ?? this.byId.get(idOrFile)?.[0];
+    return this.byKey.get(idOrFile) ?? this.withId(idOrFile)[0];
   }
 
   /** The live session of exactly this key (file path, or `mem:<id>`). */
@@ -131,7 +137,7 @@ export class SessionStore {
 
   /** Every live session with this id (ids can repeat across files). */
   getAll(id: SessionId): Session[] {
-    return [...(this.byId.get(id) ?? [])];
+    return [...this.withId(id)];
   }
 
   /**
@@ -142,14 +148,16 @@ export class SessionStore {
     if (this.isLive(s)) this.changes.note(SessionStore.keyOf(s));
   }
 
-  /** The live sessions with this id (no copy: do not keep or change it). */
+  /** The live sessions with this id (the store's own array when several carry it: do not keep or change it). */
   withId(id: SessionId): readonly Session[] {
-    return this.byId.get(id) ?? NO_SESSIONS;
+    const had = this.byId.get(id);
+    return had === undefined ? NO_SESSIONS : Array.isArray(had) ? had : [had];
   }
 
   /** How many live sessions carry this id (getAll without the copy). */
   idCount(id: SessionId): number {
-    return this.byId.get(id)?.length ?? 0;
+    const had = this.byId.get(id);
+    return had === undefined ? 0 : Array.isArray(had) ? had.length : 1;
   }
 
   list(): Session[] {
@@ -183,7 +191,7 @@ export class SessionStore {
   private settleTitles(): void {
     if (this.titleCandidates.size === 0) return;
     const parentOf = (c: Session): Session | undefined => {
-      const link = parentLink(c, this.byId);
+      const link = parentLink(c, this.idGroups);
       return link.kind === 'resolved' ? this.byKey.get(link.key) : undefined;
     };
     for (const s of [...this.titleCandidates]) {

@@ -163,7 +163,7 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
       });
   };
   const watcher: RootWatcher = watchRoot(index.root, {
-    initial: index.files, // the watcher copies the three fields it compares
+    initial: index.files, // the watcher keeps these entries (fileEntry makes a new one for each change, never edits one)
     initialFolders: index.folders,
     forcePolling: opts.forcePolling,
     pollIntervalMs: opts.pollIntervalMs,

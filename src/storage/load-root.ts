@@ -27,7 +27,40 @@ export interface FileEntry extends FileStat {
  * (~150 bytes a session).
  */
 export function fileEntry(st: FileStat, pending: number, refused?: Diagnostic[], older?: true): FileEntry {
-  return { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs, pending, refused, older };
+  return new IndexEntry(st, pending, refused, older);
+}
+
+/** `n` as V8's small integer when it is one (a Stats field is a boxed double, 416.0 included) */
+const small = (n: number): number => (Number.isInteger(n) && n >= 0 && n <= 0x3fffffff ? n | 0 : n);
+
+/**
+ * A class whose number fields are declared without a value (so each starts
+ * undefined): V8 then stores a small integer (size, ino, dev, pending) in the
+ * object itself. Built as a literal of numbers from a Stats object, every
+ * field was a boxed number of its own (16 bytes each, 0 included: ~100 bytes
+ * a file). A Stats number is a boxed one even when it is a small integer:
+ * small() makes it a plain one. The two rare fields live on the prototype
+ * until set.
+ */
+class IndexEntry implements FileEntry {
+  size: number;
+  ino: number;
+  mtimeMs: number;
+  dev: number | undefined;
+  ctimeMs: number | undefined;
+  pending: number;
+  declare refused?: Diagnostic[];
+  declare older?: true;
+  constructor(st: FileStat, pending: number, refused: Diagnostic[] | undefined, older: true | undefined) {
+    this.size = small(st.size);
+    this.ino = small(st.ino);
+    this.mtimeMs = st.mtimeMs;
+    this.dev = st.dev === undefined ? undefined : small(st.dev);
+    this.ctimeMs = st.ctimeMs;
+    this.pending = small(pending);
+    if (refused !== undefined) this.refused = refused;
+    if (older !== undefined) this.older = older;
+  }
 }
 
 export interface RootIndex {

@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { checkHeader, expandRow, isHeaderProblem, type SessionEvent, type SessionHeader } from '../session/events.js';
 import { generationMismatch, seedByMarker, unknownEventReason, type HeaderProblem } from '../session/formats.js';
 import { generationOf } from '../session/generation-name.js';
-import { emptyFacts, foldEvent, type LogFacts } from '../session/log-facts.js';
+import { compactSeqs, emptyFacts, foldEvent, packFacts, type LogFacts } from '../session/log-facts.js';
 import { usesRc8Rule } from '../session/era.js';
 import type { LoadProgress } from '../session/session.js';
 import { scanEnvelope } from './envelope-scan.js';
@@ -43,56 +43,63 @@ export type KeepLine = (type: string, buf: Buffer, start: number, end: number) =
 
 /** The events of a reader that retains none: one shared, frozen array (two empty arrays per session were 6 MB at 100,000 sessions). */
 const NONE: never[] = Object.freeze([]) as never[];
+/** The diagnostics of a reader that has none yet: shared and frozen (an empty array each was 3 MB at 100,000 sessions). */
+const NO_DIAGNOSTICS: Diagnostic[] = Object.freeze([]) as never[];
 
 export class LogReader {
   header?: SessionHeader;
   /** Set when the file cannot be a session (no/foreign header). */
-  refused?: string;
+  declare refused?: string;
   facts: LogFacts = emptyFacts();
-  diagnostics: Diagnostic[] = [];
-  events: SessionEvent[];
+  /** NO_DIAGNOSTICS (shared) until the first one: most logs have none */
+  diagnostics: Diagnostic[] = NO_DIAGNOSTICS;
+  /** NONE (the prototype's) unless retaining */
+  declare events: SessionEvent[];
   /** byte offset just after the line holding each retained event */
-  eventEnds: number[];
-  /** keeps parsed events (an opened session) or only folds them into facts (the index) */
-  private retain: boolean;
+  declare eventEnds: number[];
+  /** keeps parsed events (an opened session) or only folds them into facts (the index); false on the prototype */
+  declare private retain: boolean;
   /** see LogReaderOptions.keepLine */
-  private keepLine?: KeepLine;
+  declare private keepLine?: KeepLine;
   /** Byte offset after the last complete line consumed. */
   consumed = 0;
   /** Byte offset after the header line. */
   headerEnd = 0;
-  /** Offset of the first line that was skipped or damaged; Infinity when none. */
-  firstAnomaly = Infinity;
+  /** Offset of the first line that was skipped or damaged; Infinity (the prototype's) when none. */
+  declare firstAnomaly: number;
   /** Number of complete lines consumed (header included). */
   lines = 0;
   /** Start of an over-long line whose end has not been found yet (it is being skipped unread). */
-  skipFrom?: number;
-  /** While skipping: bytes up to this offset are known to hold no newline. */
-  scanned = 0;
-  /** Set when a line ran past MAX_LINE_SCAN with no end: the rest of the file is not read. */
-  gaveUp = false;
+  declare skipFrom?: number;
+  /** While skipping: bytes up to this offset are known to hold no newline (0 on the prototype). */
+  declare scanned: number;
+  /** Set when a line ran past MAX_LINE_SCAN with no end: the rest of the file is not read (false on the prototype). */
+  declare gaveUp: boolean;
   private nextSeq = 0;
 
   constructor(
     readonly file: string,
     opts: LogReaderOptions,
   ) {
-    this.retain = opts.retain;
-    if (opts.retain && opts.keepLine) this.keepLine = opts.keepLine;
-    this.events = opts.retain ? [] : NONE;
-    this.eventEnds = opts.retain ? [] : NONE;
+    if (opts.retain) {
+      this.retain = true;
+      if (opts.keepLine) this.keepLine = opts.keepLine;
+      this.events = [];
+      this.eventEnds = [];
+    }
   }
 
   /**
-   * A facts-only reader that has read what there is: its facts' arrays are
-   * trimmed to their length (a pushed array keeps room for 16 more: 130 bytes
-   * a session at 100,000 sessions). Later appends grow them again.
+   * A facts-only reader that has read what there is: its facts' seq lists
+   * shared with other logs' when short, else trimmed to their length (a
+   * pushed array keeps room for 16 more: 130 bytes a session at 100,000
+   * sessions); no diagnostics list of its own when it has none. Later
+   * appends make them its own again.
    */
   compact(): void {
     if (this.retain) return;
-    const f = this.facts;
-    if (f.turnStarts.length > 0) f.turnStarts = f.turnStarts.slice();
-    if (f.boundaries.length > 0) f.boundaries = f.boundaries.slice();
+    compactSeqs(this.facts);
+    if (this.diagnostics.length === 0) this.diagnostics = NO_DIAGNOSTICS;
   }
 
   /**
@@ -127,11 +134,12 @@ export class LogReader {
   static restore(file: string, s: ReaderSnapshot): LogReader {
     const r = new LogReader(file, { retain: false });
     r.header = s.header;
-    r.facts = s.facts;
-    r.diagnostics = s.diagnostics;
+    if (s.header?.cwd !== undefined) s.header.cwd = sharedCwd(s.header.cwd);
+    r.facts = packFacts(s.facts);
+    if (s.diagnostics.length > 0) r.diagnostics = s.diagnostics;
     r.consumed = s.consumed;
     r.headerEnd = s.headerEnd;
-    r.firstAnomaly = s.firstAnomaly < 0 ? Infinity : s.firstAnomaly;
+    if (s.firstAnomaly >= 0) r.firstAnomaly = s.firstAnomaly;
     r.lines = s.lines;
     r.nextSeq = s.nextSeq;
     if (s.refused !== undefined) r.refused = s.refused;
@@ -168,12 +176,12 @@ export class LogReader {
     // Facts only: event lines may be scanned instead of parsed (envelope-scan.ts), which
     // reads raw bytes, so only when they are valid UTF-8 (one native check per chunk;
     // a chunk that fails is checked line by line in line()).
-    this.utf8Chunk = (!this.retain || this.keepLine !== undefined) && isUtf8(buf.subarray(0, buf.lastIndexOf(10) + 1));
+    const utf8 = (!this.retain || this.keepLine !== undefined) && isUtf8(buf.subarray(0, buf.lastIndexOf(10) + 1));
     let pos = 0;
     for (;;) {
       const nl = buf.indexOf(10, pos);
       if (nl < 0) break;
-      this.line(buf, pos, nl, this.consumed + pos, this.consumed + nl + 1);
+      this.line(buf, pos, nl, this.consumed + pos, this.consumed + nl + 1, utf8);
       pos = nl + 1;
     }
     this.consumed += pos;
@@ -211,25 +219,30 @@ export class LogReader {
     if (lineNo === 1) this.refused = 'header line too long';
   }
 
+  /** Adds a diagnostic found outside the lines (a seed-marker rule, a damaged compressed frame). */
+  addDiagnostic(d: Diagnostic): void {
+    if (this.diagnostics === NO_DIAGNOSTICS) this.diagnostics = [];
+    this.diagnostics.push(d);
+  }
+
   private diag(severity: Diagnostic['severity'], code: string, message: string, line?: number): void {
     if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
       // a log of millions of bad lines (a compressed bomb makes one cheaply) must not hold a diagnostic per line
       if (this.unlisted++ === 0)
-        this.diagnostics.push({ file: this.file, line, severity: 'error', code: 'TOO_MANY_DIAGNOSTICS', message: `over ${MAX_DIAGNOSTICS} problems in this file: the rest (from this line on) are not listed` });
+        this.addDiagnostic({ file: this.file, line, severity: 'error', code: 'TOO_MANY_DIAGNOSTICS', message: `over ${MAX_DIAGNOSTICS} problems in this file: the rest (from this line on) are not listed` });
       return;
     }
-    this.diagnostics.push({ file: this.file, line, severity, code, message });
+    this.addDiagnostic({ file: this.file, line, severity, code, message });
   }
-  /** feed()'s current chunk is valid UTF-8 (set only when not retaining events) */
-  private utf8Chunk = false;
-  /** problems not listed past MAX_DIAGNOSTICS */
-  unlisted = 0;
+  /** problems not listed past MAX_DIAGNOSTICS (0 on the prototype) */
+  declare unlisted: number;
 
   private anomaly(offset: number): void {
     if (offset < this.firstAnomaly) this.firstAnomaly = offset;
   }
 
-  private line(buf: Buffer, start: number, end: number, absStart: number, absEnd: number): void {
+  /** `utf8Chunk`: feed()'s whole chunk is valid UTF-8 (checked only when not retaining events) */
+  private line(buf: Buffer, start: number, end: number, absStart: number, absEnd: number, utf8Chunk: boolean): void {
     const lineNo = ++this.lines;
     if (this.refused !== undefined) return;
     let e = end;
@@ -241,7 +254,7 @@ export class LogReader {
       if (lineNo === 1) this.refused = 'header line too long';
       return;
     }
-    if (lineNo > 1 && (!this.retain || this.keepLine !== undefined) && (this.utf8Chunk || isUtf8(buf.subarray(start, e)))) {
+    if (lineNo > 1 && (!this.retain || this.keepLine !== undefined) && (utf8Chunk || isUtf8(buf.subarray(start, e)))) {
       // The index needs the facts only: most events without building their strings (same
       // facts and diagnostics; anything the scan is not sure of takes the full parse below).
       // With keepLine, the events it declines likewise (a line it keeps is parsed below).
@@ -272,6 +285,7 @@ export class LogReader {
       if (isHeaderProblem(h)) return this.refuse(h.message, lineNo, h.code);
       const mismatch = generationMismatch(generationOf(baseName(this.file)), h.version);
       if (mismatch) return this.refuse(mismatch, lineNo, 'BAD_HEADER');
+      if (h.cwd !== undefined) h.cwd = sharedCwd(h.cwd);
       this.header = h;
       if (seedByMarker(h)) this.facts.seedMarker = h.isSeeded === true ? 'seeded' : 'unseeded';
       else if (h.seedLength !== undefined) this.facts.seedFrom = h.seedLength;
@@ -334,7 +348,7 @@ export class LogReader {
     this.diag('error', 'UNKNOWN_EVENT', why, lineNo);
   }
   /** made on the first unknown type: most logs have none, and a Set costs ~150 bytes in each of 100,000 sessions */
-  private unknownTypes?: Set<string>;
+  declare private unknownTypes?: Set<string>;
 
   private refuse(message: string, line: number, code: HeaderProblem['code'] | 'NOT_A_STORED_LOG' = 'NO_HEADER'): void {
     this.refused = message;
@@ -368,6 +382,27 @@ export class LogReader {
     this.nextSeq = rows[rows.length - 1].seq + 1;
   }
 
+}
+
+// What nearly every reader of an index holds, once, on the prototype: a field
+// is an own property only in a reader that sets it (retaining events, an
+// anomaly, an over-long line, a flood of diagnostics). A facts-only reader was
+// ~180 bytes with every field its own (Infinity a boxed number of its own too),
+// ~60 bytes this way: 12 MB at 100,000 sessions.
+Object.assign(LogReader.prototype, { retain: false, events: NONE, eventEnds: NONE, firstAnomaly: Infinity, scanned: 0, gaveUp: false, unlisted: 0 });
+
+/**
+ * One string per working folder: thousands of sessions of one project name
+ * the same cwd (a copy each was ~40 bytes a session). Bounded: past
+ * MAX_SHARED_CWDS folders, new ones keep their own copy.
+ */
+const cwds = new Map<string, string>();
+const MAX_SHARED_CWDS = 10_000;
+function sharedCwd(cwd: string): string {
+  const known = cwds.get(cwd);
+  if (known !== undefined) return known;
+  if (cwds.size < MAX_SHARED_CWDS) cwds.set(cwd, cwd);
+  return cwd;
 }
 
 /** A LogReader's state without its events (LogReader.snapshot, LogReader.restore). */

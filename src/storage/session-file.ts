@@ -245,9 +245,9 @@ export function seedMarkerCheck(reader: LogReader): void {
   if (reader.diagnostics.some((d) => d.code === 'SEED_MARKER')) return;
   const v = reader.header?.version;
   if (f.seedMarker === 'seeded' && f.seedFrom === undefined && f.events > 0)
-    reader.diagnostics.push({ file: reader.file, line: 1, severity: 'error', code: 'SEED_MARKER', message: `format v${v} header says isSeeded, but no session/end-seed {"inherited":true} marks the inherited prefix: the harness refuses this log` });
+    reader.addDiagnostic({ file: reader.file, line: 1, severity: 'error', code: 'SEED_MARKER', message: `format v${v} header says isSeeded, but no session/end-seed {"inherited":true} marks the inherited prefix: the harness refuses this log` });
   else if (f.strayInheritedMarker !== undefined)
-    reader.diagnostics.push({ file: reader.file, line: 1, severity: 'error', code: 'SEED_MARKER', message: `seq ${f.strayInheritedMarker} is an inherited session/end-seed in a log whose header says isSeeded false: the harness refuses this log` });
+    reader.addDiagnostic({ file: reader.file, line: 1, severity: 'error', code: 'SEED_MARKER', message: `seq ${f.strayInheritedMarker} is an inherited session/end-seed in a log whose header says isSeeded false: the harness refuses this log` });
 }
 
 export function openSessionFile(file: string, retain = false): { session?: Session; diagnostics: Diagnostic[]; read: ReadResult } {

@@ -95,7 +95,8 @@ export interface WatchRootOptions {
    * are reported as 'new' in the first batch (so with no map at all, every
    * existing session file is reported as 'new' once, shortly after start), and
    * files that differ from it are reported with the matching kind. An `ino` of
-   * 0 means "unknown" and is not compared.
+   * 0 means "unknown" and is not compared. The watcher keeps its state
+   * objects (and path strings) as its own: they must not change in place.
    */
   initial?: ReadonlyMap<string, FileState>;
   /**
@@ -213,6 +214,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   const dirStamp = new Map<string, number>();
   /** the walk the first comparison starts from, instead of walking the tree (initialFolders) */
   let firstFolders = opts.initialFolders;
+  // the closures below keep `opts`: not the two maps of the first comparison (100,000 folders and files)
+  opts = { ...opts, initial: undefined, initialFolders: undefined };
   /** known files that are symlinks (inotify does not see their targets change) */
   const links = new Set<string>();
   /** session folders left unwatched (coldFolders): the safety poll looks at them; a change makes them watched */
@@ -700,8 +703,10 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
         const from = initial;
         initial = undefined;
         await eachInSlices([...from.keys()], (f) => {
+          // the caller's own state object and path string, never changed in place (a copy of each was ~180 bytes a file)
           const st = from.get(f);
-          if (st) known.set(path.resolve(f), { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs });
+          const p = path.resolve(f);
+          if (st) known.set(p === f ? f : p, st);
         });
       }
       if (mode === 'watch') {

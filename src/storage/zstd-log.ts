@@ -120,14 +120,14 @@ export function startReadZstdLog(
     close();
     const here = `compressed byte ${stream.position}`;
     if (stream.error !== undefined) {
-      reader.diagnostics.push({ file, severity: 'error', code: 'ZSTD_CORRUPT', message: `${stream.error}: the records before it are shown` });
+      reader.addDiagnostic({ file, severity: 'error', code: 'ZSTD_CORRUPT', message: `${stream.error}: the records before it are shown` });
       if (reader.firstAnomaly > reader.consumed) reader.firstAnomaly = reader.consumed;
       if (reader.lines === 0 && reader.refused === undefined) reader.refused = stream.error;
     } else if (feed.cut && limit === undefined && !reader.gaveUp) {
       if (reader.skipFrom !== undefined) reader.giveUp();
       else {
         reader.gaveUp = true;
-        reader.diagnostics.push({ file, severity: 'error', code: 'ZSTD_TOO_LARGE', message: `decodes to more than ${maxText} bytes: the rest is not read (stopped at decoded byte ${feed.at}, ${here})` });
+        reader.addDiagnostic({ file, severity: 'error', code: 'ZSTD_TOO_LARGE', message: `decodes to more than ${maxText} bytes: the rest is not read (stopped at decoded byte ${feed.at}, ${here})` });
         if (reader.firstAnomaly > reader.consumed) reader.firstAnomaly = reader.consumed;
       }
     }

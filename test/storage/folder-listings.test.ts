@@ -65,7 +65,10 @@ describe('FolderListings', () => {
     const a = path.join(root, 'a');
     const b = path.join(root, 'b');
     for (const d of [a, b]) fs.mkdirSync(d);
-    const old = (d: string) => ({ ...folderStat(d)!, mtimeMs: Date.now() - HOUR });
+    // one stat each, taken once: a second Date.now() a millisecond later is another mtime (this test flaked so)
+    const at = Date.now() - HOUR;
+    const stats = new Map([a, b].map((d) => [d, { ...folderStat(d)!, mtimeMs: at }]));
+    const old = (d: string) => stats.get(d)!;
     const first = new FolderListings(root, -Infinity, Date.now(), RACY_MS);
     for (const d of [a, b]) first.remember(d, old(d), readFolder(d, defaultIsSessionFile));
     const cut = reload(root, first);

@@ -191,7 +191,31 @@ function threaded(items: readonly SessionListItem[]): Array<{ item: SessionListI
   return out;
 }
 
-const badgeWidthOf = new WeakMap<SessionListItem, number>();
+/**
+ * BADGE cell widths of the items that are not in an open turn: such a cell's
+ * text depends only on the verdict, whether the session resumes and its
+ * diagnostics count (badgeOf, badgeCell), so one width is kept per such
+ * triple: a handful at any size (a width per item, in a WeakMap, was ~40
+ * bytes a session at 100,000 sessions and an ephemeron for the collector to
+ * trace). An open turn's cell shows its age, which moves: measured each time.
+ */
+const badgeWidths = {
+  measure: undefined as ((text: string) => number) | undefined,
+  byKind: new Map<number, number>(),
+  of(item: SessionListItem, now: number, measure: (text: string) => number): number {
+    const block = forkBlockOfItem(item);
+    if (block === 'open-turn') return measure(badgeCell(item, now).badge);
+    if (measure !== this.measure) {
+      this.measure = measure;
+      this.byKind.clear();
+    }
+    const verdict = block === 'seq-gap' ? 0 : item.state === 'empty' ? 1 : 2;
+    const key = (item.diagnostics * 3 + verdict) * 2 + (item.notResumable !== undefined ? 1 : 0);
+    let w = this.byKind.get(key);
+    if (w === undefined) this.byKind.set(key, (w = measure(badgeCell(item, now).badge)));
+    return w;
+  },
+};
 
 /** The item's fork verdict: its own, or for an item built without facts, an open turn's. */
 const forkBlockOfItem = (s: SessionListItem): ForkBlock | undefined => s.forkBlock ?? (s.state === 'open-turn' ? 'open-turn' : undefined);
@@ -285,14 +309,9 @@ export class ListStats {
   }
 }
 
-/** The display width of an item's BADGE cell (kept per item while its badge holds still). */
+/** The display width of an item's BADGE cell (kept per kind of cell: badgeWidths). */
 export function badgeWidth(item: SessionListItem, now: number): number {
-  let w = badgeWidthOf.get(item);
-  if (w === undefined) {
-    w = displayWidth(badgeCell(item, now).badge);
-    if (forkBlockOfItem(item) !== 'open-turn') badgeWidthOf.set(item, w);
-  }
-  return w;
+  return badgeWidths.of(item, now, displayWidth);
 }
 
 /**
