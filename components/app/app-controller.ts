@@ -334,8 +334,7 @@ export class AppController {
    * seconds or minutes), else once a minute: an idle root costs nothing.
    */
   private armTick(): void {
-    let newest = 0;
-    for (const i of this.snap.world.items) newest = Math.max(newest, i.lastEventTime ?? i.createdAt ?? 0);
+    const newest = this.model.newestActivity();
     const ms = Date.now() - newest < 3_600_000 ? (this.opts.tickMs ?? 5000) : 60_000;
     this.tick = setTimeout(() => {
       this.storeChanged(false); // only the clock moved: reuse the snapshot's derived data

@@ -288,6 +288,13 @@ export class RootModel {
     return rows;
   }
 
+  /** The newest activity (last event, else creation) of any item: a walk over the items, no array of them. */
+  newestActivity(): number {
+    let newest = 0;
+    for (const i of this.items.values()) newest = Math.max(newest, i.lastEventTime ?? i.createdAt ?? 0);
+    return newest;
+  }
+
   /** Every item, in the store's order. */
   all(): readonly SessionListItem[] {
     return (this.list ??= [...this.items.values()]);
