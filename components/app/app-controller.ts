@@ -62,8 +62,8 @@ const sameEntries = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, stri
 const GAP_FACTOR = 16;
 /** a change waits at most this long to be drawn (while keys keep coming, or frames are costly) */
 const MAX_WAIT_MS = 1000;
-/** keys closer together than this are a burst: background frames wait for its end */
-const KEY_QUIET_MS = 150;
+/** keys closer together than this are a burst: background frames wait for its end (j held or tapped ~4 a second: the news come at most MAX_WAIT_MS late) */
+const KEY_QUIET_MS = 300;
 /** the model's steps before a background frame take at most this long at once (then keys and other work) */
 const SYNC_STEP_MS = 8;
 /** the model's step after each batch of the first scan */
