@@ -5,7 +5,8 @@
 // Where: ${XDG_CACHE_HOME:-~/.cache}/dsh-browse/<hash of the root's real path>.facts
 // (folder 0700, files 0600). One line per file after a header line:
 //
-//   {"dshBrowseCache":"<CACHE_FORMAT>/<package version>","root":...,"stamp":S,"entries":N}
+//   {"dshBrowseCache":"<CACHE_FORMAT>/<package version>","root":...,"stamp":S,"folders":F,"entries":      N}
+//   (the count last, in a fixed width: the file is written as a stream, its head line last)
 //   "<path relative to the root, as JSON>"\t[dev,ino,size,mtimeMs,ctimeMs-mtimeMs,pending,kind,payload]
 //
 // kind 0: a session, payload its reader's snapshot in a compact form
@@ -32,6 +33,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
+import { headLine, writeLinesAtomic, writeLinesAtomicAsync, type LineSource } from './atomic-lines.js';
 import { LogReader, type ReaderSnapshot } from './log-reader.js';
 import { FOLDER_MARK, FolderListings } from './folder-listings.js';
 import { fsPath } from './open-file.js';
@@ -257,96 +259,75 @@ export class FactCache {
    * Returns true when the file was written. Never throws.
    */
   save(files: Iterable<[string, CacheSource]>, complete = true): boolean {
-    const plan = this.plan(files, complete);
-    while (!plan.step()) {
-      /* no pause: runs to the end */
-    }
-    const r = plan.result();
-    if (!r) return false;
+    const src = this.plan(files, complete);
+    if (!src) return false;
     try {
-      writeAtomic(this.dir, this.file!, r.head, r.lines);
+      return writeLinesAtomic(this.dir, this.file!, src);
     } catch (e) {
       this.note = `cache not written to ${this.dir} (${(e as Error).message})`;
       return false;
     }
-    return true;
   }
 
   /**
    * save() in slices of `budgetMs` with the loop free in between (the TUI:
-   * encoding 30,000 entries at once is ~300 ms), and the file written with
-   * asynchronous I/O (fsync off the loop). Never rejects.
+   * encoding 30,000 entries at once is ~300 ms), each slice written as it is
+   * encoded, with asynchronous I/O (fsync off the loop). Never rejects.
    */
   async saveAsync(files: Iterable<[string, CacheSource]>, complete = true, budgetMs = 8): Promise<boolean> {
-    const plan = this.plan(files, complete);
-    for (;;) {
-      const until = performance.now() + budgetMs;
-      if (plan.step(() => performance.now() > until)) break;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    const r = plan.result();
-    if (!r) return false;
+    const src = this.plan(files, complete);
+    if (!src) return false;
     try {
-      await writeAtomicAsync(this.dir, this.file!, r.head, r.lines);
+      return await writeLinesAtomicAsync(this.dir, this.file!, src, budgetMs);
     } catch (e) {
       this.note = `cache not written to ${this.dir} (${(e as Error).message})`;
       return false;
     }
-    return true;
   }
 
-  /** The lines to write, in steps; result() is undefined when nothing changed (or there is no cache file). */
-  private plan(files: Iterable<[string, CacheSource]>, complete: boolean): { step(pause?: () => boolean): boolean; result(): { head: string; lines: string[] } | undefined } {
+  /**
+   * The lines to write, encoded as they are taken (never all in memory);
+   * undefined when nothing changed (or there is no cache file). Its head() is
+   * undefined when the lines turned out the same as the file's.
+   */
+  private plan(files: Iterable<[string, CacheSource]>, complete: boolean): LineSource | undefined {
+    if (!this.file) return undefined;
     const folders = this.listings.lines(complete);
     // every file asked for came from the cache, every entry was used, and the folders too: the file would be the same
-    if (this.lookups === this.hits && this.hits === this.entries.size && !this.invalid && !folders.changed) return { step: () => true, result: () => undefined };
-    const out: string[] = [];
+    if (this.lookups === this.hits && this.hits === this.entries.size && !this.invalid && !folders.changed) return undefined;
     let fresh = 0;
     let kept = 0;
     const seen = complete ? undefined : new Set<string>();
-    const it = files[Symbol.iterator]();
-    let done = !this.file;
-    return {
-      step: (pause) => {
-        let n = 0;
-        while (!done) {
-          const next = it.next();
-          if (next.done) {
-            done = true;
-            break;
+    const fields = { dshBrowseCache: this.version, root: safeRealpath(this.root), stamp: this.startedAt, folders: folders.lines.length };
+    const lines = function* (this: FactCache): Generator<string> {
+      for (const [file, src] of files) {
+        if (src.older) continue;
+        const key = this.keyOf(file);
+        seen?.add(key);
+        const used = this.used.get(file);
+        if (used && sameStat(used.stat, src.stat)) {
+          kept++;
+          yield used.line;
+        } else {
+          const line = encode(file, key, src, this.startedAt);
+          if (line !== undefined) {
+            fresh++;
+            yield line;
           }
-          const [file, src] = next.value;
-          if (src.older) continue;
-          const key = this.keyOf(file);
-          seen?.add(key);
-          const used = this.used.get(file);
-          if (used && sameStat(used.stat, src.stat)) {
-            out.push(used.line);
-            kept++;
-          } else {
-            const line = encode(file, key, src, this.startedAt);
-            if (line !== undefined) {
-              out.push(line);
-              fresh++;
-            }
-          }
-          if ((++n & 63) === 0 && pause?.()) return false;
         }
-        return true;
-      },
-      result: () => {
-        if (!this.file) return undefined;
-        if (seen)
-          for (const [key, line] of this.entries)
-            if (!seen.has(key)) {
-              out.push(line);
-              kept++;
-            }
-        if (fresh === 0 && kept === this.entries.size && !this.invalid && !folders.changed) return undefined;
-        const entries = out.length;
-        for (const line of folders.lines) out.push(line);
-        return { head: JSON.stringify({ dshBrowseCache: this.version, root: safeRealpath(this.root), stamp: this.startedAt, entries, folders: folders.lines.length }), lines: out };
-      },
+      }
+      if (seen)
+        for (const [key, line] of this.entries)
+          if (!seen.has(key)) {
+            kept++;
+            yield line;
+          }
+      yield* folders.lines;
+    }.call(this);
+    return {
+      headRoom: headLine(fields),
+      lines,
+      head: () => (fresh === 0 && kept === this.entries.size && !this.invalid && !folders.changed ? undefined : headLine(fields, fresh + kept)),
     };
   }
 
@@ -516,75 +497,6 @@ function hasNonFinite(v: unknown): boolean {
     for (const k in v) if (hasNonFinite(v[k])) return true;
   }
   return false;
-}
-
-/** Writes head + lines to `file` through a temp file in `dir`: fsync, rename, 0600. */
-export function writeAtomic(dir: string, file: string, head: string, lines: string[]): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  try {
-    const st = fs.statSync(dir);
-    if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) fs.chmodSync(dir, 0o700);
-  } catch {
-    // best effort
-  }
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
-  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
-  try {
-    try {
-      writeAll(fd, head + '\n');
-      const BATCH = 2000;
-      for (let i = 0; i < lines.length; i += BATCH) writeAll(fd, lines.slice(i, i + BATCH).join('\n') + '\n');
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    try {
-      fs.unlinkSync(tmp);
-    } catch {
-      // gone already
-    }
-    throw e;
-  }
-  try {
-    const dfd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(dfd);
-    } finally {
-      fs.closeSync(dfd);
-    }
-  } catch {
-    // some file systems cannot fsync a folder: the rename is still atomic
-  }
-}
-
-/** writeAtomic with asynchronous I/O. */
-export async function writeAtomicAsync(dir: string, file: string, head: string, lines: string[]): Promise<void> {
-  const fsp = fs.promises;
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
-  const fh = await fsp.open(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
-  try {
-    try {
-      await fh.writeFile(head + '\n');
-      const BATCH = 2000;
-      for (let i = 0; i < lines.length; i += BATCH) await fh.writeFile(lines.slice(i, i + BATCH).join('\n') + '\n');
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fsp.rename(tmp, file);
-  } catch (e) {
-    await fsp.unlink(tmp).catch(() => undefined);
-    throw e;
-  }
-}
-
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text, 'utf8');
-  let off = 0;
-  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
 }
 
 /** `dsh-browse cache`: the folder, and how many files and bytes it holds. */

@@ -7,7 +7,8 @@
 // (and only when something was audited anew, or an entry is gone). One line
 // per session after a header line:
 //
-//   {"dshBrowseFindings":"<FINDINGS_FORMAT>/<cacheVersion>","root":...,"stamp":S,"entries":N}
+//   {"dshBrowseFindings":"<FINDINGS_FORMAT>/<cacheVersion>","root":...,"stamp":S,"entries":      N}
+//   (the count in a fixed width: the file is written as a stream, its head line last)
 //   "<path relative to the root, as JSON>"\t[[dev,ino,size,mtimeMs,ctimeMs-mtimeMs],[parent...],findings]
 //
 // with each parent ["<path>",dev,ino,size,mtimeMs,ctimeMs-mtimeMs], in the
@@ -27,7 +28,8 @@ import path from 'node:path';
 import type { Finding } from '../session/audit.js';
 import type { AuditedSession, AuditMemory } from '../session/audit-index.js';
 import type { Session } from '../session/session.js';
-import { RACY_MS, cacheDir, cacheFileFor, cacheVersion, safeRealpath, writeAtomicAsync, type FactCacheOptions } from './fact-cache.js';
+import { headLine, writeLinesAtomicAsync } from './atomic-lines.js';
+import { RACY_MS, cacheDir, cacheFileFor, cacheVersion, safeRealpath, type FactCacheOptions } from './fact-cache.js';
 import type { RootIndex } from './load-root.js';
 import type { FileStat } from './session-file.js';
 
@@ -200,20 +202,20 @@ export class FindingsCache implements AuditMemory {
     this.written = this.write(list);
   }
 
+  /** Writes the entries as they are encoded, a slice at a time (never the whole file in memory). */
   private async write(list: AuditedSession[], budgetMs = 8): Promise<boolean> {
-    const lines: string[] = [];
-    try {
-      for (let i = 0; i < list.length; ) {
-        const until = performance.now() + budgetMs;
-        for (; i < list.length && ((i & 63) !== 0 || performance.now() < until); i++) {
-          const line = this.encode(list[i]);
-          if (line !== undefined) lines.push(line);
-        }
-        if (i < list.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    let entries = 0;
+    const fields = { dshBrowseFindings: this.version, root: safeRealpath(this.index.root), stamp: this.startedAt };
+    const lines = function* (this: FindingsCache): Generator<string> {
+      for (const a of list) {
+        const line = this.encode(a);
+        if (line === undefined) continue;
+        entries++;
+        yield line;
       }
-      const head = JSON.stringify({ dshBrowseFindings: this.version, root: safeRealpath(this.index.root), stamp: this.startedAt, entries: lines.length });
-      await writeAtomicAsync(this.dir, this.file!, head, lines);
-      return true;
+    }.call(this);
+    try {
+      return await writeLinesAtomicAsync(this.dir, this.file!, { headRoom: headLine(fields), lines, head: () => headLine(fields, entries) }, budgetMs);
     } catch (e) {
       this.note = `findings cache not written to ${this.dir} (${(e as Error).message})`;
       return false;

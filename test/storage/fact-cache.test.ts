@@ -8,6 +8,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cmdList } from '../../src/cli/commands.js';
+import { writeHooks } from '../../src/storage/atomic-lines.js';
 import { FactCache, RACY_MS, cacheFileFor, factShortKeys } from '../../src/storage/fact-cache.js';
 import { applyChange } from '../../src/storage/follow.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
@@ -504,6 +505,36 @@ describe('a cache file that cannot be trusted is ignored and rebuilt', () => {
     const r = loadRootSync(root, cacheIn(dir));
     expect(listJson(r)).toBe(listJson(loadRootSync(root)));
     expect(r.cacheNote).toMatch(/not written/);
+  });
+
+  it('a write cut midway (CLI and TUI scan): the old cache file stays whole, no temp file; the next run writes it', async () => {
+    const { root, dir, file } = warmRoot();
+    const old = fs.readFileSync(file);
+    change(root);
+    const expected = listJson(loadRootSync(root));
+    // the write fails at its first slice of entries (0: the head's placeholder)
+    writeHooks.beforeWrite = (n) => {
+      if (n === 1) throw new Error('disk full');
+    };
+    try {
+      const cli = loadRootSync(root, cacheIn(dir));
+      expect(listJson(cli)).toBe(expected);
+      expect(cli.cacheStats!.wrote).toBe(false);
+      expect(cli.cacheNote).toMatch(/not written.*disk full/);
+      const tui = newRootIndex(root);
+      attachCache(tui, { dir });
+      await scanRoot(tui);
+      expect(tui.cacheStats!.wrote).toBe(false);
+      expect(tui.cacheNote).toMatch(/not written.*disk full/);
+    } finally {
+      writeHooks.beforeWrite = undefined;
+    }
+    expect(fs.readFileSync(file).equals(old)).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual([path.basename(file)]);
+    expect(loadRootSync(root, cacheIn(dir)).cacheStats!.wrote).toBe(true);
+    const again = loadRootSync(root, cacheIn(dir));
+    expect(again.cacheStats).toMatchObject({ wrote: false, hits: again.cacheStats!.entries });
+    expect(listJson(again)).toBe(expected);
   });
 
   it('is written 0600 in a 0700 folder, through a temp file that does not stay', () => {

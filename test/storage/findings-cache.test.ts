@@ -6,6 +6,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditIndex } from '../../src/session/audit-index.js';
+import { writeHooks } from '../../src/storage/atomic-lines.js';
 import { FindingsCache } from '../../src/storage/findings-cache.js';
 import { RACY_MS } from '../../src/storage/fact-cache.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
@@ -193,6 +194,38 @@ describe('the findings cache', () => {
       expect(await again.memory.written).toBe(true);
       expect((await warmAudit(r, dir)).memory.hits).toBe(3);
     });
+
+  it('a write cut midway: the old cache file stays whole, no temp file; the next run writes it', async () => {
+    const r = root();
+    const dir = tmpDir('dsh-fc-cache-');
+    const first = await warmAudit(r, dir);
+    const file = first.memory.file!;
+    const old = fs.readFileSync(file);
+    const p = path.join(r, 'p.jsonl');
+    fs.writeFileSync(p, fs.readFileSync(p, 'utf8').replace('prompt 1', 'Prompt 1'));
+    backdate(p);
+    // the write fails at its head (the last write: every entry written before it)
+    let writes = 0;
+    writeHooks.beforeWrite = (n, f) => {
+      if (f !== file) return;
+      writes++;
+      if (n === 2) throw new Error('disk full');
+    };
+    try {
+      const cut = await warmAudit(r, dir);
+      expect(await cut.memory.written).toBe(false);
+      expect(cut.memory.note).toMatch(/not written.*disk full/);
+      expect(cut.findings).toEqual(await audit(loadRootSync(r)));
+    } finally {
+      writeHooks.beforeWrite = undefined;
+    }
+    expect(writes).toBe(3);
+    expect(fs.readFileSync(file).equals(old)).toBe(true);
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    const again = await warmAudit(r, dir);
+    expect(await again.memory.written).toBe(true);
+    expect((await warmAudit(r, dir)).memory.hits).toBe(3);
+  });
 
   it('a cache folder that cannot be written: the audit still finds everything', async () => {
     const r = root();
