@@ -139,12 +139,15 @@ export function agedSampleRoot(): string {
   const root = tmpDir();
   fs.cpSync(SAMPLE_DIR, root, { recursive: true });
   const old = new Date(Date.now() - 86_400_000);
+  // folders too, after their contents: the fact cache keeps a folder's listing only when its mtime
+  // is 2 s older than the run (a run started within 2 s of the copy listed it again and rewrote the cache)
   const walk = (d: string) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
       else fs.utimesSync(p, old, old);
     }
+    fs.utimesSync(d, old, old);
   };
   walk(root);
   return root;
