@@ -197,7 +197,8 @@ describe('in a real pty', () => {
       }
     };
     // the Sessions list, the hostile ids on screen, inert
-    await s.waitFor((scr) => /\d+ sessions · order: recent/.test(scr) && /^▶ /m.test(scr) && /␛\]0;pwned␇/.test(scr), 15_000);
+    // and the first scan over (the title says live): a list still filling in moves rows under the cursor
+    await s.waitFor((scr) => /\d+ sessions · order: recent/.test(scr) && /^▶ /m.test(scr) && /␛\]0;pwned␇/.test(scr) && / live\b/.test(scr.split('\n')[0]), 15_000);
     await selectSession(/^▶ boundary +id:␛\]0;pwned␇/, 'the hostile session');
     await step(keys.enter, (scr) => /^› 0 ▸ turn 1 +error/m.test(scr), 'Turns of the hostile session');
     await step('e', (scr) => /^› 0 ▾ turn 1/m.test(scr), 'every turn expanded');
