@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inkMemoPlugin } from './ink-memo.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -23,5 +24,7 @@ await build({
   alias: { 'react-devtools-core': path.join(root, 'scripts/devtools-stub.mjs') },
   // CommonJS dependencies (react) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __dshCreateRequire } from 'node:module';\nconst require = __dshCreateRequire(import.meta.url);" },
+  // Ink's per-line text work, memoised across frames (scripts/ink-memo.mjs)
+  plugins: [inkMemoPlugin()],
   logLevel: 'warning',
 });

@@ -146,7 +146,7 @@ export function App(props: AppProps): React.JSX.Element {
       <Box flexDirection="column" width={Math.min(lay.width, size.columns)} height={Math.max(1, Math.min(state.size.rows, size.rows) - 1)} overflow="hidden">
         <TitleBar root={sanitizeInline(world.rootLabel)} sessions={world.total} diagnostics={world.diagnostics} status={liveNotice} background={backgroundText(index)} width={lay.width} />
         <TabBar view={state.view} turnsLabel={selected ? sanitizeInline(selected.id) : undefined} width={lay.width} />
-        <Box flexDirection="column" height={lay.content} overflow="hidden">
+        <Box flexDirection="column" height={lay.content} overflowY="hidden">
           <Body state={state} world={world} />
           {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} root={world.root} liveLength={world.session(state.dialog.sourceKey)?.length} width={lay.width} height={lay.dialog} /> : null}
           {!state.help && !state.dialog && state.menu ? (

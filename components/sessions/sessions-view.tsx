@@ -151,7 +151,7 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
     `  ${fit('STATE', cols.badge)} ${fit('ID', cols.id)} ${fit('TITLE', cols.title)} ${fit('CWD', cols.cwd)} ` +
     `${right('T', cols.turns)} ${right('EV', cols.events)} ${cols.tokens ? right('TOK', cols.tokens) + ' ' : ''}${right('AGE', cols.age)}`;
   return (
-    <Box flexDirection="column" height={props.height} width={props.width} overflow="hidden">
+    <Box flexDirection="column" height={props.height} width={props.width} overflowY="hidden">
       <Text wrap="truncate-end">
         <Text bold>{sessionsCountText(props.rows, props.total, props.filter.text !== '')}</Text>
         <Text dimColor>{` · order: ${props.order} (s)`}</Text>
