@@ -52,7 +52,7 @@ export function memoWidth(stringWidth, cap = 4096) {
 }
 
 /** ansi-tokenize's tokenize memoised on its string (the token list is shared: Ink only reads it). */
-export function memoTokenize(tokenize, cap = 1024) {
+export function memoTokenize(tokenize, cap = 256) {
   const memo = lru(cap);
   return function memoTokenizeLine(str, endChar) {
     if (endChar !== undefined || typeof str !== 'string') return tokenize(str, endChar);

@@ -83,6 +83,7 @@ describe('the root model, kept current from what changed', () => {
           fresh.sync();
           expect(itemsOf(model)).toEqual(itemsOf(fresh));
           expect(model.diagnostics).toBe(fresh.diagnostics);
+          expect(model.newestActivity()).toBe(fresh.newestActivity());
           for (const order of ['recent', 'created', 'id'] as const)
             for (const scoped of [false, true]) {
               const want = sortSessions(scoped ? fresh.all().filter(inScope) : fresh.all(), order).map((r) => r.item);
@@ -92,6 +93,8 @@ describe('the root model, kept current from what changed', () => {
               expect(stats.gone).toBe(want.filter((i) => i.gone === true).length);
               expect(stats.widest(clock, 0, 99)).toBe(Math.max(0, ...want.map((i) => new ItemRows([i], clock).widestBadge(0, 99))));
             }
+          // now from the kept recent order (merged just above), against a walk over the items
+          expect(model.newestActivity()).toBe(fresh.newestActivity());
           const sessions = store.list();
           const worst = worstBySession(problemRows({ sessions, refused: [], findings: audit.findings(sessions, []) }));
           for (const i of model.all()) expect([i.key, i.problem]).toEqual([i.key, worst.get(i.key)]);

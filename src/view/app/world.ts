@@ -169,7 +169,16 @@ export interface WorldOptions {
   onLoading?: (session: Session) => void;
 }
 
+/**
+ * The snapshot whose derived data a snapshot built on a base reuses: the base's
+ * own origin when it has one, so that snapshots taken on a base (a clock tick,
+ * a filter keystroke) never chain: an idle root ticks for hours, and each
+ * snapshot held the one before it.
+ */
+const origins = new WeakMap<World, World>();
+
 export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, opts: WorldOptions = {}): World {
+  if (opts.base) opts = { ...opts, base: origins.get(opts.base) ?? opts.base };
   const audit = opts.audit ?? new AuditIndex();
   const model = opts.model ?? new RootModel(index.store, audit, opts.scope && scopeTest(opts.scope));
   if (!opts.model) model.sync(opts.rootRefusals);
@@ -201,7 +210,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       const refused = [...index.files.values()].flatMap((f) => f.refused ?? []);
       return problemRows({ sessions: all(), refused, findings: audit.findings(all(), refused) });
     }));
-  return {
+  const world: World = {
     version,
     root: index.root,
     rootLabel: opts.rootLabel ?? index.root,
@@ -222,7 +231,11 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order || rowsMemo.all !== all) {
         const scope = opts.scope;
         let rows: RowSeq<SessionRow>;
-        if (!filter.trim() && order !== 'threaded' && !opts.base) {
+        const fromBase = opts.base && !filter.trim() && order !== 'threaded' ? opts.base.rows(filter, order, allProjects) : undefined;
+        if (fromBase instanceof ItemRows) {
+          // the base's kept order at this snapshot's time (a clock tick: the ages move, not the rows)
+          rows = fromBase.withNow(now);
+        } else if (!filter.trim() && order !== 'threaded' && !opts.base) {
           // the common case, kept sorted by the model (per scope, with its stats): rows are built as the window reads them
           rows = new ItemRows(model.sortedBy(order, !all), now, model.statsOf(order, !all));
         } else rows = filteredRows(all || !scope ? this.items : this.items.filter(scopeTest(scope)), filter, order);
@@ -263,6 +276,8 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       }
     },
   };
+  if (opts.base) origins.set(world, opts.base);
+  return world;
 }
 
 /** Whether a list item is in the project scope (the Sessions view's `p`). */

@@ -120,7 +120,8 @@ export interface SessionRow {
 }
 
 const num = (n: number | undefined): number => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
-const activity = (s: SessionListItem): number => num(s.lastEventTime ?? s.createdAt);
+/** when the session last moved (its last event, else its creation): the recent order's key */
+export const activity = (s: SessionListItem): number => num(s.lastEventTime ?? s.createdAt);
 const byKey = (a: SessionListItem, b: SessionListItem): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 const byRecent = (a: SessionListItem, b: SessionListItem): number => activity(b) - activity(a) || byKey(a, b);
 const byCreated = (a: SessionListItem, b: SessionListItem): number => num(b.createdAt) - num(a.createdAt) || byKey(a, b);
@@ -329,6 +330,10 @@ export class ItemRows implements RowSeq<SessionRow> {
   ) {}
   get length(): number {
     return this.items.length;
+  }
+  /** the same items and stats, their rows at another time (the ages move on) */
+  withNow(now: number): ItemRows {
+    return now === this.now ? this : new ItemRows(this.items, now, this.stats);
   }
   at(i: number): SessionRow | undefined {
     const item = this.items.at(i);
