@@ -25,6 +25,7 @@ import { attachCache, newRootIndex } from './storage/load-root.js';
 import { FindingsCache } from './storage/findings-cache.js';
 import { scanRoot, type ScanProgress } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
+import { collectWhenQuiet } from './quiet-gc.js';
 
 export interface TuiOptions extends Partial<TuiStartOptions> {
   /** follow the root live after the scan (default true) */
@@ -77,6 +78,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     auditMemory,
   });
   const app = render(React.createElement(App, { index, controller }), { exitOnCtrlC: false });
+  // the first scan's garbage goes back to the system once the browser is quiet (quiet-gc.ts)
+  const stopGc = collectWhenQuiet({ isQuiet: () => index.scan?.finished === true && !controller.busy, sinceKeyMs: () => controller.sinceKeyMs });
   // O in the reader: leave the screen for $PAGER (default less -R) with the content on its stdin, then come back
   controller.onPager = (content) => {
     const { command, args } = pagerCommand(process.env);
@@ -134,6 +137,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     await app.waitUntilExit();
   } finally {
     abort.abort();
+    stopGc();
     await scanned.catch(() => undefined);
     await auditMemory?.written; // a findings write under way ends (it never rejects): no temp file left behind
     follower?.close();

@@ -346,6 +346,10 @@ export class AppController {
   // ---- background frames: spaced by their own cost, and never in the way of keys
   /** when the last key arrived (performance.now()) */
   private lastKeyAt = -Infinity;
+  /** ms since the last key (Infinity before the first) */
+  get sinceKeyMs(): number {
+    return performance.now() - this.lastKeyAt;
+  }
   /** when the oldest change not yet drawn arrived */
   private pendingSince?: number;
   /** what the last background frame cost (ms): snapshot, reducer and the draw it asked for */

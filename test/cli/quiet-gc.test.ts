@@ -1,0 +1,56 @@
+// The browser gives the first scan's garbage back once quiet (src/quiet-gc.ts):
+// only when quiet since the last check, no key for a moment, and the heap
+// grew enough; with V8's real full collection, got without --expose-gc.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import v8 from 'node:v8';
+import { collectWhenQuiet, fullGc, GROWTH_BYTES, QUIET_MS, shouldCollect } from '../../src/quiet-gc.js';
+
+const used = () => v8.getHeapStatistics().used_heap_size;
+/** ~100 MB of small objects (more than GROWTH_BYTES) */
+const grow = () => Array.from({ length: 1_500_000 }, (_, i) => ({ i, s: `x${i}` }));
+
+afterEach(() => vi.useRealTimers());
+
+describe('a full collection once the browser is quiet', () => {
+  it('shouldCollect: quiet, no key for QUIET_MS, and the heap grew past GROWTH_BYTES', () => {
+    const base = { quiet: true, sinceKeyMs: QUIET_MS, heapUsed: GROWTH_BYTES + 2, baseline: 1 };
+    expect(shouldCollect(base)).toBe(true);
+    expect(shouldCollect({ ...base, quiet: false })).toBe(false);
+    expect(shouldCollect({ ...base, sinceKeyMs: QUIET_MS - 1 })).toBe(false);
+    expect(shouldCollect({ ...base, heapUsed: GROWTH_BYTES + 1 })).toBe(false);
+  });
+
+  it('fullGc is V8’s full collection (garbage goes), and no global gc is left behind', () => {
+    const gc = fullGc();
+    expect(gc).toBeTypeOf('function');
+    expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
+    let junk: unknown[] | undefined = grow();
+    const before = used();
+    expect(junk.length).toBe(1_500_000);
+    junk = undefined;
+    gc!();
+    expect(before - used()).toBeGreaterThan(GROWTH_BYTES);
+  });
+
+  it('collectWhenQuiet collects once after two quiet checks, never while busy or typing', () => {
+    vi.useFakeTimers();
+    const gc = vi.fn();
+    let quiet = false;
+    let sinceKey = Infinity;
+    const stop = collectWhenQuiet({ isQuiet: () => quiet, sinceKeyMs: () => sinceKey, gc });
+    const kept = grow(); // the heap grows (kept alive: the fake gc frees nothing)
+    vi.advanceTimersByTime(QUIET_MS * 3);
+    expect(gc).not.toHaveBeenCalled(); // busy
+    quiet = true;
+    sinceKey = 10;
+    vi.advanceTimersByTime(QUIET_MS * 3);
+    expect(gc).not.toHaveBeenCalled(); // a key just now
+    sinceKey = Infinity;
+    vi.advanceTimersByTime(QUIET_MS);
+    expect(gc).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(QUIET_MS * 5);
+    expect(gc).toHaveBeenCalledTimes(1); // the heap did not grow again since
+    stop();
+    expect(kept.length).toBe(1_500_000);
+  });
+});
