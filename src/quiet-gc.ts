@@ -7,9 +7,9 @@
 // but an idle browser allocates almost nothing: no collection comes, and the
 // process sat at ~500 MB for as long as it ran. So once the browser has been
 // quiet for a moment (no background work, no key), and the heap grew by more
-// than GROWTH_BYTES since the last collection, one full collection runs
-// (~100-200 ms at 100,000 sessions; once, not per change: a live append that
-// is audited and drawn grows the heap by far less).
+// than GROWTH_BYTES since the last collection, one compacting full collection
+// runs (once, not per change: a live append that is audited and drawn grows
+// the heap by far less).
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -24,20 +24,34 @@ export function shouldCollect(p: { quiet: boolean; sinceKeyMs: number; heapUsed:
 }
 
 /**
- * V8's full collection as a function, without starting node with --expose-gc:
- * the flag set for a moment, a new context made (it gets `gc`), the flag unset
- * (the app's own context never sees a global gc). Undefined where that fails.
+ * V8's full collection, compacting, as a function, without starting node with
+ * --expose-gc: the flag set for a moment, a new context made (it gets `gc`),
+ * the flag unset (the app's own context never sees a global gc). Undefined
+ * where that fails. A plain full collection frees the dead objects but keeps
+ * the half-empty pages they leave (at 100,000 sessions the heap stayed at
+ * 320 MB for 145 MB of live objects); compaction moves the live ones together
+ * and the emptied pages go back (~3x the pause: measured ~250 ms for 240 MB).
  */
 export function fullGc(): (() => void) | undefined {
+  let gc: unknown;
   try {
     v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as unknown;
-    return typeof gc === 'function' ? (gc as () => void) : undefined;
+    gc = vm.runInNewContext('gc');
   } catch {
     return undefined;
   } finally {
     v8.setFlagsFromString('--no-expose-gc');
   }
+  if (typeof gc !== 'function') return undefined;
+  const collect = gc as () => void;
+  return () => {
+    v8.setFlagsFromString('--compact-on-every-full-gc');
+    try {
+      collect();
+    } finally {
+      v8.setFlagsFromString('--no-compact-on-every-full-gc');
+    }
+  };
 }
 
 const heapUsed = (): number => v8.getHeapStatistics().used_heap_size;
