@@ -37,33 +37,28 @@ export function lru(cap) {
   };
 }
 
-/** string-width memoised on its string when called without options (how Ink, widest-line and wrap-ansi call it). */
-export function memoWidth(stringWidth, cap = 4096) {
+/**
+ * `fn(input)` memoised on `input`, a string, when called with it alone (a
+ * second argument, string-width's options or tokenize's end, calls through).
+ */
+export function memoOnString(fn, cap) {
   const memo = lru(cap);
-  return function memoStringWidth(input, options) {
-    if (options !== undefined || typeof input !== 'string') return stringWidth(input, options);
-    let w = memo.get(input);
-    if (w === undefined) {
-      w = stringWidth(input);
-      memo.set(input, w);
+  return function memoised(input, second) {
+    if (second !== undefined || typeof input !== 'string') return fn(input, second);
+    let v = memo.get(input);
+    if (v === undefined) {
+      v = fn(input);
+      memo.set(input, v);
     }
-    return w;
+    return v;
   };
 }
 
+/** string-width memoised on its string (how Ink, widest-line and wrap-ansi call it). */
+export const memoWidth = (stringWidth, cap = 4096) => memoOnString(stringWidth, cap);
+
 /** ansi-tokenize's tokenize memoised on its string (the token list is shared: Ink only reads it). */
-export function memoTokenize(tokenize, cap = 256) {
-  const memo = lru(cap);
-  return function memoTokenizeLine(str, endChar) {
-    if (endChar !== undefined || typeof str !== 'string') return tokenize(str, endChar);
-    let t = memo.get(str);
-    if (t === undefined) {
-      t = tokenize(str);
-      memo.set(str, t);
-    }
-    return t;
-  };
-}
+export const memoTokenize = (tokenize, cap = 256) => memoOnString(tokenize, cap);
 
 /** styledCharsFromTokens memoised on its token list (one per memoised line: a WeakMap, gone with the list). */
 export function memoStyledChars(styledCharsFromTokens) {
