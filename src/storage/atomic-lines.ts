@@ -3,7 +3,7 @@
 // 100,000 sessions that was 30-45 MB of old-generation garbage per write).
 //
 // Atomic as before: a temp file in the same folder (0600, O_EXCL), fsync,
-// rename; the folder made 0700. The head line (which holds the entry count,
+// rename, the folder fsync'ed; the folder made 0700 (and tightened when looser). The head line (which holds the entry count,
 // known only at the end) is written first as a placeholder of the same byte
 // length that is no JSON, then overwritten in place before the fsync. A write
 // that fails or is given up leaves no temp file; the old file stays whole
@@ -117,6 +117,12 @@ export function writeLinesAtomic(dir: string, file: string, src: LineSource, sli
         // gone already
       }
   }
+  fsyncDir(dir);
+  return true;
+}
+
+/** The rename made durable (one call, for both writers). */
+function fsyncDir(dir: string): void {
   try {
     const dfd = fs.openSync(dir, 'r');
     try {
@@ -127,7 +133,6 @@ export function writeLinesAtomic(dir: string, file: string, src: LineSource, sli
   } catch {
     // some file systems cannot fsync a folder: the rename is still atomic
   }
-  return true;
 }
 
 /**
@@ -136,7 +141,7 @@ export function writeLinesAtomic(dir: string, file: string, src: LineSource, sli
  */
 export async function writeLinesAtomicAsync(dir: string, file: string, src: LineSource, budgetMs = 8): Promise<boolean> {
   const fsp = fs.promises;
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  prepareDir(dir); // (synchronous: a mkdir and a stat, once per write) the TUI's writes tighten a loose folder too
   const tmp = tempBeside(dir, file);
   const fh = await fsp.open(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
   let renamed = false;
@@ -172,5 +177,6 @@ export async function writeLinesAtomicAsync(dir: string, file: string, src: Line
   } finally {
     if (!renamed) await fsp.unlink(tmp).catch(() => undefined);
   }
+  fsyncDir(dir);
   return true;
 }

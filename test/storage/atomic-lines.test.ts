@@ -66,6 +66,14 @@ for (const [name, write] of Object.entries(writers))
       expect(taken[1]).toBeLessThan(1000);
     });
 
+    it('a loose folder of its own is tightened to 0700', async () => {
+      const dir = path.join(tmpDir('dsh-al-'), 'cache');
+      fs.mkdirSync(dir, { mode: 0o755 });
+      fs.chmodSync(dir, 0o755);
+      expect(await write(dir, path.join(dir, 'x.facts'), source(10))).toBe(true);
+      expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    });
+
     it('a source with nothing to write: no file, no temp file', async () => {
       const dir = tmpDir('dsh-al-');
       const file = path.join(dir, 'x.facts');
