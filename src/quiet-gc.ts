@@ -61,7 +61,7 @@ const heapUsed = (): number => v8.getHeapStatistics().used_heap_size;
  * collects when shouldCollect says so. The timer never keeps the process alive.
  * Returns a stop function.
  */
-export function collectWhenQuiet(o: { isQuiet: () => boolean; sinceKeyMs: () => number; gc?: () => void; onCollect?: (freed: number, ms: number) => void }): () => void {
+export function collectWhenQuiet(o: { isQuiet: () => boolean; sinceKeyMs: () => number; gc?: () => void }): () => void {
   const gc = o.gc ?? fullGc();
   if (!gc) return () => undefined;
   let baseline = heapUsed();
@@ -70,10 +70,8 @@ export function collectWhenQuiet(o: { isQuiet: () => boolean; sinceKeyMs: () => 
     const quiet = o.isQuiet();
     const used = heapUsed();
     if (shouldCollect({ quiet: quiet && quietBefore, sinceKeyMs: o.sinceKeyMs(), heapUsed: used, baseline })) {
-      const t = performance.now();
       gc();
       baseline = heapUsed();
-      o.onCollect?.(used - baseline, performance.now() - t);
     } else if (used < baseline) baseline = used; // V8 collected on its own: grow from there
     quietBefore = quiet;
   }, QUIET_MS);
