@@ -35,6 +35,7 @@ import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
 import { headLine, writeLinesAtomic, writeLinesAtomicAsync, type LineSource } from './atomic-lines.js';
 import { LogReader, type ReaderSnapshot } from './log-reader.js';
+import { readLines } from './read-lines.js';
 import { FOLDER_MARK, FolderListings } from './folder-listings.js';
 import { fsPath } from './open-file.js';
 import type { FileStat } from './session-file.js';
@@ -154,21 +155,14 @@ export class FactCache {
 
   private load(): void {
     if (!this.file) return;
-    let text: string;
+    let lines: string[];
     try {
-      const st = fs.statSync(this.file, { throwIfNoEntry: false });
-      if (!st) {
-        this.invalid = true;
-        return;
-      }
-      if (!st.isFile() || st.size > MAX_CACHE_BYTES) throw new Error('not a cache file');
-      text = fs.readFileSync(this.file, 'utf8');
+      lines = readLines(this.file, MAX_CACHE_BYTES);
     } catch (e) {
       this.invalid = true;
-      this.note = `cache ${this.file} not read (${(e as Error).message}): rebuilt`;
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.note = `cache ${this.file} not read (${(e as Error).message}): rebuilt`;
       return;
     }
-    const lines = text.split('\n');
     let head: { dshBrowseCache?: unknown; root?: unknown; stamp?: unknown; entries?: unknown; folders?: unknown };
     try {
       head = JSON.parse(lines[0]) as typeof head;

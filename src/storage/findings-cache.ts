@@ -29,6 +29,7 @@ import type { Finding } from '../session/audit.js';
 import type { AuditedSession, AuditMemory } from '../session/audit-index.js';
 import type { Session } from '../session/session.js';
 import { headLine, writeLinesAtomicAsync } from './atomic-lines.js';
+import { readLines } from './read-lines.js';
 import { RACY_MS, cacheDir, cacheFileFor, cacheVersion, safeRealpath, type FactCacheOptions } from './fact-cache.js';
 import type { RootIndex } from './load-root.js';
 import type { FileStat } from './session-file.js';
@@ -74,21 +75,14 @@ export class FindingsCache implements AuditMemory {
     const entries = new Map<string, string>();
     this.entries = entries;
     if (!this.file) return entries;
-    let text: string;
+    let lines: string[];
     try {
-      const st = fs.statSync(this.file, { throwIfNoEntry: false });
-      if (!st) {
-        this.invalid = true;
-        return entries;
-      }
-      if (!st.isFile() || st.size > MAX_BYTES) throw new Error('not a cache file');
-      text = fs.readFileSync(this.file, 'utf8');
+      lines = readLines(this.file, MAX_BYTES);
     } catch (e) {
       this.invalid = true;
-      this.note = `findings cache ${this.file} not read (${(e as Error).message}): rebuilt`;
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.note = `findings cache ${this.file} not read (${(e as Error).message}): rebuilt`;
       return entries;
     }
-    const lines = text.split('\n');
     let head: Record<string, unknown>;
     try {
       const h = JSON.parse(lines[0]) as unknown;
