@@ -1,4 +1,5 @@
 // The headless commands: list, tree, fork, lineage, audit.
+import { writeJsonWithArray } from './json-out.js';
 import { auditSessions, type Finding } from '../session/audit.js';
 import { eraOf } from '../session/era.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
@@ -81,7 +82,9 @@ export function cmdList(index: RootIndex, out: Out): number {
     const parents = resolveParents(sessions);
     const refusal = rootRefusals(index.files.keys());
     const summary = (s: Session) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s), older: olderGenerations(index, s.file) });
-    out.write(JSON.stringify({ sessions: sessions.map(summary), diagnostics }, null, 2) + '\n');
+    writeJsonWithArray((t) => out.write(t), 'sessions', (function* () {
+      for (const s of sessions) yield summary(s);
+    })(), { diagnostics });
     return 0;
   }
   const p = painter(out.color);
