@@ -590,6 +590,34 @@ describe('watchRoot: many session folders (hotFolders)', () => {
   }
   const initialOf = (files: string[]) => new Map(files.map((f) => { const st = fs.statSync(f); return [f, { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }]; }));
 
+  it('the safety poll keeps the entry of a file that did not change (a new one per file a round was old-generation garbage)', async () => {
+    const files = ['a', 'b', 'c'].map((id, i) => sessionFolder(id, 3600 * (i + 1)));
+    const initial = initialOf(files);
+    const col = collector();
+    const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), initial, hotFolders: 1, safetyPollMs: 10 });
+    open.push(w);
+    await w.ready;
+    const rounds = async (n: number) => {
+      const deadline = Date.now() + 30_000;
+      while (w.safetyRounds < n) {
+        if (Date.now() > deadline) throw new Error(`only ${w.safetyRounds} safety rounds in 30 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await rounds(2);
+    for (const f of files) expect(w.known.get(f)).toBe(initial.get(f));
+    // c is in a cold folder: only the safety poll sees it grow, and then it has a new entry
+    append(files[2], line(0));
+    await col.waitFor(is(files[2], 'grown'));
+    expect(w.known.get(files[2])).not.toBe(initial.get(files[2]));
+    expect(w.known.get(files[2])?.size).toBe(fs.statSync(files[2]).size);
+    const after = w.safetyRounds;
+    await rounds(after + 2);
+    expect(w.known.get(files[0])).toBe(initial.get(files[0]));
+    expect(w.known.get(files[1])).toBe(initial.get(files[1]));
+    expect(col.all().map((c) => [path.basename(path.dirname(c.file)), c.kind])).toEqual([['c', 'grown']]);
+  });
+
   it('watches only the most recently written ones; an older one that changes is seen by the safety poll and watched from then on', async () => {
     const files = ['a', 'b', 'c', 'd', 'e'].map((id, i) => sessionFolder(id, 3600 * (i + 1))); // a newest, e oldest
     const col = collector();
