@@ -23,7 +23,6 @@
 // taken this run. Anything else is audited again. A file that is truncated,
 // garbage, of another version, or unreadable is ignored (and rewritten);
 // never an error.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Finding } from '../session/audit.js';
 import type { AuditedSession, AuditMemory } from '../session/audit-index.js';
