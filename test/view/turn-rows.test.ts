@@ -258,7 +258,7 @@ describe('turnsReducer', () => {
     expect(h.every((r) => r.seq <= 43)).toBe(true);
     st = run(st, 'toggleHistory');
     expect(st.showHistory).toBe(false);
-    st = turnsReducer(st, { type: 'toggleDetail', detailShown: false });
+    st = turnsReducer(st, { type: 'toggleDetail', autoDetail: false });
     expect(st.showDetail).toBe(true);
   });
 });
