@@ -187,6 +187,27 @@ interface Pending {
   last?: FileState | null;
 }
 
+/**
+ * `f` as path.resolve would give it, without the new string when it is one
+ * already (absolute, no empty, "." or ".." segment, no trailing "/"): the
+ * index's paths are, and resolving 100,000 of them cost ~0.2 s of a start.
+ */
+export function resolved(f: string): string {
+  return path.sep === '/' && f.charCodeAt(0) === 47 && !NOT_NORMAL.test(f) ? f : path.resolve(f);
+}
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
+
+/** A regular file (not a link) whose lstat shows the size, inode and mtime of `prev`. */
+function unchangedFile(f: string, prev: FileState): boolean {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.lstatSync(fsPath(f), { throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  return st !== undefined && st.isFile() && st.size === prev.size && st.ino === prev.ino && st.mtimeMs === prev.mtimeMs;
+}
+
 export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   root = path.resolve(root);
   const accept = opts.isSessionFile ?? defaultIsSessionFile;
@@ -715,8 +736,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
         await eachInSlices([...from.keys()], (f) => {
           // the caller's own state object and path string, never changed in place (a copy of each was ~180 bytes a file)
           const st = from.get(f);
-          const p = path.resolve(f);
-          if (st) known.set(p === f ? f : p, st);
+          if (st) known.set(resolved(f), st);
         });
       }
       if (mode === 'watch') {
@@ -745,6 +765,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       await eachInSlices([...known.keys()], (f) => {
         const prev = known.get(f);
         if (!prev || (skipCold && cold.has(path.dirname(f)))) return;
+        // the common case, a plain file as it was, without probe()'s objects (~0.2 s of a warm start at 100,000 files)
+        if (unchangedFile(f, prev) && !pending.has(f) && safeFileName(f)) return;
         const e = probe(f);
         if (e?.kind === 'file' && e.link) links.add(f); // a walk from initialFolders did not list it
         const cur = e?.kind === 'file' && safeFileName(f) ? e.st : null;

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { listSessionFiles, watchRoot, type FileChange, type RootWatcher } from '../../src/storage/watcher.js';
+import fc from 'fast-check';
+import { listSessionFiles, resolved, watchRoot, type FileChange, type RootWatcher } from '../../src/storage/watcher.js';
 import { iterateSessionFiles } from '../../src/storage/walk.js';
 
 let root: string;
@@ -260,6 +261,21 @@ for (const mode of ['watch', 'poll'] as const) {
       expect(col.batches.length).toBe(1);
       await w.sync(); // and nothing else comes after it
       expect(col.batches.length).toBe(1);
+    });
+
+    it('compares against `initial` on start: a file whose mtime alone moved is looked at (known takes its stat; same size and inode: no change to report)', async () => {
+      const f = path.join(root, 'touched.jsonl');
+      const same = path.join(root, 'same.jsonl');
+      harnessCreate(f, header('t') + line(0));
+      harnessCreate(same, header('s') + line(0));
+      const s = fs.statSync(f);
+      const kept = { size: fs.statSync(same).size, ino: fs.statSync(same).ino, mtimeMs: fs.statSync(same).mtimeMs };
+      const col = collector();
+      const w = start(col, { initial: new Map([[f, { size: s.size, ino: s.ino, mtimeMs: s.mtimeMs - 1000 }], [same, kept]]) });
+      await w.ready;
+      expect(col.all()).toEqual([]);
+      expect(w.known.get(f)?.mtimeMs).toBe(s.mtimeMs);
+      expect(w.known.get(same)).toBe(kept); // unchanged: the entry it was given
     });
 
     it('without `initial`, existing session files are reported once as new', async () => {
@@ -779,6 +795,21 @@ describe('watchRoot: starting from a walk just done (initialFolders)', () => {
     open.push(w);
     await w.ready;
     expect(kindsOf(col.all())).toEqual([['late.jsonl', 'new']]);
+  });
+});
+
+describe('resolved', () => {
+  it('is path.resolve of any path (the same string when it is one already)', () => {
+    const seg = fc.constantFrom('a', '.', '..', '', 'b.c', '..b', '.x', 'cwd-0', '...');
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(seg, { maxLength: 8 }), (abs, segs) => {
+        const p = (abs ? '/' : '') + segs.join('/');
+        expect(resolved(p)).toBe(path.resolve(p));
+      }),
+      { numRuns: 2000 },
+    );
+    const plain = path.join(root, 'cwd-0', 'x.jsonl');
+    expect(resolved(plain)).toBe(plain);
   });
 });
 
