@@ -178,7 +178,32 @@ export class SessionStore {
     return () => this.listeners.delete(fn);
   }
 
+  /**
+   * While held (a scan's batch: hold() ... release()), add and remove do not
+   * emit: the batch emits once at its end. The listeners' work per added
+   * session (the browser's model step) came 100,000 times in a scan of
+   * 100,000 sessions.
+   */
+  private held = 0;
+  private missed = false;
+  hold(): void {
+    this.held++;
+  }
+  /** Ends a hold(); emits when a change was held back and no other hold remains (then true). */
+  release(): boolean {
+    if (this.held > 0 && --this.held === 0 && this.missed) {
+      this.emit();
+      return true;
+    }
+    return false;
+  }
+
   emit(): void {
+    if (this.held > 0) {
+      this.missed = true;
+      return;
+    }
+    this.missed = false;
     this.settleTitles();
     for (const fn of this.listeners) fn();
   }

@@ -142,16 +142,23 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
   const apply = (changes: FileChange[]) => {
     const until = performance.now() + APPLY_BUDGET_MS;
     const pause = () => performance.now() > until;
-    for (const c of changes) {
-      try {
-        if (applyChange(index, c, status, pause)) resume.set(c.file, c);
-        else resume.delete(c.file);
-      } catch (e) {
-        resume.delete(c.file);
-        status(`could not read ${c.file}: ${errorText(e)}`);
+    // the store's listeners hear of the batch once (a thousand new files from a fleet of subagents: one emit, not a thousand)
+    index.store.hold();
+    let emitted = false;
+    try {
+      for (const c of changes) {
+        try {
+          if (applyChange(index, c, status, pause)) resume.set(c.file, c);
+          else resume.delete(c.file);
+        } catch (e) {
+          resume.delete(c.file);
+          status(`could not read ${c.file}: ${errorText(e)}`);
+        }
       }
+    } finally {
+      emitted = index.store.release();
     }
-    index.store.emit();
+    if (!emitted) index.store.emit();
     opts.onApplied?.(changes);
     if (resume.size > 0 && !resumeTimer && !closed)
       resumeTimer = setImmediate(() => {

@@ -44,26 +44,36 @@ async function scanFiles(index: RootIndex, opts: ScanOptions, files: Iterable<st
     if (opts.signal?.aborted) break;
     let until = performance.now() + budget;
     const pause = () => performance.now() > until;
-    do {
-      // A multi-GB file with no newline is skipped through in steps, with
-      // the loop free for keys in between (never a long block on the key path).
-      const more = indexFileStepped(index, next.value, pause);
-      if (more) {
-        while (!more()) {
-          if (opts.signal?.aborted) {
-            more.cancel?.(); // closes the file
-            break;
+    // the batch's sessions reach the store's listeners at once, at its end (and before each wait for the loop)
+    index.store.hold();
+    let emitted = false;
+    try {
+      do {
+        // A multi-GB file with no newline is skipped through in steps, with
+        // the loop free for keys in between (never a long block on the key path).
+        const more = indexFileStepped(index, next.value, pause);
+        if (more) {
+          while (!more()) {
+            if (opts.signal?.aborted) {
+              more.cancel?.(); // closes the file
+              break;
+            }
+            index.store.release();
+            opts.onProgress?.({ ...progress });
+            await yieldToLoop();
+            index.store.hold();
+            until = performance.now() + budget;
           }
-          opts.onProgress?.({ ...progress });
-          await yieldToLoop();
-          until = performance.now() + budget;
         }
-      }
-      progress.done++;
-      next = it.next();
-    } while (!next.done && performance.now() < until);
+        progress.done++;
+        next = it.next();
+      } while (!next.done && performance.now() < until);
+    } finally {
+      emitted = index.store.release();
+    }
     if (next.done) progress.total = progress.done;
-    index.store.emit();
+    // once a batch even when no session came (a refused file changes the counts too)
+    if (!emitted) index.store.emit();
     opts.onProgress?.({ ...progress });
     if (!next.done) await yieldToLoop();
   }

@@ -384,6 +384,29 @@ describe('SessionStore in memory: fork()', () => {
     expect(n).toBe(1);
   });
 
+  it('hold() keeps add and remove from emitting until the last release(), which emits once (only when something changed)', () => {
+    const store = new SessionStore();
+    let n = 0;
+    store.subscribe(() => n++);
+    store.hold();
+    store.hold();
+    store.add(memorySession(hdr('a'), TWO_TURNS));
+    store.add(memorySession(hdr('b'), TWO_TURNS));
+    store.remove(store.get('a')!);
+    expect(n).toBe(0);
+    expect(store.release()).toBe(false); // still held once
+    expect(n).toBe(0);
+    expect(store.release()).toBe(true);
+    expect(n).toBe(1);
+    expect(store.list().map((s) => s.id)).toEqual(['b']);
+    store.hold();
+    expect(store.release()).toBe(false); // nothing changed: no emit
+    expect(n).toBe(1);
+    expect(store.release()).toBe(false); // an extra release is harmless
+    store.add(memorySession(hdr('c'), TWO_TURNS));
+    expect(n).toBe(2); // not held: at once
+  });
+
   it('fork options type allows source as id or Session', () => {
     const store = memStore({ a: { events: TWO_TURNS } });
     const opts: ForkSessionOptions = { source: store.get('a')!, sessionId: 'x' };

@@ -93,6 +93,31 @@ describe.each([
   });
 });
 
+describe('follow: a batch of changes', () => {
+  it("reaches the store's listeners once, however many files it brings", () => {
+    const dir = tmp();
+    const head = (id: string) => JSON.stringify({ type: 'session', version: 0, id, createdAt: 1 }) + '\n';
+    fs.writeFileSync(path.join(dir, 'a.jsonl'), head('a'));
+    const index = loadRootSync(dir);
+    follower = followRoot(index, { forcePolling: true, pollIntervalMs: 60_000 });
+    const changes = Array.from({ length: 40 }, (_, i) => {
+      const file = path.join(dir, `n${i}.jsonl`);
+      fs.writeFileSync(file, head(`n${i}`));
+      const st = fs.statSync(file);
+      return { file, kind: 'new' as const, size: st.size, ino: st.ino, mtimeMs: st.mtimeMs };
+    });
+    let emits = 0;
+    const sizes: number[] = [];
+    index.store.subscribe(() => {
+      emits++;
+      sizes.push(index.store.size);
+    });
+    follower.apply(changes); // synchronous: nothing else runs meanwhile
+    expect(emits).toBe(1);
+    expect(sizes).toEqual([41]);
+  });
+});
+
 describe('follow: file life cycle', () => {
   it('a new file appears, a replaced file is re-read (old object stale), a deleted one is marked gone', async () => {
     const dir = tmp();

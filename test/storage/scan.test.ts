@@ -53,6 +53,26 @@ describe('scanRoot', () => {
     expect([...index.files.keys()].sort()).toEqual([...full.files.keys()].sort());
   });
 
+  it("tells the store's listeners once a batch, not once a session", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-scan-'));
+    made.push(root);
+    for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(root, `s${i}.jsonl`), JSON.stringify({ type: 'session', version: 0, id: `s${i}`, createdAt: 1 }) + '\n');
+    const index = newRootIndex(root);
+    let emits = 0;
+    const sizes: number[] = [];
+    index.store.subscribe(() => {
+      emits++;
+      sizes.push(index.store.size);
+    });
+    let batches = 0;
+    await scanRoot(index, { budgetMs: 60_000, onProgress: () => batches++ });
+    expect(index.store.size).toBe(300);
+    // one batch (a budget no scan of 300 files spends): one emit, with every session in the store
+    expect(emits).toBe(1);
+    expect(sizes).toEqual([300]);
+    expect(batches).toBeGreaterThan(0);
+  });
+
   it('stops when aborted', async () => {
     const index = newRootIndex(SAMPLES);
     const ac = new AbortController();
