@@ -7,8 +7,10 @@
  *   process (/proc/<pid>/stat) from spawn until it stops growing (under QUIET_PCT of a
  *   core over QUIET_WINDOW_MS), against the CPU of a headless `audit --json` on the
  *   same root (the floor, measured in the same run: this process's cutime+cstime
- *   around the child). A browser still busy at the deadline gives "not quiet after X s"
- *   and a lower bound of the ratio.
+ *   around the child). Three browser runs alternated with three audits (one each with
+ *   --quick), the median of each: a single run moved by 20% and more on a shared
+ *   machine. A browser still busy at the deadline gives "not quiet after X s" and a
+ *   lower bound of the ratio.
  * - Key -> frame: a second run of the browser; from its first row on (the scan included),
  *   `j`/`k` alternate (the cursor goes down and up) with a gap between keys, for as long
  *   as the first run was busy (at most a window). A key's time is from the write to the
@@ -472,31 +474,48 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
       const goalCpu = '≤ 1.5x floor';
       await o.attempt('browser CPU until quiet', corpus, goalCpu, 'headless audit --json CPU', async () => {
         const t0 = performance.now();
-        const audit = await headlessAudit(root!.dir, o.quick ? 2 : 3);
-        const deadlineMs = o.deadlineS ? o.deadlineS * 1000 : Math.min(300_000, Math.max(o.quick ? 30_000 : 60_000, 30 * audit.cpu.median * 1000));
-        const cache = tempDir('dsh-scale-cache-');
-        let r: BrowserRun;
-        try {
-          r = await runBrowser({ files, dir: root!.dir, cacheHome: cache, deadlineMs, idleMs: files === largest ? (o.quick ? 3_000 : 20_000) : undefined });
-        } finally {
-          removeTemp(cache);
+        // One run is not a figure on a shared machine (the same cold start moved by 20% and more from
+        // run to run): `pairs` runs of the headless audit and the browser, alternated, so a slow spell
+        // falls on both; the figure is the median of each. The first browser run also gives RSS and idle.
+        const pairs = o.quick ? 1 : 3;
+        const auditCpu: number[] = [];
+        const auditWall: number[] = [];
+        const runs: BrowserRun[] = [];
+        for (let i = 0; i < pairs; i++) {
+          const a = await headlessAudit(root!.dir, o.quick ? 2 : 1, i === 0 ? 1 : 0);
+          auditCpu.push(...a.cpu.samples);
+          auditWall.push(...a.wall.samples);
+          const cpuMedian = summarize(auditCpu).median;
+          const deadlineMs = o.deadlineS ? o.deadlineS * 1000 : Math.min(300_000, Math.max(o.quick ? 30_000 : 60_000, 30 * cpuMedian * 1000));
+          const cache = tempDir('dsh-scale-cache-');
+          try {
+            runs.push(await runBrowser({ files, dir: root!.dir, cacheHome: cache, deadlineMs, idleMs: i === 0 && files === largest ? (o.quick ? 3_000 : 20_000) : undefined }));
+          } finally {
+            removeTemp(cache);
+          }
+          if (!runs[i].quiet) break; // not quiet by the deadline: the figure says so; more runs would only wait as long
         }
+        const audit = { cpu: summarize(auditCpu), wall: summarize(auditWall) };
+        const deadlineMs = o.deadlineS ? o.deadlineS * 1000 : Math.min(300_000, Math.max(o.quick ? 30_000 : 60_000, 30 * audit.cpu.median * 1000));
+        const r = runs[0];
+        const cpu = summarize(runs.map((x) => x.cpuSec));
+        const quiet = runs.every((x) => x.quiet);
         busyUntilMs = r.quietAtMs;
-        const ratio = r.cpuSec / audit.cpu.median;
+        const ratio = cpu.median / audit.cpu.median;
         const when = `first row ${secs(r.firstRowMs ?? NaN)}, scan done ${secs(r.scanDoneMs ?? NaN)}, complete list ${r.completeMs === undefined ? 'never seen' : secs(r.completeMs)}`;
         o.push({
           figure: `browser CPU from start until quiet (${files.toLocaleString('en')} sessions)`,
           corpus,
           unit: 's',
-          value: summarize([r.cpuSec]),
-          valueText: r.quiet ? undefined : `≥ ${r.cpuSec.toFixed(1)} s: not quiet after ${secs(r.quietAtMs)}`,
+          value: cpu,
+          valueText: quiet ? undefined : `≥ ${cpu.median.toFixed(1)} s: not quiet after ${secs(runs.find((x) => !x.quiet)!.quietAtMs)}`,
           floor: audit.cpu,
           floorLabel: 'headless audit --json CPU',
           ratio,
-          ratioText: r.quiet ? undefined : `≥ ${ratio.toFixed(1)}x`,
+          ratioText: quiet ? undefined : `≥ ${ratio.toFixed(1)}x`,
           goal: goalCpu,
-          pass: assert ? r.quiet && ratio <= 1.5 : undefined,
-          note: `${r.quiet ? `quiet ${secs(r.quietAtMs)} after launch (CPU under ${QUIET_PCT}% of a core over ${QUIET_WINDOW_MS / 1000} s)` : `still busy at the deadline, ${secs(deadlineMs)}`}; ${when}; ${(r.cpuSec / (r.quietAtMs / 1000) * 100).toFixed(0)}% of a core on average; audit wall ${audit.wall.median.toFixed(0)} ms; figure took ${secs(performance.now() - t0)}${r.killed ? '; did not exit on q (killed)' : ''}`,
+          pass: assert ? quiet && ratio <= 1.5 : undefined,
+          note: `${runs.length} run(s) alternated with the headless audit's (browser CPU ${runs.map((x) => x.cpuSec.toFixed(1)).join(' / ')} s; audit ${auditCpu.map((x) => x.toFixed(1)).join(' / ')} s); first run: ${r.quiet ? `quiet ${secs(r.quietAtMs)} after launch (CPU under ${QUIET_PCT}% of a core over ${QUIET_WINDOW_MS / 1000} s)` : `still busy at the deadline, ${secs(deadlineMs)}`}; ${when}; ${(r.cpuSec / (r.quietAtMs / 1000) * 100).toFixed(0)}% of a core on average; audit wall ${audit.wall.median.toFixed(0)} ms; figure took ${secs(performance.now() - t0)}${runs.some((x) => x.killed) ? '; a run did not exit on q (killed)' : ''}`,
         });
         if (files === largest) {
           const big = files >= 100_000 && assert;
