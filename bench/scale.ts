@@ -7,8 +7,8 @@
  *   process (/proc/<pid>/stat) from spawn until it stops growing (under QUIET_PCT of a
  *   core over QUIET_WINDOW_MS), against the CPU of a headless `audit --json` on the
  *   same root (the floor, measured in the same run: this process's cutime+cstime
- *   around the child). Three browser runs alternated with three audits (one each with
- *   --quick), the median of each: a single run moved by 20% and more on a shared
+ *   around the child). Three browser runs alternated with three audits (with --quick
+ *   one browser run after two audits), the median of each: a single run moved by 20% and more on a shared
  *   machine. A browser still busy at the deadline gives "not quiet after X s" and a
  *   lower bound of the ratio.
  * - Key -> frame: a second run of the browser; from its first row on (the scan included),
@@ -478,6 +478,7 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
         // run to run): `pairs` runs of the headless audit and the browser, alternated, so a slow spell
         // falls on both; the figure is the median of each. The first browser run also gives RSS and idle.
         const pairs = o.quick ? 1 : 3;
+        const deadlineFor = (auditCpuSec: number) => (o.deadlineS ? o.deadlineS * 1000 : Math.min(300_000, Math.max(o.quick ? 30_000 : 60_000, 30 * auditCpuSec * 1000)));
         const auditCpu: number[] = [];
         const auditWall: number[] = [];
         const runs: BrowserRun[] = [];
@@ -485,8 +486,7 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
           const a = await headlessAudit(root!.dir, o.quick ? 2 : 1, i === 0 ? 1 : 0);
           auditCpu.push(...a.cpu.samples);
           auditWall.push(...a.wall.samples);
-          const cpuMedian = summarize(auditCpu).median;
-          const deadlineMs = o.deadlineS ? o.deadlineS * 1000 : Math.min(300_000, Math.max(o.quick ? 30_000 : 60_000, 30 * cpuMedian * 1000));
+          const deadlineMs = deadlineFor(summarize(auditCpu).median);
           const cache = tempDir('dsh-scale-cache-');
           try {
             runs.push(await runBrowser({ files, dir: root!.dir, cacheHome: cache, deadlineMs, idleMs: i === 0 && files === largest ? (o.quick ? 3_000 : 20_000) : undefined }));
@@ -496,7 +496,7 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
           if (!runs[i].quiet) break; // not quiet by the deadline: the figure says so; more runs would only wait as long
         }
         const audit = { cpu: summarize(auditCpu), wall: summarize(auditWall) };
-        const deadlineMs = o.deadlineS ? o.deadlineS * 1000 : Math.min(300_000, Math.max(o.quick ? 30_000 : 60_000, 30 * audit.cpu.median * 1000));
+        const deadlineMs = deadlineFor(audit.cpu.median);
         const r = runs[0];
         const cpu = summarize(runs.map((x) => x.cpuSec));
         const quiet = runs.every((x) => x.quiet);

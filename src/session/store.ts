@@ -189,9 +189,13 @@ export class SessionStore {
   hold(): void {
     this.held++;
   }
-  /** Ends a hold(); emits when a change was held back and no other hold remains (then true). */
-  release(): boolean {
-    if (this.held > 0 && --this.held === 0 && this.missed) {
+  /**
+   * Ends a hold(). When no other hold remains, emits if a change was held
+   * back, or in any case with `always` (a batch that tells its end even when
+   * no session changed: a refused file moves the counts too). True when it emitted.
+   */
+  release(always = false): boolean {
+    if (this.held > 0 && --this.held === 0 && (this.missed || always)) {
       this.emit();
       return true;
     }

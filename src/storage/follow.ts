@@ -144,7 +144,6 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
     const pause = () => performance.now() > until;
     // the store's listeners hear of the batch once (a thousand new files from a fleet of subagents: one emit, not a thousand)
     index.store.hold();
-    let emitted = false;
     try {
       for (const c of changes) {
         try {
@@ -156,9 +155,8 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
         }
       }
     } finally {
-      emitted = index.store.release();
+      index.store.release(true);
     }
-    if (!emitted) index.store.emit();
     opts.onApplied?.(changes);
     if (resume.size > 0 && !resumeTimer && !closed)
       resumeTimer = setImmediate(() => {

@@ -46,7 +46,6 @@ async function scanFiles(index: RootIndex, opts: ScanOptions, files: Iterable<st
     const pause = () => performance.now() > until;
     // the batch's sessions reach the store's listeners at once, at its end (and before each wait for the loop)
     index.store.hold();
-    let emitted = false;
     try {
       do {
         // A multi-GB file with no newline is skipped through in steps, with
@@ -69,11 +68,9 @@ async function scanFiles(index: RootIndex, opts: ScanOptions, files: Iterable<st
         next = it.next();
       } while (!next.done && performance.now() < until);
     } finally {
-      emitted = index.store.release();
+      index.store.release(true); // once a batch, even when no session came
     }
     if (next.done) progress.total = progress.done;
-    // once a batch even when no session came (a refused file changes the counts too)
-    if (!emitted) index.store.emit();
     opts.onProgress?.({ ...progress });
     if (!next.done) await yieldToLoop();
   }

@@ -766,7 +766,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
         const prev = known.get(f);
         if (!prev || (skipCold && cold.has(path.dirname(f)))) return;
         // the common case, a plain file as it was, without probe()'s objects (~0.2 s of a warm start at 100,000 files)
-        if (unchangedFile(f, prev) && !pending.has(f) && safeFileName(f)) return;
+        if (!pending.has(f) && safeFileName(f) && unchangedFile(f, prev)) return;
         const e = probe(f);
         if (e?.kind === 'file' && e.link) links.add(f); // a walk from initialFolders did not list it
         const cur = e?.kind === 'file' && safeFileName(f) ? e.st : null;

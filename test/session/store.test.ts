@@ -403,8 +403,13 @@ describe('SessionStore in memory: fork()', () => {
     expect(store.release()).toBe(false); // nothing changed: no emit
     expect(n).toBe(1);
     expect(store.release()).toBe(false); // an extra release is harmless
+    store.hold();
+    store.hold();
+    expect(store.release(true)).toBe(false); // `always`, but still held once: no emit
+    expect(store.release(true)).toBe(true); // `always`: emits though nothing changed
+    expect(n).toBe(2);
     store.add(memorySession(hdr('c'), TWO_TURNS));
-    expect(n).toBe(2); // not held: at once
+    expect(n).toBe(3); // not held: at once
   });
 
   it('fork options type allows source as id or Session', () => {
