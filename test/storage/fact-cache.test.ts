@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cmdList } from '../../src/cli/commands.js';
 import { writeHooks } from '../../src/storage/atomic-lines.js';
 import { FactCache, RACY_MS, cacheFileFor, factShortKeys } from '../../src/storage/fact-cache.js';
+import { emptyFacts } from '../../src/session/log-facts.js';
 import { applyChange } from '../../src/storage/follow.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
 import { scanRoot } from '../../src/storage/scan.js';
@@ -97,6 +98,32 @@ describe('a warm run equals a --no-cache run', () => {
     for (const s of loadRootSync(SAMPLE_DIR).store.list()) for (const k of Object.keys(s.facts)) names.add(k);
     expect(names.size).toBeGreaterThan(15);
     for (const k of factShortKeys()) expect(names.has(k)).toBe(false);
+  });
+
+  it('every fact of the real roots comes back from the cache, in the same order (one hidden class), the rare ones too', () => {
+    const common = new Set(Object.keys(emptyFacts()));
+    const root = tmpDir();
+    fs.cpSync(SAMPLE_DIR, path.join(root, 'samples'), { recursive: true });
+    fs.cpSync(path.join(REPO, 'test', 'fixtures', 'real-sessions-v2v4'), path.join(root, 'v2v4'), { recursive: true });
+    realRoot(path.join(root, 'rc8'), 'rc8');
+    backdateTree(root);
+    const dir = tmpDir('dsh-cache-');
+    const plain = loadRootSync(root);
+    loadRootSync(root, cacheIn(dir));
+    const warm = loadRootSync(root, cacheIn(dir));
+    // every file from the cache (the sessions, and the refused files' diagnostics)
+    expect(warm.cacheStats).toMatchObject({ hits: warm.cacheStats!.entries, wrote: false });
+    expect(warm.cacheStats!.hits).toBeGreaterThan(plain.store.size);
+    const rare = new Set<string>();
+    for (const s of plain.store.list()) {
+      const w = warm.store.byFile(s.file!)!;
+      // the same fields, set or not, in the same order (one hidden class), with the same values
+      expect(Object.keys(w.facts)).toEqual(Object.keys(s.facts));
+      expect(w.facts).toStrictEqual(s.facts);
+      for (const k of Object.keys(s.facts)) if (!common.has(k) && s.facts[k as keyof typeof s.facts] !== undefined) rare.add(k);
+    }
+    // the roots hold facts beyond emptyFacts() (a fork's cut, rc.8 vocabulary...)
+    expect(rare.size).toBeGreaterThan(1);
   });
 
   it('an entry JSON cannot hold (a 1e999 in the header or the facts) is not cached', () => {
