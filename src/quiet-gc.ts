@@ -12,6 +12,7 @@
 // the heap by far less).
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { milestone } from './trace.js';
 
 /** heap growth since the last collection (or the start) worth a full collection */
 export const GROWTH_BYTES = 64 * 1024 * 1024;
@@ -70,7 +71,9 @@ export function collectWhenQuiet(o: { isQuiet: () => boolean; sinceKeyMs: () => 
     const quiet = o.isQuiet();
     const used = heapUsed();
     if (shouldCollect({ quiet: quiet && quietBefore, sinceKeyMs: o.sinceKeyMs(), heapUsed: used, baseline })) {
+      milestone('quiet collection');
       gc();
+      milestone('quiet collection done');
       baseline = heapUsed();
     } else if (used < baseline) baseline = used; // V8 collected on its own: grow from there
     quietBefore = quiet;

@@ -21,11 +21,14 @@ import type { ResumeCommand } from './session/resume-command.js';
 import { pagerCommand } from './view/reader/reader-keys.js';
 import { sanitizeInline } from './view/text/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
+import { EarlyWatches } from './storage/early-watches.js';
+import { HOT_FOLDERS } from './storage/watcher.js';
 import { attachCache, newRootIndex } from './storage/load-root.js';
 import { FindingsCache } from './storage/findings-cache.js';
 import { scanRoot, type ScanProgress } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
 import { collectWhenQuiet } from './quiet-gc.js';
+import { milestone } from './trace.js';
 
 export interface TuiOptions extends Partial<TuiStartOptions> {
   /** follow the root live after the scan (default true) */
@@ -45,6 +48,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     process.stderr.write(`dsh-browse: the browser needs an interactive terminal; for scripts use the headless commands: dsh-browse list --dir ${dir} (see --help)\n`);
     return 2;
   }
+  milestone('tui');
   await initDecoder(); // the WebAssembly zstd decoder, before any session.jsonl.zstd is read (~20 ms)
   const index = newRootIndex(dir);
   // unchanged files come from the fact cache; it is rewritten once, when the first scan ends
@@ -119,12 +123,19 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   let follower: Follower | undefined;
   const onProgress = (p: ScanProgress): void => {
     index.scan = p;
-    if (p.finished) controller.scanFinished();
+    if (p.finished) {
+      milestone('scan finished');
+      controller.scanFinished();
+    }
   };
-  const scanned = scanRoot(index, { signal: abort.signal, onProgress, budgetMs: SCAN_SLICE_MS }).then(() => {
-    if (abort.signal.aborted || opts.follow === false) return;
+  // the watcher's watches, taken as the scan walks (before it reads each folder's files): it then need not stat them all again
+  const early = opts.follow === false ? undefined : new EarlyWatches(HOT_FOLDERS);
+  const scanned = scanRoot(index, { signal: abort.signal, onProgress, budgetMs: SCAN_SLICE_MS, early }).then(() => {
+    milestone('fact cache saved');
+    if (abort.signal.aborted || opts.follow === false) return early?.close();
     index.live = { mode: 'watch' };
     follower = followRoot(index, {
+      early,
       onStatus: (message) => {
         index.live = { mode: follower?.mode ?? index.live?.mode ?? 'watch', message };
         index.store.emit();
@@ -132,6 +143,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     });
     index.live.mode = follower.mode;
     index.store.emit();
+    void follower.ready.then(() => milestone('watcher ready'));
   });
   try {
     await app.waitUntilExit();
@@ -141,6 +153,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     await scanned.catch(() => undefined);
     await auditMemory?.written; // a findings write under way ends (it never rejects): no temp file left behind
     follower?.close();
+    early?.close();
     restore();
     for (const sig of Object.keys(SIGNALS) as Array<keyof typeof SIGNALS>) process.off(sig, onSignal);
     process.off('uncaughtException', onCrash);

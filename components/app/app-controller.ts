@@ -23,6 +23,7 @@ import { scopeTest, snapshotWorld, type World } from '../../src/view/app/world.j
 import { RootModel } from '../../src/view/app/root-model.js';
 import { selectedSession } from '../../src/view/app/state.js';
 import type { Session } from '../../src/session/session.js';
+import { milestone } from '../../src/trace.js';
 
 export interface Snapshot {
   state: AppState;
@@ -202,6 +203,7 @@ export class AppController {
       const { changed, done } = this.auditIndex.step(() => this.index.store.list(), 8);
       if (changed) this.storeChanged();
       if (!done) this.scheduleAudit();
+      else milestone('audit done');
       this.checkIdle();
     }, 20);
     this.auditTimer.unref?.();

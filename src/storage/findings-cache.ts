@@ -32,6 +32,7 @@ import { readLines } from './read-lines.js';
 import { RACY_MS, cacheDir, cacheFileFor, cacheVersion, safeRealpath, type FactCacheOptions } from './fact-cache.js';
 import type { RootIndex } from './load-root.js';
 import type { FileStat } from './session-file.js';
+import { milestone } from '../trace.js';
 
 /** Bump when the audit's rules or this file's shape change. */
 export const FINDINGS_FORMAT = 1;
@@ -192,7 +193,10 @@ export class FindingsCache implements AuditMemory {
       this.release();
       return;
     }
-    this.written = this.write(list);
+    this.written = this.write(list).then((wrote) => {
+      milestone('findings cache saved');
+      return wrote;
+    });
   }
 
   /** Writes the entries as they are encoded, a slice at a time (never the whole file in memory). */

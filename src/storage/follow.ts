@@ -8,6 +8,7 @@ import { LogReader } from './log-reader.js';
 import { feedFd, readLog } from './session-file.js';
 import { errorText, openRegular } from './open-file.js';
 import { watchRoot, type FileChange, type RootWatcher } from './watcher.js';
+import type { EarlyWatches } from './early-watches.js';
 import { isCompressedLog } from './zstd-log.js';
 
 export interface FollowOptions {
@@ -19,6 +20,8 @@ export interface FollowOptions {
   pollIntervalMs?: number;
   /** while the root folder is gone, how often to look for it (default: the watcher's, 1 s) */
   rootPollMs?: number;
+  /** the watches the first scan took (scanRoot's `early`): the watcher takes them over */
+  early?: EarlyWatches;
 }
 
 export const ROOT_GONE_MESSAGE = 'the root folder is gone; waiting for it to come back';
@@ -27,6 +30,8 @@ export const ROOT_BACK_MESSAGE = 'the root folder is back; following it again';
 export interface Follower {
   close(): void;
   readonly mode: 'watch' | 'poll';
+  /** the watcher's first full comparison was delivered (or it closed) */
+  readonly ready: Promise<void>;
   /** apply a batch now (the watcher calls this; tests may too) */
   apply(changes: FileChange[]): void;
 }
@@ -170,6 +175,7 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
   const watcher: RootWatcher = watchRoot(index.root, {
     initial: index.files, // the watcher keeps these entries (fileEntry makes a new one for each change, never edits one)
     initialFolders: index.folders,
+    early: opts.early,
     forcePolling: opts.forcePolling,
     pollIntervalMs: opts.pollIntervalMs,
     onChanges: apply,
@@ -203,6 +209,7 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
     get mode() {
       return watcher.mode;
     },
+    ready: watcher.ready,
     apply,
   };
 }

@@ -5,7 +5,7 @@
 // With a fact cache attached (index.cache), an unchanged file is not read at all,
 // and an unchanged folder is not listed again.
 import { indexFileStepped, recordSkip, saveCacheAsync, type RootIndex } from './load-root.js';
-import { iterateSessionFiles } from './walk.js';
+import { iterateSessionFiles, type FolderWatches } from './walk.js';
 
 export interface ScanProgress {
   done: number;
@@ -15,6 +15,8 @@ export interface ScanProgress {
 }
 
 export interface ScanOptions {
+  /** folders to watch as the walk reaches them, before their files are read (the watcher takes them over: early-watches.ts) */
+  early?: FolderWatches;
   /** time budget of one batch before yielding, ms */
   budgetMs?: number;
   onProgress?(p: ScanProgress): void;
@@ -27,7 +29,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files?: Iterable<string>): Promise<ScanProgress> {
   // the folders walked, each with its mtime before listing: the watcher starts from them instead of walking the tree again
   const folders = files === undefined ? new Map<string, number>() : undefined;
-  const progress = await scanFiles(index, opts, files ?? iterateSessionFiles(index.root, (s) => recordSkip(index, s), (d, stamp) => folders!.set(d, stamp), index.cache?.listings));
+  const progress = await scanFiles(index, opts, files ?? iterateSessionFiles(index.root, (s) => recordSkip(index, s), (d, stamp) => folders!.set(d, stamp), index.cache?.listings, opts.early));
   if (folders && !opts.signal?.aborted) index.folders = folders;
   // the fact cache (when the index has one): rewritten once, after the first scan (a
   // scan cut short keeps the entries of the files it did not reach); in slices, keys first

@@ -229,7 +229,7 @@ export interface ListingCache {
  * goes, so a scan can start on the first folder before the tree is listed.
  * With `listings`, a folder unchanged since a run listed it is not listed again.
  */
-export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (dir: string, stamp: number) => void, listings?: ListingCache): Generator<string> {
+export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (dir: string, stamp: number) => void, listings?: ListingCache, early?: FolderWatches): Generator<string> {
   const dirs = [path.resolve(root)];
   const batch: string[] = [];
   while (dirs.length) {
@@ -237,6 +237,8 @@ export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (
     // between file reads cost twice as much (100,000 one-session folders: 1.5 s against 0.7 s).
     for (let n = 0; n < LIST_AHEAD && dirs.length; n++) {
       const dir = dirs.pop()!;
+      // watched before its stat and its listing: from here on a change in it is an event (early-watches.ts)
+      early?.watch(dir);
       const st = onFolder || listings ? folderStat(dir) : null;
       let listing = st && listings?.recall(dir, st);
       if (!listing) {
@@ -251,7 +253,11 @@ export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (
       if (onFolder && st) onFolder(dir, st.mtimeMs > Date.now() - RACY_MS ? NaN : st.mtimeMs);
       // a symlink counts only when it points to a regular file
       const ok = files.filter((f) => {
-        if (!f.symlink || probe(f.path)?.kind === 'file') return true;
+        if (!f.symlink) return true;
+        if (probe(f.path)?.kind === 'file') {
+          early?.link(f.path);
+          return true;
+        }
         const skip = onSkip && entrySkip(f.path);
         if (skip) onSkip!(skip);
         return false;
@@ -263,6 +269,12 @@ export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (
     yield* batch;
     batch.length = 0;
   }
+}
+
+/** Watches a walk takes as it goes (EarlyWatches), and the symlinked files it accepts. */
+export interface FolderWatches {
+  watch(dir: string): void;
+  link(file: string): void;
 }
 
 /** folders listed in a row by iterateSessionFiles before their files are yielded */

@@ -33,6 +33,7 @@
 // timer.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { EarlyWatches } from './early-watches.js';
 import { displayName, fsPath } from './open-file.js';
 import { defaultIsSessionFile, entrySkip, listSessionFiles, probe, readFolder, skipDirName, walker, type FileState, type Skip } from './walk.js';
 
@@ -111,6 +112,12 @@ export interface WatchRootOptions {
    * watcher keeps the map (its folder stamps).
    */
   initialFolders?: Map<string, number>;
+  /**
+   * The watches the scan took before it listed each folder and read its files
+   * (with `initialFolders`): the first comparison takes them over, hears what
+   * changed since, and does not stat the files of those folders again.
+   */
+  early?: EarlyWatches;
   forcePolling?: boolean;
   /** poll period in poll mode, default 250 ms */
   pollIntervalMs?: number;
@@ -239,8 +246,12 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   const dirStamp = new Map<string, number>();
   /** the walk the first comparison starts from, instead of walking the tree (initialFolders) */
   let firstFolders = opts.initialFolders;
+  /** the scan's watches, until the first comparison takes them over (or closes them) */
+  let early = opts.early;
+  /** folders whose watch was set before the scan read their files: their files need no stat at the first comparison */
+  let watchedEarly = new Set<string>();
   // the closures below keep `opts`: not the two maps of the first comparison (100,000 folders and files)
-  opts = { ...opts, initial: undefined, initialFolders: undefined };
+  opts = { ...opts, initial: undefined, initialFolders: undefined, early: undefined };
   /** known files that are symlinks (inotify does not see their targets change) */
   const links = new Set<string>();
   /** session folders left unwatched (coldFolders): the safety poll looks at them; a change makes them watched */
@@ -462,6 +473,11 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       return;
     }
     if (unwatched.has(dir)) setUnwatched(dir, undefined);
+    keepWatcher(dir, w);
+  }
+
+  /** `w` watches `dir` from now on: its errors handled, kept in `watchers`. */
+  function keepWatcher(dir: string, w: fs.FSWatcher): void {
     w.on('error', (e: unknown) => {
       try {
         if (closed) return;
@@ -757,14 +773,26 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       }
       const listed = mode === 'watch' ? firstFolders : undefined;
       firstFolders = undefined;
-      if (listed && listed.has(root)) await eachInSlices([...listed.keys()], (d) => checkListed(d, listed));
+      const fromScan = listed !== undefined && listed.has(root);
+      if (fromScan && early) for (const f of early.links) links.add(f);
+      else {
+        early?.close();
+        early = undefined;
+      }
+      if (fromScan) await eachInSlices([...listed.keys()], (d) => checkListed(d, listed));
       else await inSlices(treeWalker(root, true));
+      early?.close(); // the folders not taken over
+      early = undefined;
+      const trusted = watchedEarly;
+      watchedEarly = new Set();
       // the known files: only those that differ from what was reported are marked (a flush of 100,000 would be one block);
       // starting from a walk, the files of cold folders are left to the safety poll, like any later change of theirs
       const skipCold = listed !== undefined && cold.size > 0;
       await eachInSlices([...known.keys()], (f) => {
         const prev = known.get(f);
         if (!prev || (skipCold && cold.has(path.dirname(f)))) return;
+        // watched since before the scan read it: a change since is an event (a read that failed, ino 0, is looked at again)
+        if (trusted.size > 0 && prev.ino !== 0 && !pending.has(f) && !links.has(f) && trusted.has(path.dirname(f))) return;
         // the common case, a plain file as it was, without probe()'s objects (~0.2 s of a warm start at 100,000 files)
         if (!pending.has(f) && safeFileName(f) && unchangedFile(f, prev)) return;
         const e = probe(f);
@@ -794,9 +822,11 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     if (cold.has(d) && stamp !== undefined && !Number.isNaN(stamp)) {
       // a cold folder the walk just stat'ed: left to the safety poll like its files (a stat
       // each of 100,000 folders again was ~250 ms at start); it compares with the walk's stamp
+      early?.drop(d);
       dirStamp.set(d, stamp);
       return;
     }
+    if (!cold.has(d) && takeEarly(d, stamp)) return;
     if (!cold.has(d)) addWatcher(d);
     const m = dirMtime(d);
     if (m === null) {
@@ -811,6 +841,34 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       if (f.symlink) links.add(f.path);
     }
     for (const sub of dirs) if (!listed.has(sub) && !watchers.has(sub) && !unwatched.has(sub) && !cold.has(sub)) addTree(sub);
+  }
+
+  /**
+   * Takes over the scan's watch of `d` (set before the walk listed it and the
+   * scan read its files): a file changed since is a name it heard, heard now
+   * as an event (the known files are in place by now), and the other files
+   * are not stat'ed again. Only while the folder is the one the walk listed
+   * (its mtime the walk's stamp): a folder whose entries changed since (a
+   * file added, deleted or renamed, the folder moved away or made again) is
+   * looked at as before, its files compared one by one.
+   */
+  function takeEarly(d: string, stamp: number | undefined): boolean {
+    const e = early?.take(d);
+    if (!e) return false;
+    if (closed || mode !== 'watch' || watchers.has(d) || stamp === undefined || Number.isNaN(stamp) || dirMtime(d) !== stamp) {
+      e.watcher.close();
+      return false;
+    }
+    e.watcher.ref(); // the scan's watch did not keep the process alive; the watcher's do
+    e.watcher.on('change', (_event, filename) => onRaw(d, filename as Buffer | string | null));
+    keepWatcher(d, e.watcher);
+    dirStamp.set(d, stamp);
+    watchedEarly.add(d);
+    if (e.names === null) {
+      dirtyDirs.add(d);
+      schedule();
+    } else for (const name of e.names) onRaw(d, name);
+    return true;
   }
 
   function settle(waiters: (() => void)[]): void {
@@ -877,6 +935,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     if (closed || mode === 'poll') return;
     mode = 'poll';
     fallbackReason = reason;
+    early?.close();
+    early = undefined;
     for (const w of watchers.values()) {
       try {
         w.close();
@@ -979,6 +1039,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       if (rescanTimer) clearTimeout(rescanTimer);
       if (rootTimer) clearInterval(rootTimer);
       flushTimer = periodic = rescanTimer = rootTimer = undefined;
+      early?.close();
+      early = undefined;
       for (const w of watchers.values()) {
         try {
           w.close();
