@@ -165,8 +165,12 @@ export class AppController {
     return this.index.files.size === job.files && this.index.store.size === job.sessions ? true : this.stepRefusals(pause);
   }
 
-  /** the store (or the audit) changed since the last snapshot, not only the filter's answers */
+  /** the store (or the audit's findings, once they show) changed since the last snapshot, not only the filter's answers */
   private contentDirty = true;
+  /** the audit has news not yet looked at: drawn only when they show (auditChanged) */
+  private auditDirty = false;
+  /** the model's and the audit's versions the last fresh snapshot was taken at */
+  private shown = { model: -1, findings: -1 };
 
   /**
    * A new snapshot of the store. `keepContent`: reuse the last snapshot's
@@ -178,7 +182,10 @@ export class AppController {
     const base = (this.contentDirty && !keepContent) || !this.snap ? undefined : this.snap.world;
     if (base && keepContent && this.contentDirty) this.dirty = true;
     else this.contentDirty = false;
-    if (!base) this.model.sync(this.refusalsTaken);
+    if (!base) {
+      this.model.sync(this.refusalsTaken);
+      this.shown = { model: this.model.version, findings: this.auditIndex.findingsVersion };
+    }
     return snapshotWorld(this.index, ++this.version, this.opts.now ?? Date.now(), this.newId, {
       base,
       audit: this.auditIndex,
@@ -201,7 +208,7 @@ export class AppController {
       this.auditTimer = undefined;
       if (this.index.scan && !this.index.scan.finished) return this.scheduleAudit();
       const { changed, done } = this.auditIndex.step(() => this.index.store.list(), 8);
-      if (changed) this.storeChanged();
+      if (changed) this.auditChanged();
       if (!done) this.scheduleAudit();
       else milestone('audit done');
       this.checkIdle();
@@ -374,6 +381,19 @@ export class AppController {
   }
 
   /**
+   * The audit has news: looked at in a coming frame like a store change, but
+   * drawn only when they show (a badge moved, or findings the Problems tab
+   * lists): most sessions are audited clean, and their news change nothing
+   * on screen.
+   */
+  private auditChanged(): void {
+    this.auditDirty = true;
+    this.pendingSince ??= performance.now();
+    if (this.frame) return;
+    this.armFrame(Math.min(MAX_WAIT_MS, Math.max(this.opts.frameMs ?? 33, GAP_FACTOR * this.frameCost)));
+  }
+
+  /**
    * The first scan is over: the complete list is drawn in the next frame
    * (frameMs), not after a background frame's gap (up to MAX_WAIT_MS at
    * 100,000 sessions). Once: it is the moment a user waits for.
@@ -404,7 +424,7 @@ export class AppController {
       if (typing && waited < MAX_WAIT_MS) return this.armFrame(Math.min(KEY_QUIET_MS, MAX_WAIT_MS - waited));
       // the model takes the news in steps first, keys answered between them (a scan's 30,000 new
       // sessions were one 60-140 ms block at 100,000); the frame draws once it is current
-      if (this.contentDirty && !synced) {
+      if ((this.contentDirty || this.auditDirty) && !synced) {
         const until = now + (this.opts.syncStepMs ?? SYNC_STEP_MS);
         const pause = () => performance.now() > until;
         if (!this.stepRefusals(pause)) return this.armFrame(0);
@@ -416,6 +436,16 @@ export class AppController {
         // the order on screen merged in this task, drawn in the next (keys between them)
         const { order, allProjects } = this.snap.state;
         if (this.model.prepare(order, Boolean(this.opts.scope) && !allProjects)) return this.armFrame(0, true);
+      }
+      if (this.auditDirty) {
+        this.auditDirty = false;
+        if (this.model.version !== this.shown.model || this.auditIndex.findingsVersion !== this.shown.findings) this.contentDirty = this.dirty = true;
+        else if (!this.dirty) {
+          // the audit's news show nothing new: no frame
+          this.pendingSince = undefined;
+          this.checkIdle();
+          return;
+        }
       }
       this.pendingSince = undefined;
       this.dispatch({ type: 'world' });

@@ -69,6 +69,21 @@ export class AuditIndex {
   /** the keys of sessions whose findings were (re)computed or dropped, in order */
   readonly changes = new Journal();
   /**
+   * Moves when what the audit found can show: a session's findings set
+   * non-empty, or non-empty ones replaced or dropped. A clean session audited
+   * clean moves nothing (its badge and the Problems tab stay as they were):
+   * at 100,000 clean sessions the audit's news drew ~40 frames that showed
+   * nothing new, ~0.5 s of CPU.
+   */
+  findingsVersion = 0;
+
+  /** Keeps `entry` as the audit of `key`. */
+  private record(key: string, entry: Entry): void {
+    if (entry.findings.length > 0 || (this.done.get(key)?.findings.length ?? 0) > 0) this.findingsVersion++;
+    this.done.set(key, entry);
+    this.changes.note(key);
+  }
+  /**
    * The sessions still to audit and the id map they are audited against,
    * as of the last look at the store; undefined after a change (invalidate):
    * the next step looks again. So a slice costs the sessions it audits, not a
@@ -109,6 +124,7 @@ export class AuditIndex {
     }
     for (const key of [...this.done.keys()]) {
       if (!live.has(key)) {
+        if (this.done.get(key)!.findings.length > 0) this.findingsVersion++;
         this.done.delete(key);
         this.changes.note(key);
         this.refillChanged = true;
@@ -164,8 +180,7 @@ export class AuditIndex {
         const recalled = this.memory?.recall(s, parentsOf(s, w.byId));
         if (recalled) {
           if (recalled.length > 0) entry.findings = [...recalled];
-          this.done.set(keyOf(s), entry);
-          this.changes.note(keyOf(s));
+          this.record(keyOf(s), entry);
           w.next++;
           changed = progressed = true;
           continue;
@@ -186,8 +201,7 @@ export class AuditIndex {
       }
       this.job = undefined;
       if (findings.length > 0) entry.findings = findings;
-      this.done.set(keyOf(s), entry);
-      this.changes.note(keyOf(s));
+      this.record(keyOf(s), entry);
       w.next++;
       changed = true;
     }

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { newRootIndex } from '../../src/storage/load-root.js';
+import { indexFileSafe, loadRootSync, newRootIndex } from '../../src/storage/load-root.js';
 import { RootShapes } from '../../src/storage/root-refusals.js';
 import { scanRoot } from '../../src/storage/scan.js';
 import { RootModel } from '../../src/view/app/root-model.js';
@@ -35,6 +35,29 @@ describe('frames during a background scan and audit', () => {
     // paced: a frame per 33 ms at most (plus the last ones), and never one per session
     expect(frames).toBeLessThanOrEqual(Math.ceil(ms / 33) + 10);
     expect(frames).toBeLessThan(N / 10);
+    app.unmount();
+  }, 120_000);
+
+  it("the audit's news about clean sessions draw no frame; a finding draws one, and its badge shows", async () => {
+    const n = 300;
+    const root = tmpDir();
+    const body = (i: number) => logText(hdr(`s-${i}`, { createdAt: 1_700_000_000_000 + i }), evs(...turnRows(1)));
+    for (let i = 0; i < n; i++) fs.writeFileSync(path.join(root, `s-${i}.jsonl`), body(i));
+    const index = loadRootSync(root);
+    const app = mountApp({ index, size: { columns: 140, rows: 30 } });
+    let frames = 0;
+    app.controller.subscribe(() => frames++);
+    await app.idle();
+    // every session was audited (clean): nothing on screen changed, so nothing was drawn
+    expect(frames).toBe(0);
+    expect(app.frame()).toContain(`${n} sessions`);
+    // a session naming a parent the root does not hold: the audit's ORPHAN_PARENT shows on its row
+    const orphan = path.join(root, 'orphan.jsonl');
+    fs.writeFileSync(orphan, logText(hdr('orphan', { createdAt: 1_800_000_000_000, parentSession: 'nobody', seedLength: 0 }), evs(...turnRows(1))));
+    indexFileSafe(index, orphan);
+    index.store.emit();
+    await app.idle();
+    expect(app.frame()).toContain('ORPHAN_PARENT');
     app.unmount();
   }, 120_000);
 

@@ -45,6 +45,9 @@ export class RootModel {
     private readonly inScope?: (item: SessionListItem) => boolean,
   ) {}
 
+  /** Moves whenever an item is added, replaced or removed (what the list shows changed). */
+  version = 0;
+
   /** How many items there are. */
   get size(): number {
     return this.items.size;
@@ -182,6 +185,7 @@ export class RootModel {
     // object stays, so no order is merged again and no row rebuilt (after the scan of 100,000
     // sessions, the audit's notes replaced every item once more: a 100k merge per frame)
     if (item && before && sameItem(item, before)) return;
+    if (item || before) this.version++;
     if (before) {
       this.unlinkChild(before);
       this.diagnosticSum -= before.diagnostics;
