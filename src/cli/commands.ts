@@ -38,39 +38,75 @@ export interface ResumeContext {
   older?: readonly string[];
 }
 
-export function sessionSummary(s: Session, parent?: ParentLink, ctx: ResumeContext = {}) {
+/** One session as `list --json` writes it (keys in this order; an absent one is left out). */
+export interface SessionSummary {
+  id: string;
+  file?: string;
+  parentSession?: string;
+  parentFile?: string;
+  parentAmbiguous?: true;
+  seedLength?: number;
+  cwd?: string;
+  kind: Session['kind'];
+  era: ReturnType<typeof eraOf>;
+  format: number;
+  generations?: { current?: string; older: string[] };
+  origin?: unknown;
+  delegationDepth?: unknown;
+  agentPreset?: unknown;
+  resumable: boolean;
+  resumeReason?: string;
+  createdAt: number;
+  events: number;
+  turns: number;
+  state: ReturnType<typeof stateOf>;
+  forkable: boolean;
+  lastEventType?: string;
+  lastEventTime?: number;
+  title?: string;
+  diagnostics: number;
+  usage: ReturnType<typeof usageForListing>;
+}
+
+/**
+ * A session's summary, built key by key in the order above (a spread of a
+ * literal per optional key made ~10 objects a session: `list --json` at
+ * 100,000 sessions spent ~0.2 s on them).
+ */
+export function sessionSummary(s: Session, parent?: ParentLink, ctx: ResumeContext = {}): SessionSummary {
   const f = s.facts;
   const h = s.header;
   const verdict = resumeVerdict(s, ctx.sameId ?? [], ctx.rootRefusal);
-  return {
-    id: s.id,
-    file: s.file,
-    ...(s.parentSession !== undefined ? { parentSession: s.parentSession } : {}),
-    // ids repeat: the parent's file when it can be told (see src/session/lineage.ts)
-    ...(parent?.kind === 'resolved' && !parent.key.startsWith('mem:') ? { parentFile: parent.key } : {}),
-    ...(parent?.kind === 'ambiguous' ? { parentAmbiguous: true } : {}),
-    ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}),
-    ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
-    kind: s.kind,
-    era: eraOf(s),
-    // the harness's log format version (0-4), and the generation files of its folder when there are several
-    format: h.version,
-    ...(ctx.older?.length ? { generations: { current: s.file, older: [...ctx.older] } } : {}),
-    ...(h.origin !== undefined ? { origin: h.origin } : {}),
-    ...(h.delegationDepth !== undefined ? { delegationDepth: h.delegationDepth } : {}),
-    ...(h.agentPreset !== undefined ? { agentPreset: h.agentPreset } : {}),
-    resumable: verdict.resumable,
-    ...(verdict.reason !== undefined ? { resumeReason: verdict.reason } : {}),
-    createdAt: s.header.createdAt,
-    events: f.events,
-    turns: f.turns,
-    state: stateOf(f),
-    forkable: isForkable(f), // the TUI's verdict too (its STATE column says `seq gap` where state is at-boundary)
-    ...(f.lastEventType !== undefined ? { lastEventType: f.lastEventType, lastEventTime: f.lastEventTime } : {}),
-    ...(f.title !== undefined ? { title: f.title } : {}),
-    diagnostics: s.diagnostics.length,
-    usage: usageForListing(s),
-  };
+  const o = { id: s.id, file: s.file } as SessionSummary;
+  if (s.parentSession !== undefined) o.parentSession = s.parentSession;
+  // ids repeat: the parent's file when it can be told (see src/session/lineage.ts)
+  if (parent?.kind === 'resolved' && !parent.key.startsWith('mem:')) o.parentFile = parent.key;
+  if (parent?.kind === 'ambiguous') o.parentAmbiguous = true;
+  if (s.seedLength !== undefined) o.seedLength = s.seedLength;
+  if (s.cwd !== undefined) o.cwd = s.cwd;
+  o.kind = s.kind;
+  o.era = eraOf(s);
+  // the harness's log format version (0-4), and the generation files of its folder when there are several
+  o.format = h.version;
+  if (ctx.older?.length) o.generations = { current: s.file, older: [...ctx.older] };
+  if (h.origin !== undefined) o.origin = h.origin;
+  if (h.delegationDepth !== undefined) o.delegationDepth = h.delegationDepth;
+  if (h.agentPreset !== undefined) o.agentPreset = h.agentPreset;
+  o.resumable = verdict.resumable;
+  if (verdict.reason !== undefined) o.resumeReason = verdict.reason;
+  o.createdAt = s.header.createdAt;
+  o.events = f.events;
+  o.turns = f.turns;
+  o.state = stateOf(f);
+  o.forkable = isForkable(f); // the TUI's verdict too (its STATE column says `seq gap` where state is at-boundary)
+  if (f.lastEventType !== undefined) {
+    o.lastEventType = f.lastEventType;
+    o.lastEventTime = f.lastEventTime;
+  }
+  if (f.title !== undefined) o.title = f.title;
+  o.diagnostics = s.diagnostics.length;
+  o.usage = usageForListing(s);
+  return o;
 }
 
 const STATE_COLOR: Record<string, Color> = { 'at-boundary': 'green', 'open-turn': 'yellow', empty: 'gray' };

@@ -14,9 +14,19 @@ export const isRc8Header = (h: SessionHeader): boolean =>
 /** A file in the rc.8 folder layout: <root>/--<project>--|_no-cwd/<id>/session[.vN].jsonl[.zstd]. */
 export function isRc8LayoutPath(file: string | undefined): boolean {
   if (!file) return false;
-  const parts = file.split(/[\\/]/);
-  const n = parts.length;
-  return n >= 3 && generationOf(parts[n - 1]) !== undefined && (/^--.*--$/.test(parts[n - 3]) || parts[n - 3] === '_no-cwd');
+  // the last three segments, '/' or '\\' apart, found from the end (a split of the whole path was a
+  // string per segment, for every session the list asks about)
+  const a = sepBefore(file, file.length);
+  const b = sepBefore(file, a);
+  if (b < 0 || generationOf(file.slice(a + 1)) === undefined) return false;
+  const grand = file.slice(sepBefore(file, b) + 1, b);
+  return /^--.*--$/.test(grand) || grand === '_no-cwd';
+}
+
+/** The last '/' or '\\' of `s` before `end` (-1: none). */
+function sepBefore(s: string, end: number): number {
+  if (end <= 0) return -1;
+  return Math.max(s.lastIndexOf('/', end - 1), s.lastIndexOf('\\', end - 1));
 }
 
 /** The boundary rule a log follows, decided before its events are read: its header and where it lies. */

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 
 const SAFE = /^[A-Za-z0-9._-]$/;
+const ALL_SAFE = /^[A-Za-z0-9._-]*$/;
 
 /** Longest encoded name we write; longer ones are capped and hashed. */
 export const MAX_ENCODED_LENGTH = 200;
@@ -15,6 +16,8 @@ export const MAX_ENCODED_LENGTH = 200;
 export function encodeSegment(id: string): string {
   if (id === '.') return '~002E';
   if (id === '..') return '~002E~002E';
+  // nearly every id is safe whole: one test, no string built (the list asks for each session)
+  if (ALL_SAFE.test(id)) return id;
   let out = '';
   for (let i = 0; i < id.length; i++) {
     const ch = id[i];

@@ -14,9 +14,15 @@ export function isSessionFileName(name: string): boolean {
 }
 
 export function layoutOf(file: string): Layout {
-  const base = path.basename(file);
-  const dir = path.basename(path.dirname(file));
-  const grand = path.basename(path.dirname(path.dirname(file)));
+  // the last three segments of a plain path found from the end; anything else through path (a trailing
+  // or doubled '/': its basename rules). Asked for every session the list shows: three dirname/basename
+  // pairs made five strings each time.
+  const a = file.lastIndexOf('/');
+  const b = a > 0 ? file.lastIndexOf('/', a - 1) : -1;
+  const plain = b >= 0 && a < file.length - 1 && !file.includes('//') && path.sep === '/';
+  const base = plain ? file.slice(a + 1) : path.basename(file);
+  const dir = plain ? file.slice(b + 1, a) : path.basename(path.dirname(file));
+  const grand = plain ? file.slice(b > 0 ? file.lastIndexOf('/', b - 1) + 1 : 0, b) : path.basename(path.dirname(path.dirname(file)));
   // rc.8 and later: <root>/--<project>--/<id>/session[.vN].jsonl[.zstd], or under <root>/_no-cwd/<id>/
   if (generationOf(base) !== undefined && (/^--.*--$/.test(grand) || grand === '_no-cwd')) return 'rc8-harness';
   if (/^cwd-[0-9a-f]{12}$/.test(dir) || dir === '_no-cwd') return 'v0-harness';
