@@ -45,11 +45,15 @@ interface Memo {
 const memo = new WeakMap<Session, Memo>();
 
 /** The parent of one session among `byId` (sessions grouped by id). */
+/** The links without a key: one frozen object each (asked for every session of a root). */
+const NO_PARENT: ParentLink = Object.freeze({ kind: 'none' });
+const MISSING_PARENT: ParentLink = Object.freeze({ kind: 'missing' });
+
 export function parentLink(s: Session, byId: ReadonlyMap<string, readonly Session[]>): ParentLink {
   const pid = s.parentSession;
-  if (pid === undefined || pid === '') return { kind: 'none' };
+  if (pid === undefined || pid === '') return NO_PARENT;
   const candidates = byId.get(pid) ?? [];
-  if (candidates.length === 0) return { kind: 'missing' };
+  if (candidates.length === 0) return MISSING_PARENT;
   const from = s.forkedFrom;
   if (from !== undefined && candidates.some((c) => SessionStore.keyOf(c) === from)) return { kind: 'resolved', key: from };
   if (candidates.length === 1) return { kind: 'resolved', key: SessionStore.keyOf(candidates[0]) };

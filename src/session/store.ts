@@ -154,6 +154,12 @@ export class SessionStore {
     return had === undefined ? NO_SESSIONS : Array.isArray(had) ? had : [had];
   }
 
+  /** The first live session with this id, without an array made for it (most ids have one session). */
+  firstWithId(id: SessionId): Session | undefined {
+    const had = this.byId.get(id);
+    return Array.isArray(had) ? had[0] : had;
+  }
+
   /** How many live sessions carry this id (getAll without the copy). */
   idCount(id: SessionId): number {
     const had = this.byId.get(id);

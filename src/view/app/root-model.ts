@@ -124,14 +124,23 @@ export class RootModel {
       const moved = !before || !now || before.id !== now.id || before.parentSession !== now.parentSession;
       const linked = (i?: { id: string; parentSession?: string }) => i !== undefined && (i.parentSession !== undefined || this.children.has(i.id));
       if (moved && (linked(before) || linked(now))) this.lineageMoved = true;
-      for (const id of new Set([before?.id, now?.id]))
-        if (id !== undefined) {
-          for (const t of this.store.withId(id)) this.pending.add(keyOf(t));
-          for (const c of this.children.get(id) ?? []) this.pending.add(c);
-        }
+      // its id's sessions and children, under the old id and the new (a Set of the two per key was an
+      // allocation per session of a scan)
+      const was = before?.id;
+      const is = now?.id;
+      if (was !== undefined) this.takeId(was);
+      if (is !== undefined && is !== was) this.takeId(is);
     }
     for (const key of auditKeys) this.auditPending.add(key);
     return true;
+  }
+
+  /** The sessions sharing `id` and the children naming it go on the work list. */
+  private takeId(id: string): void {
+    if (this.store.idCount(id) === 1) this.pending.add(keyOf(this.store.firstWithId(id)!));
+    else for (const t of this.store.withId(id)) this.pending.add(keyOf(t));
+    const children = this.children.get(id);
+    if (children) for (const c of children) this.pending.add(c);
   }
 
   /** Applies the work lists until `pause()`; true when all is done. */
