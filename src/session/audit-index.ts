@@ -94,6 +94,10 @@ export class AuditIndex {
   private job?: Job;
   /** the current step's pause (the job's reads and loops ask it) */
   private pause: () => boolean = () => false;
+  /** the current step's pause, as one function for every audit (three closures a session were made here) */
+  private readonly paused = (): boolean => this.pause();
+  /** each session's events, read in slices that stop when the step's budget is spent */
+  private readonly events = slicedEvents(this.paused);
   /** the memory was handed the findings (once: the first time every session was audited) */
   private kept = false;
 
@@ -185,7 +189,7 @@ export class AuditIndex {
           changed = progressed = true;
           continue;
         }
-        this.job = { entry, steps: auditSessionSteps(s, w.byId, slicedEvents(() => this.pause()), () => this.pause()) };
+        this.job = { entry, steps: auditSessionSteps(s, w.byId, this.events, this.paused) };
       }
       const { entry, steps } = this.job;
       const s = entry.session;
