@@ -132,8 +132,12 @@ export class FactCache {
   note?: string;
   /** JSON-encoded path -> its line, from the cache file */
   private entries = new Map<string, string>();
-  /** entries used this run: file -> [line, the stat object handed out] */
-  private used = new Map<string, { line: string; stat: FileStat }>();
+  /**
+   * entries used this run: file -> its line (the stat it was served for is
+   * the line's own: read back from it at save; an object of both per file
+   * was ~10 MB kept until the save at 100,000 sessions)
+   */
+  private used = new Map<string, string>();
   /** the cache file was absent, unreadable or stale: write it even when nothing was read */
   private invalid = false;
   /** when this run started reading (the racy rule's reference) */
@@ -239,7 +243,7 @@ export class FactCache {
       hit = undefined;
     }
     if (hit) {
-      this.used.set(file, { line, stat: hit.stat });
+      this.used.set(file, line);
       this.hits++;
     }
     return hit;
@@ -299,9 +303,9 @@ export class FactCache {
         const key = this.keyOf(file);
         seen?.add(key);
         const used = this.used.get(file);
-        if (used && sameStat(used.stat, src.stat)) {
+        if (used !== undefined && lineHasStat(used, key.length, src.stat)) {
           kept++;
-          yield used.line;
+          yield used;
         } else {
           const line = encode(file, key, src, this.startedAt);
           if (line !== undefined) {
@@ -532,7 +536,21 @@ export function clearCache(dir = cacheDir()): number {
   return n;
 }
 
-/** The file is as the cache entry served describes it (the index rebuilds its entry objects, so compared by value). */
-function sameStat(a: FileStat, b: FileStat): boolean {
-  return a.size === b.size && a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.dev === b.dev && a.ctimeMs === b.ctimeMs;
+/**
+ * The file is as the entry `line` describes it (its key `keyLength` long):
+ * the first five numbers of its array, as JSON wrote them, are the stat's
+ * dev, ino, size, mtime and ctime - mtime (the index rebuilds its entry
+ * objects, so compared by value).
+ */
+export function lineHasStat(line: string, keyLength: number, st: FileStat): boolean {
+  if (st.dev === undefined || st.ctimeMs === undefined) return false;
+  let at = keyLength + 2; // past the tab and the '['
+  const next = (): number => {
+    const comma = line.indexOf(',', at);
+    if (comma < 0) return NaN;
+    const n = Number(line.slice(at, comma));
+    at = comma + 1;
+    return n;
+  };
+  return line.charCodeAt(keyLength) === 9 && line.charCodeAt(keyLength + 1) === 91 && next() === st.dev && next() === st.ino && next() === st.size && next() === st.mtimeMs && next() === st.ctimeMs - st.mtimeMs;
 }

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cmdList } from '../../src/cli/commands.js';
 import { writeHooks } from '../../src/storage/atomic-lines.js';
-import { FactCache, RACY_MS, cacheFileFor, factShortKeys } from '../../src/storage/fact-cache.js';
+import { FactCache, RACY_MS, cacheFileFor, factShortKeys, lineHasStat } from '../../src/storage/fact-cache.js';
 import { emptyFacts } from '../../src/session/log-facts.js';
 import { applyChange } from '../../src/storage/follow.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
@@ -569,5 +569,18 @@ describe('a cache file that cannot be trusted is ignored and rebuilt', () => {
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.readdirSync(dir)).toEqual([path.basename(file)]);
+  });
+});
+
+describe('lineHasStat: an entry kept at save is compared by the stat its line holds', () => {
+  it('matches the five numbers as JSON wrote them, and nothing else', () => {
+    const st = { dev: 2049, ino: 1234567, size: 537, mtimeMs: 1796286286790.0122, ctimeMs: 1796286286790.0122 - 0.25 };
+    const key = JSON.stringify('cwd-0/a.jsonl');
+    const line = `${key}\t${JSON.stringify([st.dev, st.ino, st.size, st.mtimeMs, st.ctimeMs - st.mtimeMs, 0, 0, ['x']])}`;
+    expect(lineHasStat(line, key.length, st)).toBe(true);
+    for (const k of ['dev', 'ino', 'size', 'mtimeMs', 'ctimeMs'] as const) expect(lineHasStat(line, key.length, { ...st, [k]: st[k] + 1 })).toBe(false);
+    expect(lineHasStat(line, key.length, { ...st, dev: undefined })).toBe(false);
+    expect(lineHasStat(line, key.length - 1, st)).toBe(false);
+    expect(lineHasStat(`${key}\t[2049,1234567]`, key.length, st)).toBe(false);
   });
 });
