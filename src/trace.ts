@@ -12,14 +12,8 @@ export function milestone(name: string): void {
   if (file === undefined) return;
   const c = process.cpuUsage();
   try {
-    fs.appendFileSync(file, `${Math.round(performance.timeOrigin + performance.now() - processStart())} ${Math.round((c.user + c.system) / 1000)} ${name}\n`);
+    fs.appendFileSync(file, `${Math.round(process.uptime() * 1000)} ${Math.round((c.user + c.system) / 1000)} ${name}\n`);
   } catch {
     // a trace never breaks a run
   }
-}
-
-/** The process's start (ms since the epoch): now minus its uptime, taken once. */
-let started: number | undefined;
-function processStart(): number {
-  return (started ??= Date.now() - process.uptime() * 1000);
 }
