@@ -22,6 +22,8 @@ const MAX_NAMES = 4096;
 export interface EarlyWatch {
   watcher: fs.FSWatcher;
   names: Set<string | Buffer> | null;
+  /** the folder the walk stat'ed just after the watch was set (undefined: not stat'ed, not to be trusted) */
+  id?: { dev: number; ino: number };
 }
 
 export class EarlyWatches {
@@ -55,6 +57,17 @@ export class EarlyWatches {
     w.on('error', () => this.drop(dir));
     this.watches.set(dir, entry);
     return true;
+  }
+
+  /**
+   * The walk's stat of `dir`, taken just after its watch: the watch belongs to
+   * that folder. The watcher hands a watch over only while `dir` is still that
+   * folder: one moved away and made again under its name (a restore from a
+   * backup keeps its mtime) is another inode, which the old watch never hears.
+   */
+  identify(dir: string, st: { dev: number; ino: number }): void {
+    const e = this.watches.get(dir);
+    if (e) e.id = { dev: st.dev, ino: st.ino };
   }
 
   /** A symlinked session file the walk accepted. */

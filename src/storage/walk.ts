@@ -240,6 +240,7 @@ export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (
       // watched before its stat and its listing: from here on a change in it is an event (early-watches.ts)
       early?.watch(dir);
       const st = onFolder || listings ? folderStat(dir) : null;
+      if (st) early?.identify(dir, st);
       let listing = st && listings?.recall(dir, st);
       if (!listing) {
         let clean = true;
@@ -274,6 +275,7 @@ export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (
 /** Watches a walk takes as it goes (EarlyWatches), and the symlinked files it accepts. */
 export interface FolderWatches {
   watch(dir: string): void;
+  identify(dir: string, st: FolderStat): void;
   link(file: string): void;
 }
 

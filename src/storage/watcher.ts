@@ -35,7 +35,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EarlyWatches } from './early-watches.js';
 import { displayName, fsPath } from './open-file.js';
-import { defaultIsSessionFile, entrySkip, listSessionFiles, probe, readFolder, skipDirName, walker, type FileState, type Skip } from './walk.js';
+import { defaultIsSessionFile, entrySkip, folderStat, listSessionFiles, probe, readFolder, skipDirName, walker, type FileState, type Skip } from './walk.js';
 
 export { listSessionFiles };
 
@@ -850,14 +850,20 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
    * scan read its files): a file changed since is a name it heard, heard now
    * as an event (the known files are in place by now), and the other files
    * are not stat'ed again. Only while the folder is the one the walk listed
-   * (its mtime the walk's stamp): a folder whose entries changed since (a
-   * file added, deleted or renamed, the folder moved away or made again) is
-   * looked at as before, its files compared one by one.
+   * (the inode the watch was set on, its mtime the walk's stamp): a folder
+   * whose entries changed since (a file added, deleted or renamed), or that
+   * is another folder now (moved away and made again, even with the old
+   * mtime, as a restore from a backup leaves it), is looked at as before,
+   * its files compared one by one. A watch that heard its own folder's name
+   * (inotify's move-self or delete-self, or an entry of that name: either
+   * way, rare) is not trusted either.
    */
   function takeEarly(d: string, stamp: number | undefined): boolean {
     const e = early?.take(d);
     if (!e) return false;
-    if (closed || mode !== 'watch' || watchers.has(d) || stamp === undefined || Number.isNaN(stamp) || dirMtime(d) !== stamp) {
+    const st = e.id && stamp !== undefined && !Number.isNaN(stamp) ? folderStat(d) : null;
+    const same = st !== null && st.mtimeMs === stamp && st.ino === e.id!.ino && st.dev === e.id!.dev && !heardSelf(d, e.names);
+    if (closed || mode !== 'watch' || watchers.has(d) || !same) {
       e.watcher.close();
       return false;
     }
@@ -871,6 +877,14 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
       schedule();
     } else for (const name of e.names) onRaw(d, name);
     return true;
+  }
+
+  /** whether a watch of `d` heard d's own name (null: it heard too much to say) */
+  function heardSelf(d: string, names: Set<string | Buffer> | null): boolean {
+    if (names === null || names.size === 0) return false;
+    const base = path.basename(d);
+    for (const n of names) if ((typeof n === 'string' ? n : n.toString()) === base) return true;
+    return false;
   }
 
   function settle(waiters: (() => void)[]): void {

@@ -133,9 +133,11 @@ describe('the watcher takes over the scan\'s early watches', () => {
     await col.until((all) => has(all, files[6], 'grown') && has(all, files[7], 'grown'));
   });
 
-  it('a folder moved away, or made again under its name, between the scan and the watcher: its files are reported', async () => {
+  // `sameMtime`: the folder made again under b's name is given the old b's mtime (as a restore from a backup leaves it)
+  const movedAway = (sameMtime: boolean) => async () => {
     const files = ['a', 'b'].map((p) => [0, 1].map((i) => session(p, `${p}${i}`)));
-    for (const d of [root, path.join(root, 'a'), path.join(root, 'b')]) age(d);
+    const t = Date.now() / 1000 - 3600;
+    for (const d of [root, path.join(root, 'a'), path.join(root, 'b')]) fs.utimesSync(d, t, t);
     const early = new EarlyWatches(64);
     open.push(early);
     const { folders, initial } = scan(early);
@@ -143,15 +145,47 @@ describe('the watcher takes over the scan\'s early watches', () => {
     open.push({ close: () => fs.rmSync(away, { recursive: true, force: true }) });
     fs.renameSync(path.join(root, 'a'), path.join(away, 'a'));
     fs.renameSync(path.join(root, 'b'), path.join(away, 'b'));
-    // b made again under its name, with one of its files (another inode), its mtime the old one's
+    // b made again under its name, with one of its files (another inode)
     fs.mkdirSync(path.join(root, 'b'));
     fs.writeFileSync(files[1][0], header('b0'));
-    age(path.join(root, 'b'));
+    const t2 = sameMtime ? t : t - 60;
+    fs.utimesSync(path.join(root, 'b'), t2, t2);
+    // the case is the one meant: the new b's mtime is (or is not) the stamp the walk took of the old b
+    expect(fs.statSync(path.join(root, 'b')).mtimeMs === folders.get(path.join(root, 'b'))).toBe(sameMtime);
     const col = collector();
     const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), initial, initialFolders: folders, early, safetyPollMs: 0 });
     open.push(w);
     await w.ready;
     await col.until((all) => has(all, files[0][0], 'deleted') && has(all, files[0][1], 'deleted') && has(all, files[1][0], 'replaced') && has(all, files[1][1], 'deleted'));
+  };
+  it('a folder moved away, or made again under its name, between the scan and the watcher: its files are reported', movedAway(false));
+  it('a folder made again under its name with the old one\'s mtime (a restore): another inode, its files are reported', movedAway(true));
+
+  it('a folder replaced between its watch and the walk\'s stat of it: the watch heard its own folder go, and is not trusted', async () => {
+    const [s0] = [session('p', 's0')];
+    const p = path.join(root, 'p');
+    const t = Date.now() / 1000 - 3600;
+    for (const d of [root, p]) fs.utimesSync(d, t, t);
+    // the walk's steps, with the replacement in the window between them: watched (the old p), then stat'ed (the new p)
+    const early = new EarlyWatches(64);
+    open.push(early);
+    for (const d of [root, p]) early.watch(d);
+    const away = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-away-'));
+    open.push({ close: () => fs.rmSync(away, { recursive: true, force: true }) });
+    fs.renameSync(p, path.join(away, 'p'));
+    fs.mkdirSync(p);
+    fs.writeFileSync(s0, header('s0') + line(0));
+    fs.utimesSync(p, t, t); // the root's mtime moved: it is listed again, and what its watch heard is not replayed
+    const { folders, initial } = scan();
+    for (const d of [root, p]) early.identify(d, fs.statSync(d));
+    // the old p's watch hears its move (inotify's move-self) on the next turn of the loop
+    await new Promise((r) => setImmediate(r));
+    fs.appendFileSync(s0, line(1)); // in the new p, which the old watch does not hear
+    const col = collector();
+    const w = watchRoot(root, { onChanges: (c) => col.onChanges(c), initial, initialFolders: folders, early, safetyPollMs: 0 });
+    open.push(w);
+    await w.ready;
+    await col.until((all) => has(all, s0, 'grown'));
   });
 
   it('without early watches, the first comparison stats every file (the case the early watches spare)', async () => {
