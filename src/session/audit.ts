@@ -2,7 +2,8 @@
 import type { Diagnostic } from './diagnostics.js';
 import type { SessionEvent } from './events.js';
 import { isBoundary } from './log-facts.js';
-import { stringifyDeep, textOf } from './json-safe.js';
+import { auditStructure, expand, foldAudit, quote, START, type StructureFinding } from './event-audit.js';
+import { stringifyDeep } from './json-safe.js';
 import type { Session } from './session.js';
 
 export type Severity = 'error' | 'warning';
@@ -38,73 +39,17 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-/** A data field in a message: `${v}` would recurse (and overflow) on a deep array. */
-const show = (v: unknown): string => {
-  const s = textOf(v);
-  return s.length > 80 ? s.slice(0, 79) + '…' : s;
-};
-
-const q = (s: string) => JSON.stringify(s);
+const q = quote;
 
 /** Per-session structural checks: turn enclosure and unanswered tool calls. */
 export function auditEvents(s: Session, events: readonly SessionEvent[]): Finding[] {
-  const a = new EventAudit(s);
-  for (const e of events) a.add(e);
-  return a.out;
+  return auditStructure(events).map(named(s));
 }
 
-/** auditEvents as a fold: add() the events in order; `out` holds the findings so far. */
-class EventAudit {
-  readonly out: Finding[] = [];
-  private readonly base: { session: string; file?: string };
-  private openTurn: unknown = null;
-  private openStep = false;
-  private expectTurn = 1;
-  private readonly pending = new Map<string, number>();
-
-  constructor(s: Session) {
-    this.base = { session: s.id, file: s.file };
-  }
-
-  add(e: SessionEvent): void {
-    const { out, base, pending } = this;
-    const d = e.data ?? {};
-    switch (e.type) {
-      case 'turn/start':
-        if (this.openTurn !== null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn ${show(d.turn)} starts at seq ${e.seq} while turn ${this.openTurn} is still open` });
-        if (d.turn !== this.expectTurn) out.push({ ...base, seq: e.seq, code: 'TURN_NUMBERING', severity: 'warning', message: `turn at seq ${e.seq} is numbered ${show(d.turn)}, expected ${this.expectTurn}` });
-        this.openTurn = d.turn;
-        this.expectTurn = (typeof d.turn === 'number' ? d.turn : this.expectTurn) + 1;
-        this.openStep = false;
-        pending.clear();
-        break;
-      case 'turn/end':
-        if (this.openTurn === null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn/end at seq ${e.seq} without an open turn` });
-        for (const [callId, seq] of pending)
-          out.push({ ...base, seq, code: 'UNANSWERED_TOOL_CALL', severity: 'error', message: `tool/call ${q(callId)} at seq ${seq} has no tool/result before its turn ended at seq ${e.seq}` });
-        pending.clear();
-        this.openTurn = null;
-        this.openStep = false;
-        break;
-      case 'step/start':
-        if (this.openTurn === null) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/start at seq ${e.seq} outside a turn` });
-        this.openStep = true;
-        break;
-      case 'step/end':
-        if (!this.openStep) out.push({ ...base, seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/end at seq ${e.seq} without an open step` });
-        this.openStep = false;
-        break;
-      case 'tool/call':
-        pending.set(textOf(d.callId), e.seq);
-        break;
-      case 'tool/result': {
-        const id = textOf(d.callId ?? d.message?.source?.callId);
-        if (!pending.delete(id)) out.push({ ...base, seq: e.seq, code: 'UNMATCHED_TOOL_RESULT', severity: 'warning', message: `tool/result at seq ${e.seq} answers no pending call (${q(id)})` });
-        break;
-      }
-    }
-  }
-}
+/** A structural finding of `s`'s log, named (its keys in the order the audit always wrote them). */
+const named =
+  (s: Session) =>
+  (f: StructureFinding): Finding => ({ session: s.id, file: s.file, seq: f.seq, code: f.code, severity: f.severity, message: f.message });
 
 function diagnosticFinding(d: Diagnostic, session?: string): Finding {
   return { code: d.code, severity: d.severity, session, file: d.file, line: d.line, message: d.message };
@@ -185,20 +130,28 @@ export function auditSession(s: Session, byId: ReadonlyMap<string, readonly Sess
  */
 export function* auditSessionSteps(s: Session, byId: ReadonlyMap<string, readonly Session[]>, events: EventsOf, pause: () => boolean): Generator<void, Finding[], void> {
   const out: Finding[] = s.diagnostics.map((d) => diagnosticFinding(d, s.id));
+  const pid = s.parentSession;
+  const parents = pid === undefined || pid === s.id ? undefined : (byId.get(pid) ?? []); // a self-parent is reported as a cycle
+  const orphan = (): Finding => ({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid!)} is not in this root` });
+  // the structure as the log's reader folded it: the log is read again only for a seed to compare
+  const folded = s.log.structure?.();
+  if (folded !== undefined && (parents === undefined || parents.length === 0 || s.seedLength === undefined)) {
+    for (const f of folded) out.push(named(s)(f));
+    if (parents?.length === 0) out.push(orphan());
+    return out;
+  }
   const own = yield* events(s);
   try {
-    const a = new EventAudit(s);
+    const a = expand(START)!;
     const ev = own.events;
     for (let i = 0; i < ev.length; i++) {
-      a.add(ev[i]);
+      foldAudit(a, ev[i]);
       if (i % EVENTS_PER_LOOK === EVENTS_PER_LOOK - 1 && pause()) yield;
     }
-    out.push(...a.out);
-    const pid = s.parentSession;
-    if (pid === undefined || pid === s.id) return out; // a self-parent is reported as a cycle
-    const parents = byId.get(pid) ?? [];
+    for (const f of a.found) out.push(named(s)(f));
+    if (parents === undefined) return out;
     if (parents.length === 0) {
-      out.push({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid)} is not in this root` });
+      out.push(orphan());
       return out;
     }
     if (s.seedLength !== undefined) out.push(...(yield* auditSeed(s, ev, [...parents], events, pause)));

@@ -1,6 +1,7 @@
 // A live session: its header, the facts of its log, and its events, which a
 // disk-backed session loads only when someone needs them (the index keeps facts).
 import type { Diagnostic } from './diagnostics.js';
+import type { StructureFinding } from './event-audit.js';
 import type { SessionEvent, SessionHeader } from './events.js';
 import { stateOf, type LogFacts, type SessionState } from './log-facts.js';
 
@@ -15,6 +16,8 @@ export interface LogState {
   diagnostics: Diagnostic[];
   /** drops the retained events (facts stay, later appends are folded only) */
   release?(): void;
+  /** the audit's structural findings of every event so far, folded as they were read (event-audit.ts); undefined: not known, read the log */
+  structure?(): readonly StructureFinding[] | undefined;
 }
 
 /** How far a load has got: bytes read of `end`, and the start of an over-long line it is skipping through. */

@@ -6,6 +6,12 @@
 // pass, building nothing, and only those four top-level fields are read (and
 // whether there is a data field: expandRow requires one).
 //
+// The audit's fold (event-audit.ts) reads one more field, of tool calls and
+// results (nearly all of a real log's lines): data's callId. The scan reads
+// it too when it is a string at data's top level (the last one, as
+// JSON.parse keeps); anything else (absent, not a string, an escaped key
+// that might spell it) takes the full parse.
+//
 // The answer is the same event envelope expandRow would give, or undefined
 // when this scan is not sure: anything it does not handle (an event whose
 // fold reads its data, a packed row, an escape in a key or in the type, a bad
@@ -33,7 +39,8 @@ const BACKSLASH = 0x5c;
 /**
  * The envelope of the event on bytes [start, stop) of `buf` (no newline), when
  * the line is valid JSON, a good single event row, and of a type whose fold
- * needs nothing else (`data` is left undefined). Otherwise undefined.
+ * needs nothing else (`data` is left undefined; for a tool call or result,
+ * `{callId}`). Otherwise undefined.
  */
 export function scanEnvelope(b: Uint8Array, start: number, end: number): SessionEvent | undefined {
   let i = skipSpace(b, start, end);
@@ -59,9 +66,13 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
     i = skipSpace(b, i, end);
     if (i >= end || b[i] !== 0x3a) return undefined; // `:`
     const at = skipSpace(b, i + 1, end);
-    i = value(b, at, end, 1);
-    if (i < 0) return undefined;
     const c = b[at];
+    if (key === K_DATA) {
+      callAt = -1; // a later data replaces an earlier one
+      callSure = true;
+    }
+    i = key === K_DATA && c === 0x7b ? dataObject(b, at, end) : value(b, at, end, 1);
+    if (i < 0) return undefined;
     if (key === K_TYPE) {
       typeAt = c === QUOTE ? at + 1 : -1;
       typeEnd = i - 1;
@@ -89,13 +100,72 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
   if (!Number.isInteger(seq) || seq < 0 || !Number.isFinite(time)) return undefined;
   const type = typeText(b, typeAt, typeEnd);
   if (FULL_PARSE.has(type)) return undefined;
-  const ev: SessionEvent = { type, seq, time, data: undefined };
+  let data: { callId: string } | undefined;
+  if (type === 'tool/call' || type === 'tool/result') {
+    if (callAt < 0 || !callSure) return undefined;
+    data = { callId: stringValue(b, callAt, callEnd) };
+  }
+  const ev: SessionEvent = { type, seq, time, data };
   if (ignorable) ev.ignorable = true;
   return ev;
 }
 
 /** Types the scan never answers for: their fold reads data, a packed row expands, a second header is an error. */
 const FULL_PARSE = new Set<string>([...FOLD_READS_DATA, ...Object.keys(PACKED_TYPES), 'session']);
+
+// data's callId, from dataObject: the bytes of its string (quotes excluded), or
+// -1 (none, or its last value is not a string); callSure false when a key of
+// data holds an escape (it might decode to "callId"). Module state, set once a
+// line: the scan's hot loops keep theirs in locals.
+let callAt = -1;
+let callEnd = 0;
+let callSure = true;
+const CALL_ID = [...'callId'].map((ch) => ch.charCodeAt(0));
+
+/** An object at i (data), as object() does, noting its top-level callId in callAt/callEnd/callSure. */
+function dataObject(b: Uint8Array, i: number, end: number): number {
+  i = skipSpace(b, i + 1, end);
+  if (i < end && b[i] === 0x7d) return i + 1;
+  for (;;) {
+    if (i >= end || b[i] !== QUOTE) return -1;
+    const keyAt = i + 1;
+    i = string(b, i, end);
+    if (i < 0) return -1;
+    const keyEnd = i - 1;
+    i = skipSpace(b, i, end);
+    if (i >= end || b[i] !== 0x3a) return -1;
+    const at = skipSpace(b, i + 1, end);
+    i = value(b, at, end, 2);
+    if (i < 0) return -1;
+    if (sameBytes(b, keyAt, keyEnd, CALL_ID)) {
+      callAt = b[at] === QUOTE ? at + 1 : -1;
+      callEnd = i - 1;
+    } else if (hasEscape(b, keyAt, keyEnd)) callSure = false;
+    i = skipSpace(b, i, end);
+    if (i >= end) return -1;
+    const d = b[i];
+    if (d === 0x7d) return i + 1;
+    if (d !== 0x2c) return -1;
+    i = skipSpace(b, i + 1, end);
+  }
+}
+
+function hasEscape(b: Uint8Array, from: number, to: number): boolean {
+  for (let j = from; j < to; j++) if (b[j] === BACKSLASH) return true;
+  return false;
+}
+
+function sameBytes(b: Uint8Array, from: number, to: number, word: number[]): boolean {
+  if (to - from !== word.length) return false;
+  for (let j = 0; j < word.length; j++) if (b[from + j] !== word[j]) return false;
+  return true;
+}
+
+/** The (validated) string on [from, to) without its quotes: decoded, its escapes by JSON.parse. */
+function stringValue(b: Uint8Array, from: number, to: number): string {
+  if (hasEscape(b, from, to)) return JSON.parse(decoder.decode(b.subarray(from - 1, to + 1))) as string;
+  return decoder.decode(b.subarray(from, to));
+}
 
 const K_OTHER = 0;
 const K_TYPE = 1;

@@ -6,6 +6,7 @@ import { checkHeader, expandRow, isHeaderProblem, type SessionEvent, type Sessio
 import { generationMismatch, seedByMarker, unknownEventReason, type HeaderProblem } from '../session/formats.js';
 import { generationOf } from '../session/generation-name.js';
 import { compactSeqs, emptyFacts, foldEvent, packFacts, type LogFacts } from '../session/log-facts.js';
+import { expand, findingsOf, foldAudit, settle, START, UNKNOWN, type AuditState, type StructureFinding } from '../session/event-audit.js';
 import { usesRc8Rule } from '../session/era.js';
 import type { LoadProgress } from '../session/session.js';
 import { scanEnvelope } from './envelope-scan.js';
@@ -76,6 +77,8 @@ export class LogReader {
   /** Set when a line ran past MAX_LINE_SCAN with no end: the rest of the file is not read (false on the prototype). */
   declare gaveUp: boolean;
   private nextSeq = 0;
+  /** the audit's structural checks folded over the events read (event-audit.ts): mostly a small integer */
+  private audit: AuditState = START;
 
   constructor(
     readonly file: string,
@@ -133,6 +136,7 @@ export class LogReader {
   /** A reader in the state `snapshot()` described (not retaining events). */
   static restore(file: string, s: ReaderSnapshot): LogReader {
     const r = new LogReader(file, { retain: false });
+    r.audit = UNKNOWN; // the cache keeps no fold: the audit reads the log when it needs its structure
     r.header = s.header;
     if (s.header?.cwd !== undefined) s.header.cwd = sharedCwd(s.header.cwd);
     r.facts = packFacts(s.facts);
@@ -151,6 +155,11 @@ export class LogReader {
     if (s.unlisted) r.unlisted = s.unlisted;
     if (s.unknownTypes?.length) r.unknownTypes = new Set(s.unknownTypes);
     return r;
+  }
+
+  /** The audit's structural findings of the events read so far (undefined: rebuilt from the fact cache, not known). */
+  structure(): readonly StructureFinding[] | undefined {
+    return findingsOf(this.audit);
   }
 
   /** How far this reader has got of `end` bytes (a load in steps shows it). */
@@ -185,6 +194,7 @@ export class LogReader {
       pos = nl + 1;
     }
     this.consumed += pos;
+    this.audit = settle(this.audit);
     return pos;
   }
 
@@ -371,9 +381,11 @@ export class LogReader {
     if (this.facts.damagedBeforeTurnEnd === undefined && this.firstAnomaly <= absStart && (first !== this.nextSeq || this.firstAnomaly < absStart) && rows.some((e) => e.type === 'turn/end'))
       this.facts.damagedBeforeTurnEnd = lineNo;
     const version = this.header?.version ?? 0;
+    const audit = typeof this.audit === 'number' ? (this.audit === UNKNOWN ? undefined : (this.audit = expand(this.audit)!)) : this.audit;
     for (const ev of rows) {
       if (version >= 2) this.vocabulary(version, ev, lineNo);
       foldEvent(this.facts, ev);
+      if (audit) foldAudit(audit, ev);
       if (keep) {
         this.events.push(ev);
         this.eventEnds.push(absEnd);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { expandRow, PACKED_TYPES } from '../../src/session/events.js';
 import { FOLD_READS_DATA } from '../../src/session/log-facts.js';
 import { scanEnvelope } from '../../src/storage/envelope-scan.js';
+import { auditStructure } from '../../src/session/event-audit.js';
 import { LogReader } from '../../src/storage/log-reader.js';
 import { PROPERTY_TIMEOUT, runs } from '../support/property.js';
 
@@ -97,6 +98,9 @@ const timeValue = fc.oneof(
   { weight: 1, arbitrary: fc.oneof(fc.double(), fc.string(), fc.constant(null), fc.constant(undefined)) },
 );
 
+/** a tool call's id: a string (with escapes, non-ASCII, empty) mostly, or any other JSON value, or absent */
+const callIdValue: fc.Arbitrary<unknown> = fc.oneof({ weight: 8, arbitrary: text }, { weight: 1, arbitrary: fc.oneof(fc.nat(), fc.constant(null), fc.constant(['c1']), fc.constant({ id: 'c1' })) }, { weight: 1, arbitrary: fc.constant(undefined) });
+
 /** data shaped for the fold of each type (so titles, reasons, usage and models are really read), or anything. */
 const dataFor = (type: unknown): fc.Arbitrary<unknown> => {
   const any = fc.oneof({ weight: 6, arbitrary: json }, { weight: 1, arbitrary: huge.map((s) => ({ content: s })) }, { weight: 1, arbitrary: deep }, { weight: 1, arbitrary: fc.constant(undefined) });
@@ -110,7 +114,13 @@ const dataFor = (type: unknown): fc.Arbitrary<unknown> => {
     'request/context': fc.record({ model: fc.constantFrom('m1', 'm3') }),
     'request/header': fc.record({ header: fc.record({ config: fc.record({ model: fc.constantFrom('m4', 'm1') }) }) }),
     'assistant/chunk': fc.record({ turn: fc.nat(3), step: fc.nat(3), chunk: fc.record({ type: fc.constant('text-delta'), index: fc.nat(2), text }) }),
-    'tool/result': fc.record({ callId: fc.string(), content: fc.oneof(text, huge), isError: fc.boolean() }),
+    // the audit's fold reads callId: a string mostly, else anything (the full parse decides), sometimes twice or only nested
+    'tool/call': fc.record({ callId: callIdValue, name: fc.string(), args: json, callid: fc.oneof(fc.constant(undefined), fc.string()) }),
+    'tool/result': fc.oneof(
+      { weight: 4, arbitrary: fc.record({ callId: callIdValue, content: fc.oneof(text, huge), isError: fc.boolean() }) },
+      { weight: 1, arbitrary: fc.record({ message: fc.record({ source: fc.record({ callId: callIdValue }) }), content: text }) },
+      { weight: 1, arbitrary: fc.tuple(callIdValue, callIdValue).map(([a, b]) => new Entries([['callId', a], ['content', 'x'], ['callId', b]].filter(([, v]) => v !== undefined) as Array<[string, unknown]>)) },
+    ),
   };
   return typeof type === 'string' && Object.hasOwn(shaped, type) ? fc.oneof({ weight: 4, arbitrary: shaped[type] }, { weight: 1, arbitrary: any }) : any;
 };
@@ -264,9 +274,15 @@ describe('envelope scan (the index fast path)', () => {
     fc.assert(
       fc.property(logArb, (log) => {
         const bytes = logBytes(log);
-        const full = read(log.file, bytes, true).snapshot();
-        const fast = read(log.file, bytes, false, log.splits).snapshot();
+        const fullReader = read(log.file, bytes, true);
+        const fastReader = read(log.file, bytes, false, log.splits);
+        const full = fullReader.snapshot();
+        const fast = fastReader.snapshot();
         expect(fast).toStrictEqual(full);
+        // the audit's structure folded while reading (scanned callIds included) is the audit of the events read
+        const structure = auditStructure(fullReader.events);
+        expect(fastReader.structure()).toStrictEqual(structure);
+        expect(fullReader.structure()).toStrictEqual(structure);
         // how much of it the scan answered (the whole point: most lines)
         for (let pos = bytes.indexOf(10) + 1, nl = bytes.indexOf(10, pos); nl >= 0; pos = nl + 1, nl = bytes.indexOf(10, pos)) {
           if (scanEnvelope(bytes, pos, nl)) scanned++;
@@ -301,6 +317,12 @@ describe('envelope scan (the index fast path)', () => {
     expect(FOLD_READS_DATA.has(list[0].type)).toBe(false);
     const w = list[0];
     expect({ type: ev.type, seq: ev.seq, time: ev.time, ignorable: ev.ignorable === true }).toStrictEqual({ type: w.type, seq: w.seq, time: w.time, ignorable: w.ignorable === true });
+    // a tool call or result: its callId as JSON.parse reads it (a string at data's top level), for the audit's fold
+    if (w.type === 'tool/call' || w.type === 'tool/result') {
+      const d = w.data as Record<string, unknown>;
+      expect(typeof d.callId).toBe('string');
+      expect(ev.data).toStrictEqual({ callId: d.callId });
+    } else expect(ev.data).toBeUndefined();
   };
   /** An edit of a line's text: at a point, insert one of the bytes that matter to JSON (or nothing), and drop some. */
   const edit = fc.tuple(anywhere, fc.constantFrom('', '{', '}', '[', ']', '"', ':', ',', '\\', '\\u', '\\x', '0', '-', '.', 'e', '+', ' ', '\t', '\r', '\u0001', '\u001f', 't', 'f', 'n', 'u', '\u00e9', '\uFEFF'), fc.nat(2));
