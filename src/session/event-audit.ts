@@ -119,3 +119,36 @@ export function auditStructure(events: readonly SessionEvent[]): StructureFindin
   for (const e of events) foldAudit(a, e);
   return a.found;
 }
+
+/**
+ * The state as JSON (the fact cache keeps it, so a session rebuilt from the
+ * cache folds its next appends too): a number as it is; a fold as
+ * [turn, step, expect, [[callId, seq]...], [[seq, code, severity, message]...]].
+ * A fold whose open turn is not a plain value (written as an object, say) is
+ * kept as UNKNOWN: the audit reads that log when it needs it.
+ */
+export function auditToJson(s: AuditState): unknown {
+  if (typeof s === 'number') return Number.isFinite(s) ? s : UNKNOWN;
+  const t = s.turn;
+  if (!(t === null || typeof t === 'string' || typeof t === 'boolean' || (typeof t === 'number' && Number.isFinite(t))) || !Number.isFinite(s.expect)) return UNKNOWN;
+  return [t, s.step, s.expect, [...s.pending], s.found.map((f) => [f.seq, f.code, f.severity, f.message])];
+}
+
+/** auditToJson's answer read back; UNKNOWN when it is not one. */
+export function auditFromJson(v: unknown): AuditState {
+  if (typeof v === 'number') return Number.isInteger(v) && v >= UNKNOWN ? settle(v) : UNKNOWN;
+  if (!Array.isArray(v) || v.length !== 5) return UNKNOWN;
+  const [turn, step, expect, pending, found] = v as unknown[];
+  const plain = turn === null || typeof turn === 'string' || typeof turn === 'boolean' || typeof turn === 'number';
+  if (!plain || typeof step !== 'boolean' || typeof expect !== 'number' || !Array.isArray(pending) || !Array.isArray(found)) return UNKNOWN;
+  const fold: AuditFold = { turn, step, expect, pending: new Map(), found: [] };
+  for (const p of pending) {
+    if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== 'string' || typeof p[1] !== 'number') return UNKNOWN;
+    fold.pending.set(p[0], p[1]);
+  }
+  for (const f of found) {
+    if (!Array.isArray(f) || f.length !== 4 || typeof f[0] !== 'number' || typeof f[1] !== 'string' || (f[2] !== 'error' && f[2] !== 'warning') || typeof f[3] !== 'string') return UNKNOWN;
+    fold.found.push({ seq: f[0], code: f[1], severity: f[2], message: f[3] });
+  }
+  return settle(fold);
+}

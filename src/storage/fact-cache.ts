@@ -45,7 +45,7 @@ import type { FileStat } from './session-file.js';
  * diagnostics) or LogReader's state change: a cache of another format is
  * ignored. The package version is part of the key too (cacheVersion).
  */
-export const CACHE_FORMAT = 3;
+export const CACHE_FORMAT = 4;
 
 /** An entry is trusted only when its file's mtime is this much older than the start of the run that read it. */
 export const RACY_MS = 2000;
@@ -371,10 +371,11 @@ function decode(file: string, json: string, st: fs.Stats, stamp: number): CacheH
 
 // ---- the compact form of a reader's snapshot ------------------------------------
 //
-// [header, facts, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, rest?]
+// [header, facts, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, audit, rest?]
 // with the facts' keys shortened (FACT_SHORT; a key missing from the table is
 // kept whole, so a new LogFacts field costs bytes, never correctness) and the
-// rare fields (refused, skipFrom, scanned, gaveUp, unlisted, unknownTypes) in `rest`.
+// rare fields (refused, skipFrom, scanned, gaveUp, unlisted, unknownTypes) in `rest`;
+// `audit` is the audit's fold (event-audit.ts auditToJson: mostly a small number).
 
 const FACT_SHORT: Record<string, string> = {
   events: 'e',
@@ -434,7 +435,7 @@ function factsFrom(o: Record<string, unknown>): Record<string, unknown> {
 const RARE = ['refused', 'skipFrom', 'scanned', 'gaveUp', 'unlisted', 'unknownTypes'] as const;
 
 function compactSnapshot(file: string, s: ReaderSnapshot): unknown[] {
-  const out: unknown[] = [s.header, compactFacts(s.facts), s.diagnostics.map((d) => withoutFile(file, d)), s.consumed, s.headerEnd, s.firstAnomaly, s.lines, s.nextSeq];
+  const out: unknown[] = [s.header, compactFacts(s.facts), s.diagnostics.map((d) => withoutFile(file, d)), s.consumed, s.headerEnd, s.firstAnomaly, s.lines, s.nextSeq, s.audit ?? -1];
   let rest: Record<string, unknown> | undefined;
   for (const k of RARE) if (s[k] !== undefined) (rest ??= {})[k] = s[k];
   if (rest) out.push(rest);
@@ -442,13 +443,13 @@ function compactSnapshot(file: string, s: ReaderSnapshot): unknown[] {
 }
 
 function snapshotFrom(p: unknown): ReaderSnapshot | undefined {
-  if (!Array.isArray(p) || p.length < 8 || p.length > 9) return undefined;
-  const [header, facts, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, rest] = p as unknown[];
+  if (!Array.isArray(p) || p.length < 9 || p.length > 10) return undefined;
+  const [header, facts, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, audit, rest] = p as unknown[];
   if (!isObj(header) || typeof header.id !== 'string' || !isNum(header.version) || !isObj(facts)) return undefined;
   const f = factsFrom(facts);
   if (!isNum(f.events) || !isNum(f.turns) || !Array.isArray(f.turnStarts) || !Array.isArray(f.boundaries) || !isObj(f.usage)) return undefined;
   if (!Array.isArray(diagnostics) || !isNum(consumed) || !isNum(headerEnd) || !isNum(firstAnomaly) || !isNum(lines) || !isNum(nextSeq)) return undefined;
-  const snap = { header, facts: f, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq } as unknown as ReaderSnapshot;
+  const snap = { header, facts: f, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, audit } as unknown as ReaderSnapshot;
   if (rest !== undefined) {
     if (!isObj(rest)) return undefined;
     for (const k of RARE) if (rest[k] !== undefined) (snap as unknown as Record<string, unknown>)[k] = rest[k];

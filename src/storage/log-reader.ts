@@ -6,7 +6,7 @@ import { checkHeader, expandRow, isHeaderProblem, type SessionEvent, type Sessio
 import { generationMismatch, seedByMarker, unknownEventReason, type HeaderProblem } from '../session/formats.js';
 import { generationOf } from '../session/generation-name.js';
 import { compactSeqs, emptyFacts, foldEvent, packFacts, type LogFacts } from '../session/log-facts.js';
-import { expand, findingsOf, foldAudit, settle, START, UNKNOWN, type AuditState, type StructureFinding } from '../session/event-audit.js';
+import { auditFromJson, auditToJson, expand, findingsOf, foldAudit, settle, START, UNKNOWN, type AuditState, type StructureFinding } from '../session/event-audit.js';
 import { usesRc8Rule } from '../session/era.js';
 import type { LoadProgress } from '../session/session.js';
 import { scanEnvelope } from './envelope-scan.js';
@@ -130,13 +130,15 @@ export class LogReader {
     if (this.gaveUp) s.gaveUp = true;
     if (this.unlisted) s.unlisted = this.unlisted;
     if (this.unknownTypes?.size) s.unknownTypes = [...this.unknownTypes];
+    s.audit = auditToJson(this.audit);
     return s;
   }
 
   /** A reader in the state `snapshot()` described (not retaining events). */
   static restore(file: string, s: ReaderSnapshot): LogReader {
     const r = new LogReader(file, { retain: false });
-    r.audit = UNKNOWN; // the cache keeps no fold: the audit reads the log when it needs its structure
+    // the fold as it was (a snapshot without one, or with one that does not read back: the audit reads the log when it needs it)
+    r.audit = s.audit === undefined ? UNKNOWN : auditFromJson(s.audit);
     r.header = s.header;
     if (s.header?.cwd !== undefined) s.header.cwd = sharedCwd(s.header.cwd);
     r.facts = packFacts(s.facts);
@@ -434,6 +436,8 @@ export interface ReaderSnapshot {
   gaveUp?: true;
   unlisted?: number;
   unknownTypes?: string[];
+  /** the audit's fold over the events read (event-audit.ts auditToJson) */
+  audit?: unknown;
 }
 
 /** A row of the harness's projected test snapshots: an event with neither seq nor time (seq0 marks a packed row). */
