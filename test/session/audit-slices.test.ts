@@ -8,12 +8,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { auditEvents, auditSession, auditSessions, sessionsById, type Finding } from '../../src/session/audit.js';
 import type { Session } from '../../src/session/session.js';
 import { AuditIndex } from '../../src/session/audit-index.js';
 import type { SessionEvent } from '../../src/session/events.js';
+import { feedAppended } from '../../src/storage/follow.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
+import type { LogReader } from '../../src/storage/log-reader.js';
 import { cleanupTmp, hdr, logText, tmpDir } from '../support/fixtures.js';
 import { PROPERTY_TIMEOUT, runs } from '../support/property.js';
 
@@ -142,6 +144,27 @@ describe('the audit in slices', () => {
       }),
       { numRuns: runs(25) },
     );
+  });
+
+  it('a live append to a session rebuilt from the fact cache is audited from its fold, its log not read again', () => {
+    const dir = tmpDir();
+    const file = path.join(dir, 'a.jsonl');
+    const events = randomEvents(3000, 11, 40);
+    fs.writeFileSync(file, logText(hdr('a'), events.slice(0, 2000)));
+    const idx = loadWarm(dir);
+    const a = idx.store.get('a')!;
+    const index = new AuditIndex();
+    while (!index.step(() => idx.store.list(), 50).done);
+    fs.appendFileSync(file, logText(hdr('a'), events).split('\n').slice(2001).join('\n'));
+    expect(feedAppended(file, a.log as LogReader)).toBeGreaterThan(0);
+    expect(a.length).toBe(3000);
+    const reads = vi.spyOn(a, 'readJob');
+    index.invalidate(); // what the store's change tells it
+    while (!index.step(() => idx.store.list(), 50).done);
+    expect(reads).not.toHaveBeenCalled();
+    const cold = loadRootSync(dir).store;
+    expect(index.findingsOf(a)).toEqual(auditSession(cold.get('a')!, sessionsById(cold.list())));
+    expect(index.findingsOf(a)!.length).toBeGreaterThan(0);
   });
 
   it('the work list of 5,000 sessions is rebuilt over several steps, and sessions gone drop their findings', { timeout: 120_000 }, () => {
