@@ -30,11 +30,12 @@ export interface AuditFold {
 }
 
 /**
- * What a reader keeps: a whole AuditFold; or, in the state nearly every log
- * ends in (between turns, no step open, no call pending, nothing found),
- * only the next turn's number, a small integer (8 bytes instead of ~150 at
- * 100,000 sessions); or UNKNOWN: the fold did not see every event (a reader
- * rebuilt from the fact cache), and the audit reads the log instead.
+ * The fold's state in short (what the fact cache keeps): a whole AuditFold;
+ * or, in the state nearly every log ends in (between turns, no step open, no
+ * call pending, nothing found), only the next turn's number; or UNKNOWN: the
+ * fold did not see every event, and the audit reads the log instead. (A
+ * reader keeps nothing at all in the usual end state: the next turn's number
+ * is then its facts' turn count + 1, as every turn so far was numbered right.)
  */
 export type AuditState = AuditFold | number;
 export const UNKNOWN = -1;
@@ -50,7 +51,7 @@ export const show = (v: unknown): string => {
 
 export const quote = (s: string) => JSON.stringify(s);
 
-const NO_FINDINGS: readonly StructureFinding[] = Object.freeze([]);
+export const NO_FINDINGS: readonly StructureFinding[] = Object.freeze([]);
 
 /** The state as a fold to add events to (UNKNOWN stays unknown: undefined). */
 export function expand(s: AuditState): AuditFold | undefined {
@@ -59,18 +60,16 @@ export function expand(s: AuditState): AuditFold | undefined {
   return { turn: null, step: false, expect: s, pending: new Map(), found: [] };
 }
 
-/** The state in its compact form when it is the usual end state. */
-export function settle(s: AuditState): AuditState {
-  if (typeof s === 'number') return s;
-  const quiet = s.turn === null && !s.step && s.pending.size === 0 && s.found.length === 0;
-  // a small non-negative integer: UNKNOWN and the rare odd number (a turn numbered 1.5, -3) stay whole
-  return quiet && Number.isInteger(s.expect) && s.expect >= 0 && s.expect < 2 ** 30 ? s.expect : s;
+/** The next turn's number when the fold is in the usual end state (between turns, nothing pending, nothing found), else undefined. */
+export function quietExpect(s: AuditFold): number | undefined {
+  return s.turn === null && !s.step && s.pending.size === 0 && s.found.length === 0 ? s.expect : undefined;
 }
 
-/** What the fold found so far; undefined when it did not see every event. */
-export function findingsOf(s: AuditState): readonly StructureFinding[] | undefined {
-  if (typeof s !== 'number') return s.found;
-  return s === UNKNOWN ? undefined : NO_FINDINGS;
+/** The state in its compact form when it is the usual end state (a small non-negative integer; UNKNOWN and the rare odd number, a turn numbered 1.5, stay whole). */
+function settle(s: AuditState): AuditState {
+  if (typeof s === 'number') return s;
+  const n = quietExpect(s);
+  return n !== undefined && Number.isInteger(n) && n >= 0 && n < 2 ** 30 ? n : s;
 }
 
 /** Folds one event (in log order) into `a`. */

@@ -6,7 +6,7 @@ import { checkHeader, expandRow, isHeaderProblem, type SessionEvent, type Sessio
 import { generationMismatch, seedByMarker, unknownEventReason, type HeaderProblem } from '../session/formats.js';
 import { generationOf } from '../session/generation-name.js';
 import { compactSeqs, emptyFacts, foldEvent, packFacts, type LogFacts } from '../session/log-facts.js';
-import { auditFromJson, auditToJson, expand, findingsOf, foldAudit, settle, START, UNKNOWN, type AuditState, type StructureFinding } from '../session/event-audit.js';
+import { auditFromJson, auditToJson, expand, foldAudit, NO_FINDINGS, quietExpect, UNKNOWN, type AuditFold, type StructureFinding } from '../session/event-audit.js';
 import { usesRc8Rule } from '../session/era.js';
 import type { LoadProgress } from '../session/session.js';
 import { scanEnvelope } from './envelope-scan.js';
@@ -77,8 +77,14 @@ export class LogReader {
   /** Set when a line ran past MAX_LINE_SCAN with no end: the rest of the file is not read (false on the prototype). */
   declare gaveUp: boolean;
   private nextSeq = 0;
-  /** the audit's structural checks folded over the events read (event-audit.ts): mostly a small integer */
-  private audit: AuditState = START;
+  /**
+   * The audit's structural checks folded over the events read
+   * (event-audit.ts): undefined (the prototype's: no field of its own) in
+   * the state nearly every log ends in, between turns with nothing found,
+   * where the next turn's number is facts.turns + 1; UNKNOWN for a fold the
+   * fact cache could not give back; else the fold.
+   */
+  declare private audit?: AuditFold | typeof UNKNOWN;
 
   constructor(
     readonly file: string,
@@ -130,18 +136,20 @@ export class LogReader {
     if (this.gaveUp) s.gaveUp = true;
     if (this.unlisted) s.unlisted = this.unlisted;
     if (this.unknownTypes?.size) s.unknownTypes = [...this.unknownTypes];
-    s.audit = auditToJson(this.audit);
+    s.audit = auditToJson(this.audit ?? this.facts.turns + 1);
     return s;
   }
 
   /** A reader in the state `snapshot()` described (not retaining events). */
   static restore(file: string, s: ReaderSnapshot): LogReader {
     const r = new LogReader(file, { retain: false });
-    // the fold as it was (a snapshot without one, or with one that does not read back: the audit reads the log when it needs it)
-    r.audit = s.audit === undefined ? UNKNOWN : auditFromJson(s.audit);
     r.header = s.header;
     if (s.header?.cwd !== undefined) s.header.cwd = sharedCwd(s.header.cwd);
     r.facts = packFacts(s.facts);
+    // the fold as it was (a snapshot without one, or with one that does not read back: the audit reads the log when it needs it)
+    const audit = s.audit === undefined ? UNKNOWN : auditFromJson(s.audit);
+    if (audit === UNKNOWN) r.audit = UNKNOWN;
+    else if (audit !== r.facts.turns + 1) r.keepFold(typeof audit === 'number' ? expand(audit)! : audit); // (the usual end state: nothing to keep)
     if (s.diagnostics.length > 0) r.diagnostics = s.diagnostics;
     r.consumed = s.consumed;
     r.headerEnd = s.headerEnd;
@@ -159,9 +167,23 @@ export class LogReader {
     return r;
   }
 
-  /** The audit's structural findings of the events read so far (undefined: rebuilt from the fact cache, not known). */
+  /** The audit's structural findings of the events read so far (undefined: not known, from a fact cache entry without a fold that reads back). */
   structure(): readonly StructureFinding[] | undefined {
-    return findingsOf(this.audit);
+    const a = this.audit;
+    return a === undefined ? NO_FINDINGS : a === UNKNOWN ? undefined : a.found;
+  }
+
+  /** The fold to add this read's events to (undefined: not known); a new one from the usual end state. */
+  private openFold(): AuditFold | undefined {
+    const a = this.audit;
+    return a === UNKNOWN ? undefined : (a ?? expand(this.facts.turns + 1));
+  }
+
+  /** Keeps `fold` after a read: as nothing of its own when it is the usual end state (see `audit`). */
+  private keepFold(fold: AuditFold): void {
+    if (quietExpect(fold) === this.facts.turns + 1) {
+      if (this.audit !== undefined) this.audit = undefined;
+    } else this.audit = fold;
   }
 
   /** How far this reader has got of `end` bytes (a load in steps shows it). */
@@ -188,15 +210,16 @@ export class LogReader {
     // reads raw bytes, so only when they are valid UTF-8 (one native check per chunk;
     // a chunk that fails is checked line by line in line()).
     const utf8 = (!this.retain || this.keepLine !== undefined) && isUtf8(buf.subarray(0, buf.lastIndexOf(10) + 1));
+    const fold = this.openFold();
     let pos = 0;
     for (;;) {
       const nl = buf.indexOf(10, pos);
       if (nl < 0) break;
-      this.line(buf, pos, nl, this.consumed + pos, this.consumed + nl + 1, utf8);
+      this.line(buf, pos, nl, this.consumed + pos, this.consumed + nl + 1, utf8, fold);
       pos = nl + 1;
     }
     this.consumed += pos;
-    this.audit = settle(this.audit);
+    if (fold) this.keepFold(fold);
     return pos;
   }
 
@@ -254,7 +277,7 @@ export class LogReader {
   }
 
   /** `utf8Chunk`: feed()'s whole chunk is valid UTF-8 (checked only when not retaining events) */
-  private line(buf: Buffer, start: number, end: number, absStart: number, absEnd: number, utf8Chunk: boolean): void {
+  private line(buf: Buffer, start: number, end: number, absStart: number, absEnd: number, utf8Chunk: boolean, fold: AuditFold | undefined): void {
     const lineNo = ++this.lines;
     if (this.refused !== undefined) return;
     let e = end;
@@ -271,7 +294,7 @@ export class LogReader {
       // facts and diagnostics; anything the scan is not sure of takes the full parse below).
       // With keepLine, the events it declines likewise (a line it keeps is parsed below).
       const ev = scanEnvelope(buf, start, e);
-      if (ev && (!this.retain || !this.keepLine!(ev.type, buf, start, e))) return this.accept([ev], lineNo, absStart, absEnd, false);
+      if (ev && (!this.retain || !this.keepLine!(ev.type, buf, start, e))) return this.accept([ev], lineNo, absStart, absEnd, fold, false);
     }
     let text = buf.toString('utf8', start, e);
     if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -290,7 +313,7 @@ export class LogReader {
       this.anomaly(absStart);
       const why = err instanceof Error ? err.message : String(err);
       if (lineNo === 1) return this.refuse(`header is not valid JSON: ${why}`, lineNo);
-      return this.salvage(text, why, lineNo, absStart, absEnd);
+      return this.salvage(text, why, lineNo, absStart, absEnd, fold);
     }
     if (lineNo === 1) {
       const h = checkHeader(value);
@@ -313,7 +336,7 @@ export class LogReader {
       this.diag('error', 'BAD_EVENT', rows, lineNo);
       return;
     }
-    this.accept(rows, lineNo, absStart, absEnd);
+    this.accept(rows, lineNo, absStart, absEnd, fold);
   }
 
   /**
@@ -321,7 +344,7 @@ export class LogReader {
    * append, then the next append). Recover every fragment that starts at
    * '{"type":' and parses; report the rest.
    */
-  private salvage(text: string, why: string, lineNo: number, absStart: number, absEnd: number): void {
+  private salvage(text: string, why: string, lineNo: number, absStart: number, absEnd: number, fold: AuditFold | undefined): void {
     const cuts: number[] = [];
     for (let i = text.indexOf('{"type":'); i >= 0 && cuts.length < 64; i = text.indexOf('{"type":', i + 1)) cuts.push(i);
     const ends = [...cuts.slice(1), text.length];
@@ -348,7 +371,7 @@ export class LogReader {
       return;
     }
     this.diag('error', 'MALFORMED_LINE', `damaged line (welded or torn): recovered ${recovered.length} event row(s), ${lost} fragment(s) unreadable`, lineNo);
-    for (const rows of recovered) this.accept(rows, lineNo, absStart, absEnd);
+    for (const rows of recovered) this.accept(rows, lineNo, absStart, absEnd, fold);
   }
 
   /** v2+: an unknown event type without ignorable: true makes the harness refuse the log; said once per type. */
@@ -367,7 +390,8 @@ export class LogReader {
     this.diag('error', code, message, line);
   }
 
-  private accept(rows: SessionEvent[], lineNo: number, absStart: number, absEnd: number, keep = this.retain): void {
+  /** `fold`: the audit's fold to add the events to (undefined: not known) */
+  private accept(rows: SessionEvent[], lineNo: number, absStart: number, absEnd: number, fold: AuditFold | undefined, keep = this.retain): void {
     const first = rows[0].seq;
     if (first < this.nextSeq) {
       this.anomaly(absStart);
@@ -383,11 +407,10 @@ export class LogReader {
     if (this.facts.damagedBeforeTurnEnd === undefined && this.firstAnomaly <= absStart && (first !== this.nextSeq || this.firstAnomaly < absStart) && rows.some((e) => e.type === 'turn/end'))
       this.facts.damagedBeforeTurnEnd = lineNo;
     const version = this.header?.version ?? 0;
-    const audit = typeof this.audit === 'number' ? (this.audit === UNKNOWN ? undefined : (this.audit = expand(this.audit)!)) : this.audit;
     for (const ev of rows) {
       if (version >= 2) this.vocabulary(version, ev, lineNo);
       foldEvent(this.facts, ev);
-      if (audit) foldAudit(audit, ev);
+      if (fold) foldAudit(fold, ev);
       if (keep) {
         this.events.push(ev);
         this.eventEnds.push(absEnd);
