@@ -148,7 +148,7 @@ export function* auditSessionSteps(s: Session, byId: ReadonlyMap<string, readonl
       foldAudit(a, ev[i]);
       if (i % EVENTS_PER_LOOK === EVENTS_PER_LOOK - 1 && pause()) yield;
     }
-    for (const f of a.found) out.push(named(s)(f));
+    for (const f of a.found ?? []) out.push(named(s)(f));
     if (parents === undefined) return out;
     if (parents.length === 0) {
       out.push(orphan());

@@ -24,9 +24,10 @@ export interface AuditFold {
   step: boolean;
   /** the number the next turn/start should have */
   expect: number;
-  /** tool calls of the open turn not answered yet: callId -> seq, in the order made */
-  pending: Map<string, number>;
-  found: StructureFinding[];
+  /** tool calls of the open turn not answered yet: callId -> seq, in the order made (made at the first call) */
+  pending: Map<string, number> | undefined;
+  /** what it found (made at the first finding) */
+  found: StructureFinding[] | undefined;
 }
 
 /**
@@ -57,12 +58,12 @@ export const NO_FINDINGS: readonly StructureFinding[] = Object.freeze([]);
 export function expand(s: AuditState): AuditFold | undefined {
   if (typeof s !== 'number') return s;
   if (s === UNKNOWN) return undefined;
-  return { turn: null, step: false, expect: s, pending: new Map(), found: [] };
+  return { turn: null, step: false, expect: s, pending: undefined, found: undefined };
 }
 
 /** The next turn's number when the fold is in the usual end state (between turns, nothing pending, nothing found), else undefined. */
 export function quietExpect(s: AuditFold): number | undefined {
-  return s.turn === null && !s.step && s.pending.size === 0 && s.found.length === 0 ? s.expect : undefined;
+  return s.turn === null && !s.step && !s.pending?.size && !s.found?.length ? s.expect : undefined;
 }
 
 /** The state in its compact form when it is the usual end state (a small non-negative integer; UNKNOWN and the rare odd number, a turn numbered 1.5, stay whole). */
@@ -74,49 +75,54 @@ function settle(s: AuditState): AuditState {
 
 /** Folds one event (in log order) into `a`. */
 export function foldAudit(a: AuditFold, e: SessionEvent): void {
-  const { found, pending } = a;
+  const pending = a.pending;
   const d = e.data ?? {};
   switch (e.type) {
     case 'turn/start':
-      if (a.turn !== null) found.push({ seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn ${show(d.turn)} starts at seq ${e.seq} while turn ${a.turn} is still open` });
-      if (d.turn !== a.expect) found.push({ seq: e.seq, code: 'TURN_NUMBERING', severity: 'warning', message: `turn at seq ${e.seq} is numbered ${show(d.turn)}, expected ${a.expect}` });
+      if (a.turn !== null) add(a, { seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn ${show(d.turn)} starts at seq ${e.seq} while turn ${a.turn} is still open` });
+      if (d.turn !== a.expect) add(a, { seq: e.seq, code: 'TURN_NUMBERING', severity: 'warning', message: `turn at seq ${e.seq} is numbered ${show(d.turn)}, expected ${a.expect}` });
       a.turn = d.turn;
       a.expect = (typeof d.turn === 'number' ? d.turn : a.expect) + 1;
       a.step = false;
-      pending.clear();
+      pending?.clear();
       break;
     case 'turn/end':
-      if (a.turn === null) found.push({ seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn/end at seq ${e.seq} without an open turn` });
-      for (const [callId, seq] of pending)
-        found.push({ seq, code: 'UNANSWERED_TOOL_CALL', severity: 'error', message: `tool/call ${quote(callId)} at seq ${seq} has no tool/result before its turn ended at seq ${e.seq}` });
-      pending.clear();
+      if (a.turn === null) add(a, { seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn/end at seq ${e.seq} without an open turn` });
+      if (pending)
+        for (const [callId, seq] of pending)
+          add(a, { seq, code: 'UNANSWERED_TOOL_CALL', severity: 'error', message: `tool/call ${quote(callId)} at seq ${seq} has no tool/result before its turn ended at seq ${e.seq}` });
+      pending?.clear();
       a.turn = null;
       a.step = false;
       break;
     case 'step/start':
-      if (a.turn === null) found.push({ seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/start at seq ${e.seq} outside a turn` });
+      if (a.turn === null) add(a, { seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/start at seq ${e.seq} outside a turn` });
       a.step = true;
       break;
     case 'step/end':
-      if (!a.step) found.push({ seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/end at seq ${e.seq} without an open step` });
+      if (!a.step) add(a, { seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `step/end at seq ${e.seq} without an open step` });
       a.step = false;
       break;
     case 'tool/call':
-      pending.set(textOf(d.callId), e.seq);
+      (a.pending ??= new Map()).set(textOf(d.callId), e.seq);
       break;
     case 'tool/result': {
       const id = textOf(d.callId ?? d.message?.source?.callId);
-      if (!pending.delete(id)) found.push({ seq: e.seq, code: 'UNMATCHED_TOOL_RESULT', severity: 'warning', message: `tool/result at seq ${e.seq} answers no pending call (${quote(id)})` });
+      if (!pending?.delete(id)) add(a, { seq: e.seq, code: 'UNMATCHED_TOOL_RESULT', severity: 'warning', message: `tool/result at seq ${e.seq} answers no pending call (${quote(id)})` });
       break;
     }
   }
+}
+
+function add(a: AuditFold, f: StructureFinding): void {
+  (a.found ??= []).push(f);
 }
 
 /** The structural findings of a whole list of events. */
 export function auditStructure(events: readonly SessionEvent[]): StructureFinding[] {
   const a = expand(START)!;
   for (const e of events) foldAudit(a, e);
-  return a.found;
+  return a.found ?? [];
 }
 
 /**
@@ -130,7 +136,7 @@ export function auditToJson(s: AuditState): unknown {
   if (typeof s === 'number') return Number.isFinite(s) ? s : UNKNOWN;
   const t = s.turn;
   if (!(t === null || typeof t === 'string' || typeof t === 'boolean' || (typeof t === 'number' && Number.isFinite(t))) || !Number.isFinite(s.expect)) return UNKNOWN;
-  return [t, s.step, s.expect, [...s.pending], s.found.map((f) => [f.seq, f.code, f.severity, f.message])];
+  return [t, s.step, s.expect, [...(s.pending ?? [])], (s.found ?? []).map((f) => [f.seq, f.code, f.severity, f.message])];
 }
 
 /** auditToJson's answer read back; UNKNOWN when it is not one. */
@@ -140,14 +146,14 @@ export function auditFromJson(v: unknown): AuditState {
   const [turn, step, expect, pending, found] = v as unknown[];
   const plain = turn === null || typeof turn === 'string' || typeof turn === 'boolean' || typeof turn === 'number';
   if (!plain || typeof step !== 'boolean' || typeof expect !== 'number' || !Array.isArray(pending) || !Array.isArray(found)) return UNKNOWN;
-  const fold: AuditFold = { turn, step, expect, pending: new Map(), found: [] };
+  const fold: AuditFold = { turn, step, expect, pending: undefined, found: undefined };
   for (const p of pending) {
     if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== 'string' || typeof p[1] !== 'number') return UNKNOWN;
-    fold.pending.set(p[0], p[1]);
+    (fold.pending ??= new Map()).set(p[0], p[1]);
   }
   for (const f of found) {
     if (!Array.isArray(f) || f.length !== 4 || typeof f[0] !== 'number' || typeof f[1] !== 'string' || (f[2] !== 'error' && f[2] !== 'warning') || typeof f[3] !== 'string') return UNKNOWN;
-    fold.found.push({ seq: f[0], code: f[1], severity: f[2], message: f[3] });
+    (fold.found ??= []).push({ seq: f[0], code: f[1], severity: f[2], message: f[3] });
   }
   return settle(fold);
 }

@@ -42,6 +42,15 @@ export interface LogReaderOptions {
 /** See LogReaderOptions.keepLine. */
 export type KeepLine = (type: string, buf: Buffer, start: number, end: number) => boolean;
 
+/**
+ * The fold of a read that starts in the usual end state (see LogReader's
+ * `audit`): one for all readers, so such a read allocates none (a fold and
+ * its map for each of 100,000 logs was garbage the scan's slices paid for).
+ * Safe to share: feed() runs to its end at once, and a reader whose read
+ * ends elsewhere takes it as its own (keepFold).
+ */
+let scratch: AuditFold = expand(0)!;
+
 /** The events of a reader that retains none: one shared, frozen array (two empty arrays per session were 6 MB at 100,000 sessions). */
 const NONE: never[] = Object.freeze([]) as never[];
 /** The diagnostics of a reader that has none yet: shared and frozen (an empty array each was 3 MB at 100,000 sessions). */
@@ -170,20 +179,28 @@ export class LogReader {
   /** The audit's structural findings of the events read so far (undefined: not known, from a fact cache entry without a fold that reads back). */
   structure(): readonly StructureFinding[] | undefined {
     const a = this.audit;
-    return a === undefined ? NO_FINDINGS : a === UNKNOWN ? undefined : a.found;
+    return a === undefined ? NO_FINDINGS : a === UNKNOWN ? undefined : (a.found ?? NO_FINDINGS);
   }
 
-  /** The fold to add this read's events to (undefined: not known); a new one from the usual end state. */
+  /** The fold to add this read's events to (undefined: not known); from the usual end state, the shared scratch fold. */
   private openFold(): AuditFold | undefined {
     const a = this.audit;
-    return a === UNKNOWN ? undefined : (a ?? expand(this.facts.turns + 1));
+    if (a !== undefined) return a === UNKNOWN ? undefined : a;
+    scratch.turn = null;
+    scratch.step = false;
+    scratch.expect = this.facts.turns + 1;
+    scratch.pending = scratch.found = undefined;
+    return scratch;
   }
 
   /** Keeps `fold` after a read: as nothing of its own when it is the usual end state (see `audit`). */
   private keepFold(fold: AuditFold): void {
     if (quietExpect(fold) === this.facts.turns + 1) {
       if (this.audit !== undefined) this.audit = undefined;
-    } else this.audit = fold;
+      return;
+    }
+    this.audit = fold;
+    if (fold === scratch) scratch = expand(0)!; // it is this reader's now
   }
 
   /** How far this reader has got of `end` bytes (a load in steps shows it). */

@@ -37,6 +37,16 @@ describe('the audit fold', () => {
     expect(read(text, true).structure()).toEqual(expected);
   });
 
+  it('readers fed in turns keep their own folds (a read that ends mid-turn keeps the fold it was given)', () => {
+    const x = read(header + '\n' + lines(first)); // ends mid-turn: its fold is its own
+    const y = read(header + '\n' + lines([...first, ...then])); // another read between two of x's
+    x.feed(Buffer.from(lines(then)));
+    const z = read(header + '\n' + lines(then.slice(3))); // from the usual end state again
+    expect(x.structure()).toEqual(auditStructure([...first, ...then]));
+    expect(y.structure()).toEqual(auditStructure([...first, ...then]));
+    expect(z.structure()).toEqual(auditStructure(then.slice(3)));
+  });
+
   it('kept through the fact cache mid-turn: appends to the rebuilt reader fold on from where it was', () => {
     const before = read(header + '\n' + lines(first));
     const snap = JSON.parse(JSON.stringify(before.snapshot())) as ReturnType<LogReader['snapshot']>;
@@ -64,7 +74,7 @@ describe('the audit fold', () => {
     expect(auditToJson(odd)).toBe(UNKNOWN);
     const mid = expand(START)!;
     mid.turn = 2;
-    mid.pending.set('c', 4);
+    mid.pending = new Map([['c', 4]]);
     expect(auditFromJson(JSON.parse(JSON.stringify(auditToJson(mid))))).toEqual(mid);
   });
 });
