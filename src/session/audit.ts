@@ -123,23 +123,41 @@ export function auditSession(s: Session, byId: ReadonlyMap<string, readonly Sess
 }
 
 /**
+ * A session's findings without reading its log, when its reader folded its
+ * structure (event-audit.ts) and no seed is to be compared with a parent's
+ * log; else undefined (auditSessionSteps reads it). What auditSessionSteps
+ * gives, at once: most sessions are audited here.
+ */
+export function auditFolded(s: Session, byId: ReadonlyMap<string, readonly Session[]>): Finding[] | undefined {
+  const folded = s.log.structure?.();
+  if (folded === undefined) return undefined;
+  const pid = s.parentSession;
+  const parents = pid === undefined || pid === s.id ? undefined : (byId.get(pid) ?? []); // a self-parent is reported as a cycle
+  if (parents !== undefined && parents.length > 0 && s.seedLength !== undefined) return undefined;
+  const orphan = parents !== undefined && parents.length === 0;
+  if (s.diagnostics.length === 0 && folded.length === 0 && !orphan) return CLEAN;
+  const out: Finding[] = s.diagnostics.map((d) => diagnosticFinding(d, s.id));
+  for (const f of folded) out.push(named(s)(f));
+  if (orphan) out.push({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid!)} is not in this root` });
+  return out;
+}
+
+/** The findings of a clean session: one shared, frozen empty list. */
+const CLEAN: Finding[] = Object.freeze([]) as unknown as Finding[];
+
+/**
  * auditSession in steps: it yields wherever `pause()` says so (between
  * chunks of a log being read, and every EVENTS_PER_LOOK events checked), so
  * a 50,000-event session is audited in slices; run to its end it gives what
  * auditSession gives. `events` reads a session's events (loadedEvents, slicedEvents).
  */
 export function* auditSessionSteps(s: Session, byId: ReadonlyMap<string, readonly Session[]>, events: EventsOf, pause: () => boolean): Generator<void, Finding[], void> {
+  const folded = auditFolded(s, byId);
+  if (folded) return folded;
   const out: Finding[] = s.diagnostics.map((d) => diagnosticFinding(d, s.id));
   const pid = s.parentSession;
   const parents = pid === undefined || pid === s.id ? undefined : (byId.get(pid) ?? []); // a self-parent is reported as a cycle
   const orphan = (): Finding => ({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid!)} is not in this root` });
-  // the structure as the log's reader folded it: the log is read again only for a seed to compare
-  const folded = s.log.structure?.();
-  if (folded !== undefined && (parents === undefined || parents.length === 0 || s.seedLength === undefined)) {
-    for (const f of folded) out.push(named(s)(f));
-    if (parents?.length === 0) out.push(orphan());
-    return out;
-  }
   const own = yield* events(s);
   try {
     const a = expand(START)!;
