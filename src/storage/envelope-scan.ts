@@ -71,7 +71,7 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
       callAt = -1; // a later data replaces an earlier one
       callSure = true;
     }
-    i = key === K_DATA && c === 0x7b ? dataObject(b, at, end) : value(b, at, end, 1);
+    i = key === K_DATA && c === 0x7b ? object(b, at, end, 2, true) : value(b, at, end, 1);
     if (i < 0) return undefined;
     if (key === K_TYPE) {
       typeAt = c === QUOTE ? at + 1 : -1;
@@ -113,7 +113,7 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
 /** Types the scan never answers for: their fold reads data, a packed row expands, a second header is an error. */
 const FULL_PARSE = new Set<string>([...FOLD_READS_DATA, ...Object.keys(PACKED_TYPES), 'session']);
 
-// data's callId, from dataObject: the bytes of its string (quotes excluded), or
+// data's callId, from object(…, data): the bytes of its string (quotes excluded), or
 // -1 (none, or its last value is not a string); callSure false when a key of
 // data holds an escape (it might decode to "callId"). Module state, set once a
 // line: the scan's hot loops keep theirs in locals.
@@ -121,34 +121,6 @@ let callAt = -1;
 let callEnd = 0;
 let callSure = true;
 const CALL_ID = [...'callId'].map((ch) => ch.charCodeAt(0));
-
-/** An object at i (data), as object() does, noting its top-level callId in callAt/callEnd/callSure. */
-function dataObject(b: Uint8Array, i: number, end: number): number {
-  i = skipSpace(b, i + 1, end);
-  if (i < end && b[i] === 0x7d) return i + 1;
-  for (;;) {
-    if (i >= end || b[i] !== QUOTE) return -1;
-    const keyAt = i + 1;
-    i = string(b, i, end);
-    if (i < 0) return -1;
-    const keyEnd = i - 1;
-    i = skipSpace(b, i, end);
-    if (i >= end || b[i] !== 0x3a) return -1;
-    const at = skipSpace(b, i + 1, end);
-    i = value(b, at, end, 2);
-    if (i < 0) return -1;
-    if (sameBytes(b, keyAt, keyEnd, CALL_ID)) {
-      callAt = b[at] === QUOTE ? at + 1 : -1;
-      callEnd = i - 1;
-    } else if (hasEscape(b, keyAt, keyEnd)) callSure = false;
-    i = skipSpace(b, i, end);
-    if (i >= end) return -1;
-    const d = b[i];
-    if (d === 0x7d) return i + 1;
-    if (d !== 0x2c) return -1;
-    i = skipSpace(b, i + 1, end);
-  }
-}
 
 function hasEscape(b: Uint8Array, from: number, to: number): boolean {
   for (let j = from; j < to; j++) if (b[j] === BACKSLASH) return true;
@@ -164,6 +136,16 @@ function sameBytes(b: Uint8Array, from: number, to: number, word: number[]): boo
 /** The (validated) string on [from, to) without its quotes: decoded, its escapes by JSON.parse. */
 function stringValue(b: Uint8Array, from: number, to: number): string {
   if (hasEscape(b, from, to)) return JSON.parse(decoder.decode(b.subarray(from - 1, to + 1))) as string;
+  // a call id is short and ASCII nearly always: built from its bytes (a TextDecoder call costs more than the id)
+  if (to - from <= 64) {
+    let id = '';
+    for (let j = from; j < to; j++) {
+      const c = b[j];
+      if (c >= 0x80) return decoder.decode(b.subarray(from, to));
+      id += String.fromCharCode(c);
+    }
+    return id;
+  }
   return decoder.decode(b.subarray(from, to));
 }
 
@@ -260,18 +242,28 @@ function literal(b: Uint8Array, i: number, end: number, word: number[]): number 
   return i + word.length;
 }
 
-function object(b: Uint8Array, i: number, end: number, depth: number): number {
+/** An object at i; `data`: the event's data, whose top-level callId it notes in callAt/callEnd/callSure. */
+function object(b: Uint8Array, i: number, end: number, depth: number, data = false): number {
   if (depth > MAX_DEPTH) return -1;
   i = skipSpace(b, i + 1, end);
   if (i < end && b[i] === 0x7d) return i + 1;
   for (;;) {
     if (i >= end || b[i] !== QUOTE) return -1;
+    const keyAt = i + 1;
     i = string(b, i, end);
     if (i < 0) return -1;
+    const keyEnd = i - 1;
     i = skipSpace(b, i, end);
     if (i >= end || b[i] !== 0x3a) return -1;
-    i = value(b, skipSpace(b, i + 1, end), end, depth);
+    const at = skipSpace(b, i + 1, end);
+    i = value(b, at, end, depth);
     if (i < 0) return -1;
+    if (data) {
+      if (sameBytes(b, keyAt, keyEnd, CALL_ID)) {
+        callAt = b[at] === QUOTE ? at + 1 : -1;
+        callEnd = i - 1;
+      } else if (hasEscape(b, keyAt, keyEnd)) callSure = false;
+    }
     i = skipSpace(b, i, end);
     if (i >= end) return -1;
     const d = b[i];
