@@ -45,7 +45,7 @@ export const UNKNOWN = -1;
 export const START: AuditState = 1;
 
 /** A data field in a message: `${v}` would recurse (and overflow) on a deep array. */
-export const show = (v: unknown): string => {
+const show = (v: unknown): string => {
   const s = textOf(v);
   return s.length > 80 ? s.slice(0, 79) + '…' : s;
 };

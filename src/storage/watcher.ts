@@ -879,7 +879,7 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     return true;
   }
 
-  /** whether a watch of `d` heard d's own name (null: it heard too much to say) */
+  /** whether a watch of `d` heard d's own name (names null: it heard too much to list them, and takeEarly looks at that folder whole anyway) */
   function heardSelf(d: string, names: Set<string | Buffer> | null): boolean {
     if (names === null || names.size === 0) return false;
     const base = path.basename(d);
