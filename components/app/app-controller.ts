@@ -101,12 +101,20 @@ export class AppController {
   ) {
     this.newId = opts.newId ?? (() => newChildId());
     this.auditIndex = new AuditIndex(opts.auditMemory);
+    this.auditSeen = index.store.changes.version;
     this.model = new RootModel(index.store, this.auditIndex, opts.scope && scopeTest(opts.scope));
     const world = this.takeWorld();
     const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, pinTop: opts.selection === undefined, allProjects: !(opts.scope && opts.startScoped) };
     this.snap = { state: reduce(initial, { type: 'world' }, world).state, world };
     this.unsubscribe = index.store.subscribe(() => {
-      this.auditIndex.invalidate();
+      // the audit looks at the store again only when a session came, went or changed: an emit
+      // for the live status or a skipped file moved no session (after the first scan of 100,000
+      // sessions, the watcher's start made it build its work list of the whole root again)
+      const changes = index.store.changes.version;
+      if (changes !== this.auditSeen) {
+        this.auditSeen = changes;
+        this.auditIndex.invalidate();
+      }
       // while the first scan runs, its batches bring the model along a little each (so the scan's
       // end finds it nearly current: the complete list is drawn at once, not after seconds of steps
       // shared with the audit); the frames' steps do the rest
@@ -125,6 +133,8 @@ export class AppController {
   }
 
   private readonly auditIndex: AuditIndex;
+  /** the store's journal version the audit's work list is as of (its first step reads the store as it is then) */
+  private auditSeen: number;
   /** the root's derived facts, updated from what changed before each new snapshot */
   private readonly model: RootModel;
   private auditTimer?: ReturnType<typeof setTimeout>;

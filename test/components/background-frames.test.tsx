@@ -8,6 +8,7 @@ import { indexFileSafe, loadRootSync, newRootIndex } from '../../src/storage/loa
 import { RootShapes } from '../../src/storage/root-refusals.js';
 import { scanRoot } from '../../src/storage/scan.js';
 import { RootModel } from '../../src/view/app/root-model.js';
+import { AuditIndex } from '../../src/session/audit-index.js';
 import { mountApp } from '../support/app-harness.js';
 import { cleanupTmp, evs, hdr, logText, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
@@ -60,6 +61,36 @@ describe('frames during a background scan and audit', () => {
     expect(app.frame()).toContain('ORPHAN_PARENT');
     app.unmount();
   }, 120_000);
+
+  it('an emit that moved no session (the live status, a skipped file) leaves the audit be; a change makes it look again', async () => {
+    const n = 50;
+    const root = tmpDir();
+    const body = (i: number) => logText(hdr(`s-${i}`, { createdAt: 1_700_000_000_000 + i }), evs(...turnRows(1)));
+    for (let i = 0; i < n; i++) fs.writeFileSync(path.join(root, `s-${i}.jsonl`), body(i));
+    const index = loadRootSync(root);
+    const app = mountApp({ index });
+    await app.idle();
+    const invalidate = vi.spyOn(AuditIndex.prototype, 'invalidate');
+    try {
+      // what tui.ts does when the watcher starts or says something
+      index.live = { mode: 'watch', message: 'watching' };
+      index.store.emit();
+      index.store.emit();
+      await app.idle();
+      expect(invalidate).not.toHaveBeenCalled();
+      // an append (a new turn): the session changed, so the audit looks again
+      const file = path.join(root, 's-0.jsonl');
+      fs.appendFileSync(file, JSON.stringify({ type: 'turn/start', seq: 4, time: 1_700_000_000_100, data: { turn: 2, trigger: 'user' } }) + '\n');
+      indexFileSafe(index, file);
+      index.store.emit();
+      await app.idle();
+      expect(invalidate).toHaveBeenCalledTimes(1);
+      expect(app.controller.getSnapshot().world.items.length).toBe(n);
+    } finally {
+      invalidate.mockRestore();
+      app.unmount();
+    }
+  }, 60_000);
 
   it('the model takes a scan in steps before a frame (keys between them), and the frame shows all of it', async () => {
     const n = 1_500;
