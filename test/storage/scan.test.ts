@@ -37,6 +37,29 @@ describe('iterateSessionFiles', () => {
     expect([...iterateSessionFiles(root)].sort()).toEqual(listSessionFiles(root));
     expect(listSessionFiles(root)).toHaveLength(7);
   });
+
+  it('lists folders ahead only until ~1,024 files are in hand (big folders were one long block of the scan), and yields every file once', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-scan-'));
+    made.push(root);
+    const FOLDERS = 12;
+    const PER = 300;
+    for (let d = 0; d < FOLDERS; d++) {
+      const dir = path.join(root, `cwd-${String(d).padStart(12, '0')}`);
+      fs.mkdirSync(dir);
+      for (let i = 0; i < PER; i++) fs.writeFileSync(path.join(dir, `s-${i}.jsonl`), '');
+    }
+    const listed: string[] = [];
+    const it = iterateSessionFiles(root, undefined, (dir) => listed.push(dir));
+    const first = it.next();
+    expect(first.done).toBe(false);
+    // the root and 4 folders (1,200 files): not all 12 before the first file
+    expect(listed.length).toBe(5);
+    const rest = [...it];
+    expect(listed.length).toBe(FOLDERS + 1);
+    const all = [first.value as string, ...rest];
+    expect(all.length).toBe(FOLDERS * PER);
+    expect(all.slice().sort()).toEqual(listSessionFiles(root));
+  });
 });
 
 describe('scanRoot', () => {
