@@ -4,10 +4,12 @@
 // a time budget is spent, so the TUI runs it in small slices between frames
 // and never blocks a key for long: a session's audit itself runs in steps
 // (auditSessionSteps), so a 50,000-event session spans many slices.
+// Most sessions are audited at once from their reader's fold (auditFolded).
 // With a memory (AuditMemory: the findings cache of an earlier run), a
-// session unchanged since it was audited, and its parents too, takes its
-// findings from there instead of reading its log again.
-import { auditRoot, auditSessionSteps, slicedEvents, type Finding } from './audit.js';
+// session the fold cannot answer (a seed to compare), unchanged since it was
+// audited, and its parents too, takes its findings from there instead of
+// reading its log again.
+import { auditFolded, auditRoot, auditSessionSteps, slicedEvents, type Finding } from './audit.js';
 import type { Diagnostic } from './diagnostics.js';
 import { Journal } from './journal.js';
 import type { Session } from './session.js';
@@ -100,6 +102,8 @@ export class AuditIndex {
   private readonly events = slicedEvents(this.paused);
   /** the memory was handed the findings (once: the first time every session was audited) */
   private kept = false;
+  /** the sessions audited without their fold (recalled from the memory, or read): the ones the memory keeps */
+  private readonly remembered = new Set<string>();
 
   constructor(private readonly memory?: AuditMemory) {}
 
@@ -130,6 +134,7 @@ export class AuditIndex {
       if (!live.has(key)) {
         if (this.done.get(key)!.findings.length > 0) this.findingsVersion++;
         this.done.delete(key);
+        this.remembered.delete(key);
         this.changes.note(key);
         this.refillChanged = true;
       }
@@ -181,6 +186,18 @@ export class AuditIndex {
         if (progressed && this.pause()) break;
         const s = w.todo[w.next];
         const entry: Entry = { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId), findings: NO_FINDINGS };
+        // most sessions are audited by their reader's fold, at once: the memory is asked only
+        // for those it cannot answer (a seed to compare with a parent's log, a fold not known)
+        const folded = auditFolded(s, w.byId);
+        if (folded) {
+          this.remembered.delete(keyOf(s));
+          if (folded.length > 0) entry.findings = folded;
+          this.record(keyOf(s), entry);
+          w.next++;
+          changed = progressed = true;
+          continue;
+        }
+        this.remembered.add(keyOf(s));
         const recalled = this.memory?.recall(s, parentsOf(s, w.byId));
         if (recalled) {
           if (recalled.length > 0) entry.findings = [...recalled];
@@ -213,8 +230,12 @@ export class AuditIndex {
     if (done && this.memory && !this.kept) {
       this.kept = true;
       const { byId } = w;
-      // an audit that could not read its log is no finding to keep
-      const entries = [...this.done.values()].filter((e) => !e.findings.some((f) => f.code === 'READ_FAILED'));
+      // only what the fold could not answer (a fold answers again next run); an audit that could not read its log is no finding to keep
+      const entries: Entry[] = [];
+      for (const key of this.remembered) {
+        const e = this.done.get(key);
+        if (e && !e.findings.some((f) => f.code === 'READ_FAILED')) entries.push(e);
+      }
       this.memory.keep(() => entries.map((e) => ({ session: e.session, parents: parentsOf(e.session, byId), findings: e.findings })));
     }
     // drained: let go of the list and the id map (a root's worth of references) until the next change

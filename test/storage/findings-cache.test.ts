@@ -139,8 +139,10 @@ describe('property: after any change between runs, a warm audit finds what an un
         }),
         { numRuns: runs(60) },
       );
-      // the cache was really used
-      expect(hits).toBeGreaterThan(lookups / 4);
+      // the cache was really used (it is asked only for seeded children whose parent is there: the
+      // folds answer the rest, and a random change often moves a child's parent)
+      expect(lookups).toBeGreaterThan(0);
+      expect(hits).toBeGreaterThan(0);
     },
     PROPERTY_TIMEOUT,
   );
@@ -163,7 +165,10 @@ describe('the findings cache', () => {
     const first = await warmAudit(r, dir);
     expect(first.memory.hits).toBe(0);
     const second = await warmAudit(r, dir);
-    expect(second.memory.hits).toBe(3);
+    // p and the orphan o are audited by their readers' folds (kept in the fact cache): only the
+    // seeded child c is asked of the findings cache (its seed is compared with p's log)
+    expect(second.memory.lookups).toBe(1);
+    expect(second.memory.hits).toBe(1);
     expect(second.memory.written).toBeUndefined(); // nothing new: not rewritten
     expect(second.findings).toEqual(first.findings);
     // the parent's first event changes, same size: the child's seed no longer matches
@@ -171,7 +176,7 @@ describe('the findings cache', () => {
     fs.writeFileSync(p, fs.readFileSync(p, 'utf8').replace('prompt 1', 'Prompt 1'));
     backdate(p);
     const third = await warmAudit(r, dir);
-    expect(third.memory.hits).toBe(1); // the orphan only
+    expect(third.memory.hits).toBe(0); // c is read again (the orphan is its fold's)
     expect(third.findings).toEqual(await audit(loadRootSync(r)));
     expect(JSON.stringify(third.findings)).toContain('SEED_MISMATCH');
   });
@@ -192,7 +197,7 @@ describe('the findings cache', () => {
       const again = await warmAudit(r, dir);
       expect(again.findings).toEqual(first.findings);
       expect(await again.memory.written).toBe(true);
-      expect((await warmAudit(r, dir)).memory.hits).toBe(3);
+      expect((await warmAudit(r, dir)).memory.hits).toBe(1);
     });
 
   it('a write cut midway: the old cache file stays whole, no temp file; the next run writes it', async () => {
@@ -224,7 +229,7 @@ describe('the findings cache', () => {
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     const again = await warmAudit(r, dir);
     expect(await again.memory.written).toBe(true);
-    expect((await warmAudit(r, dir)).memory.hits).toBe(3);
+    expect((await warmAudit(r, dir)).memory.hits).toBe(1);
   });
 
   it('a cache folder that cannot be written: the audit still finds everything', async () => {
@@ -256,6 +261,6 @@ describe('the findings cache', () => {
     fs.utimesSync(path.join(r, 'o.jsonl'), new Date(), new Date());
     await warmAudit(r, dir);
     const second = await warmAudit(r, dir);
-    expect(second.memory.hits).toBe(2);
+    expect(second.memory.hits).toBe(1); // c (p and o are their folds')
   });
 });
