@@ -100,7 +100,7 @@ export class AppController {
     private readonly opts: ControllerOptions,
   ) {
     this.newId = opts.newId ?? (() => newChildId());
-    this.auditIndex = new AuditIndex(opts.auditMemory);
+    this.auditIndex = new AuditIndex(opts.auditMemory, index.store);
     this.auditSeen = index.store.changes.version;
     this.model = new RootModel(index.store, this.auditIndex, opts.scope && scopeTest(opts.scope));
     const world = this.takeWorld();

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuditIndex } from '../../src/session/audit-index.js';
+import { auditSessions } from '../../src/session/audit.js';
 import type { SessionEvent } from '../../src/session/events.js';
 import { foldEvent } from '../../src/session/log-facts.js';
 import { problemRows, worstBySession } from '../../src/session/problems.js';
@@ -68,9 +69,10 @@ const itemsOf = (m: RootModel) => [...m.all()].sort((a, b) => (a.key < b.key ? -
 describe('the root model, kept current from what changed', () => {
   it('equals a model built from scratch, and its badges equal the Problems rows, after any changes (also taken in steps)', () => {
     fc.assert(
-      fc.property(fc.array(opArb, { minLength: 1, maxLength: 40 }), (ops) => {
+      fc.property(fc.array(opArb, { minLength: 1, maxLength: 40 }), fc.boolean(), (ops, viaStore) => {
         const store = new SessionStore();
-        const audit = new AuditIndex();
+        // the browser's audit looks sessions up in the store; without it, it builds its own maps
+        const audit = new AuditIndex(undefined, viaStore ? store : undefined);
         store.subscribe(() => audit.invalidate());
         // the project scope, as a test on items: the scoped orders keep only these
         const inScope = (i: { id: string }) => i.id !== 'd';
@@ -129,6 +131,12 @@ describe('the root model, kept current from what changed', () => {
           }
         }
         check();
+        // the audit, run to its end after all those changes, finds what an audit of the root at once finds
+        while (!audit.step(() => store.list(), 1000).done) {
+          /* to the end */
+        }
+        const sorted = (f: unknown[]) => f.map((x) => JSON.stringify(x)).sort();
+        expect(sorted(audit.findings(store.list(), []))).toEqual(sorted(auditSessions(store.list())));
       }),
       { numRuns: 300 },
     );
