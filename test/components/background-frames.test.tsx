@@ -16,11 +16,16 @@ afterEach(cleanupTmp);
 
 const N = 5_000;
 
+/** A root of `n` clean sessions of one turn each, s-0 … s-(n-1), the later ones newer. */
+function cleanRoot(n: number): string {
+  const root = tmpDir();
+  for (let i = 0; i < n; i++) fs.writeFileSync(path.join(root, `s-${i}.jsonl`), logText(hdr(`s-${i}`, { createdAt: 1_700_000_000_000 + i }), evs(...turnRows(1))));
+  return root;
+}
+
 describe('frames during a background scan and audit', () => {
   it(`${N} sessions: frames bounded by time (at most ~30 a second), far fewer than sessions`, async () => {
-    const root = tmpDir();
-    const body = (i: number) => logText(hdr(`s-${i}`, { createdAt: 1_700_000_000_000 + i }), evs(...turnRows(1)));
-    for (let i = 0; i < N; i++) fs.writeFileSync(path.join(root, `s-${i}.jsonl`), body(i));
+    const root = cleanRoot(N);
     const index = newRootIndex(root);
     index.scan = { done: 0, finished: false };
     const app = mountApp({ index });
@@ -41,9 +46,7 @@ describe('frames during a background scan and audit', () => {
 
   it("the audit's news about clean sessions draw no frame; a finding draws one, and its badge shows", async () => {
     const n = 300;
-    const root = tmpDir();
-    const body = (i: number) => logText(hdr(`s-${i}`, { createdAt: 1_700_000_000_000 + i }), evs(...turnRows(1)));
-    for (let i = 0; i < n; i++) fs.writeFileSync(path.join(root, `s-${i}.jsonl`), body(i));
+    const root = cleanRoot(n);
     const index = loadRootSync(root);
     const app = mountApp({ index, size: { columns: 140, rows: 30 } });
     let frames = 0;
@@ -64,9 +67,7 @@ describe('frames during a background scan and audit', () => {
 
   it('an emit that moved no session (the live status, a skipped file) leaves the audit be; a change makes it look again', async () => {
     const n = 50;
-    const root = tmpDir();
-    const body = (i: number) => logText(hdr(`s-${i}`, { createdAt: 1_700_000_000_000 + i }), evs(...turnRows(1)));
-    for (let i = 0; i < n; i++) fs.writeFileSync(path.join(root, `s-${i}.jsonl`), body(i));
+    const root = cleanRoot(n);
     const index = loadRootSync(root);
     const app = mountApp({ index });
     await app.idle();
@@ -94,9 +95,7 @@ describe('frames during a background scan and audit', () => {
 
   it('the model takes a scan in steps before a frame (keys between them), and the frame shows all of it', async () => {
     const n = 1_500;
-    const root = tmpDir();
-    const body = (i: number) => logText(hdr(`s-${i}`, { createdAt: 1_700_000_000_000 + i }), evs(...turnRows(1)));
-    for (let i = 0; i < n; i++) fs.writeFileSync(path.join(root, `s-${i}.jsonl`), body(i));
+    const root = cleanRoot(n);
     const index = newRootIndex(root);
     const step = vi.spyOn(RootModel.prototype, 'syncStep');
     // steps of no time at all: one item each
