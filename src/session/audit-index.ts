@@ -217,20 +217,21 @@ export class AuditIndex {
         const entry: Entry = { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId), findings: NO_FINDINGS };
         // most sessions are audited by their reader's fold, at once: the memory is asked only
         // for those it cannot answer (a seed to compare with a parent's log, a fold not known)
+        const key = keyOf(s);
         const folded = auditFolded(s, w.byId);
         if (folded) {
-          this.remembered.delete(keyOf(s));
+          this.remembered.delete(key);
           if (folded.length > 0) entry.findings = folded;
-          this.record(keyOf(s), entry);
+          this.record(key, entry);
           w.next++;
           changed = progressed = true;
           continue;
         }
-        this.remembered.add(keyOf(s));
+        this.remembered.add(key);
         const recalled = this.memory?.recall(s, parentsOf(s, w.byId));
         if (recalled) {
           if (recalled.length > 0) entry.findings = [...recalled];
-          this.record(keyOf(s), entry);
+          this.record(key, entry);
           w.next++;
           changed = progressed = true;
           continue;

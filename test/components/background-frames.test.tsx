@@ -81,7 +81,7 @@ describe('frames during a background scan and audit', () => {
       expect(invalidate).not.toHaveBeenCalled();
       // an append (a new turn): the session changed, so the audit looks again
       const file = path.join(root, 's-0.jsonl');
-      fs.appendFileSync(file, JSON.stringify({ type: 'turn/start', seq: 4, time: 1_700_000_000_100, data: { turn: 2, trigger: 'user' } }) + '\n');
+      fs.appendFileSync(file, JSON.stringify({ type: 'turn/start', seq: 7, time: 1_700_000_000_100, data: { turn: 2, trigger: 'user' } }) + '\n');
       indexFileSafe(index, file);
       index.store.emit();
       await app.idle();
