@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { readProfileDir, type ProfileSummary } from './profile.js';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { floorCp, floorNodeStartup, floorParseFile, floorReadParse, runChild, summarize, type Stats } from './floors.js';
@@ -18,8 +18,6 @@ import { cursorWindow } from '../src/view/turns/turns-state.js';
 import { fitSegments } from '../src/view/turns/turn-row-text.js';
 
 export const CLI = join(dirname(dirname(new URL(import.meta.url).pathname)), 'dsh-browse.mjs');
-/** node's flags on the bin's `#!/usr/bin/env -S node FLAGS` line: every run of the CLI here gets them, as the bin itself would */
-export const CLI_NODE_ARGS: readonly string[] = /^#!.*\bnode((?:\s+--[\w-]+)*)\s*$/.exec(readFileSync(CLI, 'utf8').split('\n', 1)[0])?.[1].trim().split(/\s+/).filter(Boolean) ?? [];
 const DIST_BENCH = dirname(new URL(import.meta.url).pathname);
 
 export interface Loop {
@@ -70,7 +68,7 @@ export function runToNull(args: string[], okCodes: readonly number[] = [0]): Pro
  * loading, against the floor's own inner time), each run's pair from the same loop.
  */
 export async function figureList(dir: string, loop: Loop) {
-  const args = [...CLI_NODE_ARGS, CLI, 'list', '--dir', dir, '--json', '--no-cache'];
+  const args = [CLI, 'list', '--dir', dir, '--json', '--no-cache'];
   const check = await runChild(process.execPath, args);
   if (check.code !== 0) throw new Error(`list --json exited ${check.code}: ${check.stderr.slice(0, 500)}`);
   const outBytes = Buffer.byteLength(check.stdout);
@@ -103,12 +101,12 @@ export async function figureList(dir: string, loop: Loop) {
  * the corpus (the prefilter skips every file). Exit 1 (no match) is allowed.
  */
 export async function figureFind(dir: string, loop: Loop, word: string, rare = 'zqxjkvw') {
-  const check = await runChild(process.execPath, [...CLI_NODE_ARGS, CLI, 'find', '--dir', dir, word, '--json']);
+  const check = await runChild(process.execPath, [CLI, 'find', '--dir', dir, word, '--json']);
   if (check.code !== 0 && check.code !== 1) throw new Error(`find exited ${check.code}: ${check.stderr.slice(0, 500)}`);
   const body = JSON.parse(check.stdout) as { matches: Array<{ file: string }> };
   const files = new Set(body.matches.map((m) => m.file)).size;
-  const common = await paired(loop, () => runToNull([...CLI_NODE_ARGS, CLI, 'find', '--dir', dir, word, '--json'], [0, 1]), () => runToNull([...CLI_NODE_ARGS, CLI, 'list', '--dir', dir, '--json', '--no-cache'])); // find reads every log: so does a cold list
-  const none = await paired(loop, () => runToNull([...CLI_NODE_ARGS, CLI, 'find', '--dir', dir, rare, '--json'], [0, 1]));
+  const common = await paired(loop, () => runToNull([CLI, 'find', '--dir', dir, word, '--json'], [0, 1]), () => runToNull([CLI, 'list', '--dir', dir, '--json', '--no-cache'])); // find reads every log: so does a cold list
+  const none = await paired(loop, () => runToNull([CLI, 'find', '--dir', dir, rare, '--json'], [0, 1]));
   return { app: common.app, floor: common.floor!, rare: none.app, matches: body.matches.length, files };
 }
 
@@ -198,7 +196,7 @@ async function quit(p: BenchPty): Promise<void> {
 
 /** Launch -> first session row painted, ms. Throws with the screen if the TUI never shows one. */
 export async function firstFrame(dir: string, prefixes: Set<string>, timeoutMs = 20_000): Promise<number> {
-  const p = spawnBenchPty(process.execPath, [...CLI_NODE_ARGS, CLI, dir]);
+  const p = spawnBenchPty(process.execPath, [CLI, dir]);
   try {
     const at = await p.waitFor((s) => showsSessionRow(s, prefixes), timeoutMs);
     return at - p.t0;
@@ -235,7 +233,7 @@ export async function figureFirstFrame(dir: string, loop: Loop) {
  */
 export async function keypressLatency(dir: string, id: string, n: number, quietMs = 40): Promise<number[]> {
   const prefixes = idPrefixes(dir);
-  const p = spawnBenchPty(process.execPath, [...CLI_NODE_ARGS, CLI, dir]);
+  const p = spawnBenchPty(process.execPath, [CLI, dir]);
   try {
     await p.waitFor((s) => showsSessionRow(s, prefixes), 30_000);
     p.write('/');
@@ -357,7 +355,7 @@ export async function figureFork(file: string, corpusDir: string, loop: Loop) {
     const cli: number[] = [];
     for (let k = 0; k < loop.warmup + loop.runs; k++) {
       const id = `bench-cli-fork-${process.pid}-${k}`;
-      const ms = await runToNull([...CLI_NODE_ARGS, CLI, 'fork', '--dir', scratch.root, '--session', scratch.file, '--id', id, '--json']);
+      const ms = await runToNull([CLI, 'fork', '--dir', scratch.root, '--session', scratch.file, '--id', id, '--json']);
       rmSync(join(dirname(scratch.file), `${id}.jsonl`), { force: true });
       if (k >= loop.warmup) cli.push(ms);
     }

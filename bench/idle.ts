@@ -5,7 +5,7 @@
 // of re-stat'ing every file every 2 s (issue 13).
 import fs from 'node:fs';
 import path from 'node:path';
-import { CLI, CLI_NODE_ARGS } from './figures.js';
+import { CLI } from './figures.js';
 import { spawnBenchPty } from './pty.js';
 
 export interface IdleReport {
@@ -68,7 +68,7 @@ const HZ = 100;
 export async function measureIdle(corpusRoot: string, files: number, idleMs: number, cli = CLI): Promise<IdleReport> {
   if (process.platform !== 'linux') throw new Error('idle figure reads /proc: Linux only');
   const { dir, folders } = idleCorpus(corpusRoot, files);
-  const p = spawnBenchPty(process.execPath, [...CLI_NODE_ARGS, cli, dir], 120, 40);
+  const p = spawnBenchPty(process.execPath, [cli, dir], 120, 40);
   const pid = p.pid;
   try {
     if (!pid) throw new Error('no pid for the TUI child');

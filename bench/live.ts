@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { followRoot } from '../src/storage/follow.js';
 import { loadRootSync } from '../src/storage/load-root.js';
-import { CLI, CLI_NODE_ARGS } from './figures.js';
+import { CLI } from './figures.js';
 import { spawnBenchPty } from './pty.js';
 
 const line = (seq: number, type: string, data: unknown) => JSON.stringify({ type, seq, time: Date.now(), data }) + '\n';
@@ -87,7 +87,7 @@ export async function measureLiveScreen(samples = 20): Promise<{ p50: number; p9
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-live-screen-'));
   const file = path.join(dir, 'live-demo.jsonl');
   fs.writeFileSync(file, JSON.stringify({ type: 'session', version: 0, id: 'live-demo', createdAt: Date.now() }) + '\n');
-  const p = spawnBenchPty(process.execPath, [...CLI_NODE_ARGS, CLI, dir]);
+  const p = spawnBenchPty(process.execPath, [CLI, dir]);
   try {
     await p.waitFor((s) => / live\b/.test(s.split('\n')[0] ?? ''), 20_000);
     const lat: number[] = [];

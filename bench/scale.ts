@@ -32,7 +32,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CLI, CLI_NODE_ARGS } from './figures.js';
+import { CLI } from './figures.js';
 import { idleCorpus } from './idle.js';
 import { runChild, summarize, type Stats } from './floors.js';
 import { spawnBenchPty } from './pty.js';
@@ -165,7 +165,7 @@ export async function headlessAudit(dir: string, runs: number, warmup = 1): Prom
   for (let i = 0; i < warmup + runs; i++) {
     const cache = tempDir('dsh-scale-cache-');
     try {
-      const r = await runCpu([...CLI_NODE_ARGS, CLI, 'audit', '--dir', dir, '--json'], { XDG_CACHE_HOME: cache }, [0, 1]);
+      const r = await runCpu([CLI, 'audit', '--dir', dir, '--json'], { XDG_CACHE_HOME: cache }, [0, 1]);
       if (i >= warmup) {
         cpu.push(r.cpuSec);
         wall.push(r.wallMs);
@@ -180,7 +180,7 @@ export async function headlessAudit(dir: string, runs: number, warmup = 1): Prom
 /** Does the built CLI know the cache (issue 17's --no-cache)? Read from its help. */
 export async function cliHasCache(): Promise<boolean> {
   for (const args of [['--help'], ['help', 'list']]) {
-    const r = await runChild(process.execPath, [...CLI_NODE_ARGS, CLI, ...args], { timeoutMs: 20_000 });
+    const r = await runChild(process.execPath, [CLI, ...args], { timeoutMs: 20_000 });
     if (/--no-cache/.test(r.stdout + r.stderr)) return true;
   }
   return false;
@@ -195,8 +195,8 @@ export async function listWarmCold(dir: string, runs: number, warmup = 1) {
     const cache = tempDir('dsh-scale-cache-');
     try {
       const env = { XDG_CACHE_HOME: cache };
-      const c = await runCpu([...CLI_NODE_ARGS, CLI, 'list', '--dir', dir, '--json'], env);
-      const w = await runCpu([...CLI_NODE_ARGS, CLI, 'list', '--dir', dir, '--json'], env);
+      const c = await runCpu([CLI, 'list', '--dir', dir, '--json'], env);
+      const w = await runCpu([CLI, 'list', '--dir', dir, '--json'], env);
       cacheMB = duMB(cache);
       if (i >= warmup) {
         cold.push(c);
@@ -266,7 +266,7 @@ const scanning = (s: string) => /scanning/.test(title(s));
 
 export async function runBrowser(o: BrowserRunOptions): Promise<BrowserRun> {
   if (process.platform !== 'linux') throw new Error('scale figures read /proc: Linux only');
-  const p = spawnBenchPty(process.execPath, [...CLI_NODE_ARGS, CLI, o.dir, '--all'], 120, 40, process.cwd(), { XDG_CACHE_HOME: o.cacheHome });
+  const p = spawnBenchPty(process.execPath, [CLI, o.dir, '--all'], 120, 40, process.cwd(), { XDG_CACHE_HOME: o.cacheHome });
   const pid = p.pid;
   const since = () => performance.now() - p.t0;
   const samples: Array<{ t: number; ticks: number; rss: number }> = [];

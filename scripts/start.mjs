@@ -11,9 +11,6 @@ import { fileURLToPath } from 'node:url';
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-sample-sessions-'));
 fs.cpSync(path.join(root, 'sample-sessions'), copy, { recursive: true });
-const bin = path.join(root, 'dist/dsh-browse.mjs');
-// node's flags from the bin's `#!/usr/bin/env -S node FLAGS` line, as running the bin itself would pass them
-const flags = /^#!.*\bnode((?:\s+--[\w-]+)*)\s*$/m.exec(fs.readFileSync(bin, 'utf8').split('\n', 1)[0])?.[1].trim().split(/\s+/).filter(Boolean) ?? [];
-const r = spawnSync(process.execPath, [...flags, bin, copy, ...process.argv.slice(2)], { stdio: 'inherit', cwd: copy });
+const r = spawnSync(process.execPath, [path.join(root, 'dist/dsh-browse.mjs'), copy, ...process.argv.slice(2)], { stdio: 'inherit', cwd: copy });
 process.stderr.write(`npm start browsed a copy of sample-sessions/: ${copy} (forks and exports are there; delete it when done)\n`);
 process.exit(r.status ?? 1);

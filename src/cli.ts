@@ -1,13 +1,5 @@
-#!/usr/bin/env -S node --no-memory-reducer
+#!/usr/bin/env node
 // dsh-browse: the Ink browser (no command) and the headless commands.
-//
-// --no-memory-reducer: V8's memory reducer runs three full collections
-// about 25 s after a burst of work ends, to shrink a heap that quiet-gc.ts
-// has already compacted and given back: at 100,000 sessions ~0.7 s of CPU,
-// which made the browser's first minute of idle 2-3% of a core instead of
-// ~0.6%. It can only be switched off when node starts (setFlagsFromString is
-// too late: the reducer exists by then), so the flag is here, and
-// scripts/start.mjs and the bench start the bundle with this line's flags.
 import fs from 'node:fs';
 import path from 'node:path';
 import { isSessionForkError } from './session/errors.js';

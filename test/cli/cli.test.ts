@@ -436,16 +436,6 @@ describe('command line edges', () => {
     expect(r.stdout.trim()).toBe(`dsh-browse ${JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version}`);
   });
 
-  it('the bin runs by its own #! line, which starts node without the memory reducer (quiet-gc.ts does its job)', () => {
-    const first = fs.readFileSync(BIN, 'utf8').split('\n', 1)[0];
-    expect(first).toBe('#!/usr/bin/env -S node --no-memory-reducer');
-    // executed as a user's shell would: env finds node on PATH (this one), which must accept the flag (else exit 9, "bad option")
-    const r = spawnSync(BIN, ['--version'], { encoding: 'utf8', env: { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` }, timeout: 60_000 });
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^dsh-browse \d/);
-  });
-
   it('an unknown subcommand is a usage error with a suggestion, never the browser', () => {
     const r = run('lsit');
     expect(r.code).toBe(2);
