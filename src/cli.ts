@@ -1,5 +1,10 @@
 #!/usr/bin/env node
 // dsh-browse: the Ink browser (no command) and the headless commands.
+//
+// The #! line takes no node flags: `env -S` (needed to pass them) is missing
+// from busybox's env, so such a bin would not start in an Alpine image. A
+// flag that would help (--no-memory-reducer, see README "Performance") is
+// therefore not set.
 import fs from 'node:fs';
 import path from 'node:path';
 import { isSessionForkError } from './session/errors.js';

@@ -436,6 +436,15 @@ describe('command line edges', () => {
     expect(r.stdout.trim()).toBe(`dsh-browse ${JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version}`);
   });
 
+  it('the bin runs by its own #! line, a portable one (busybox env has no -S: no node flags there)', () => {
+    expect(fs.readFileSync(BIN, 'utf8').split('\n', 1)[0]).toBe('#!/usr/bin/env node');
+    // executed as a shell would: env finds node on PATH (this one)
+    const r = spawnSync(BIN, ['--version'], { encoding: 'utf8', env: { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}` }, timeout: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^dsh-browse \d/);
+  });
+
   it('an unknown subcommand is a usage error with a suggestion, never the browser', () => {
     const r = run('lsit');
     expect(r.code).toBe(2);
