@@ -16,6 +16,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runChild, summarize, type Stats } from './floors.js';
 
+/** the fact cache's format whose lines this reads (fact-cache.ts CACHE_FORMAT when it was written) */
+const FORMAT_READ = 4;
+
 /** per entry: dev, ino, size, mtimeMs, ctimeMs - mtimeMs, activity (last event time, else createdAt) */
 export const COLUMNS = 6;
 
@@ -29,7 +32,13 @@ interface Head {
 /** Writes the columns of the session entries of `factsFile` to `out`; their count, or undefined when the file is not a cache this reads. */
 export function writeColumns(factsFile: string, out: string): number | undefined {
   const lines = fs.readFileSync(factsFile, 'utf8').split('\n');
-  if (!/^\{"dshBrowseCache":"4\//.test(lines[0] ?? '')) return undefined;
+  let version: unknown;
+  try {
+    version = (JSON.parse(lines[0]) as { dshBrowseCache?: unknown }).dshBrowseCache;
+  } catch {
+    return undefined;
+  }
+  if (typeof version !== 'string' || !version.startsWith(`${FORMAT_READ}/`)) return undefined;
   const paths: string[] = [];
   const ids: string[] = [];
   const raws: Buffer[] = [];
@@ -90,11 +99,12 @@ export function compactStart(file: string, root: string): FloorRun {
   const paths = strs.slice(0, z).split('\n');
   const ids = strs.slice(z + 1).split('\n');
   const folders = new Set<string>();
+  // a key is relative to the root, or absolute for a file outside it (a symlink's target): resolve takes both
   for (const p of paths) folders.add(path.dirname(p));
-  for (const d of folders) fs.statSync(path.join(root, d));
+  for (const d of folders) fs.statSync(path.resolve(root, d));
   let verified = 0;
   for (let i = 0, c = 0; i < head.n; i++, c += COLUMNS) {
-    const st = fs.statSync(path.join(root, paths[i]), { throwIfNoEntry: false });
+    const st = fs.statSync(path.resolve(root, paths[i]), { throwIfNoEntry: false });
     if (st && st.dev === num[c] && st.ino === num[c + 1] && st.size === num[c + 2] && st.mtimeMs === num[c + 3] && st.ctimeMs - st.mtimeMs === num[c + 4]) verified++;
   }
   const order = new Uint32Array(head.n);

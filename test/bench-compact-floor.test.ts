@@ -36,5 +36,7 @@ describe('compact-store floor', () => {
     const other = path.join(base, 'x.facts');
     fs.writeFileSync(other, '{"dshBrowseCache":"3/0.0.1"}\n');
     expect(writeColumns(other, path.join(base, 'cols'))).toBeUndefined();
+    fs.writeFileSync(other, 'not json\n');
+    expect(writeColumns(other, path.join(base, 'cols'))).toBeUndefined();
   });
 });
