@@ -11,7 +11,7 @@
  * a re-run with the same spec reuses the existing corpus.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 export const GENERATOR_VERSION = 1;
@@ -1097,4 +1097,45 @@ export function generateCorpus(dir: string, spec: CorpusSpec, opts: GenerateOpti
   };
   writeFileSync(mp, JSON.stringify(manifest, null, 2) + '\n');
   return info;
+}
+
+/** What writeHugeSession wrote. */
+export interface HugeSessionInfo {
+  file: string;
+  id: string;
+  bytes: number;
+  events: number;
+  turns: number;
+}
+
+/**
+ * One v0 session of at least `bytes` bytes, written turn by turn (only one
+ * turn is ever held): regular turns of preset A with each tool output ~`toolOutputBytes`
+ * (issue 23's "big session with each tool result padded"). For the huge-session
+ * bench and memory tests; the file is new (exclusive create).
+ */
+export function writeHugeSession(file: string, bytes: number, opts: { seed?: number; toolOutputBytes?: number; id?: string } = {}): HugeSessionInfo {
+  const spec: CorpusSpec = { ...PRESETS.A, name: 'huge', seed: opts.seed ?? 0x9e7, toolOutputBytes: opts.toolOutputBytes ?? 60_000 };
+  const r = new Rng(spec.seed);
+  const c = new Content(r);
+  const b = new SessionBuilder('v0', r, c, BASE_TIME, spec);
+  const s: GenSession = { id: opts.id ?? `huge-${r.uuid()}`, era: 'v0', cwd: '/home/dev/src/huge', createdAt: BASE_TIME, b };
+  const fd = openSync(file, 'wx');
+  let written = 0;
+  const put = (text: string) => {
+    const buf = Buffer.from(text);
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
+    written += buf.length;
+  };
+  try {
+    put(headerLine(s) + '\n');
+    while (written < bytes) {
+      b.turnOnce(r.chance(0.95) ? 'completed' : pickReason(r), false);
+      put(b.lines.join('\n') + '\n');
+      b.lines = [];
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { file, id: s.id, bytes: written, events: b.seq, turns: b.turn };
 }

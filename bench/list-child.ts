@@ -22,7 +22,7 @@ let outBytes = 0;
 const t0 = performance.now();
 await initDecoder();
 const index = loadRootSync(dir, { cache: false }); // cold: no fact cache read or written
-const code = cmdList(index, { json: true, color: false, write: (s) => (outBytes += fs.writeSync(devnull, s)) });
+const code = cmdList(index, { json: true, color: false, write: (s) => void (outBytes += fs.writeSync(devnull, s)) });
 const innerMs = performance.now() - t0;
 if (code !== 0) process.exit(code);
 process.stdout.write(JSON.stringify({ innerMs, sessions: index.store.size, outBytes }) + '\n');

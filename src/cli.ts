@@ -104,7 +104,21 @@ const COMMAND_HELP: Record<string, string> = {
 const COMMANDS = new Set(Object.keys(COMMAND_HELP));
 
 function outFor(stream: NodeJS.WriteStream, json: boolean): Out {
-  return { json, color: !json && useColor(stream), write: (s) => stream.write(s) };
+  return {
+    json,
+    color: !json && useColor(stream),
+    write: (s) => stream.write(s),
+    drained: () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          stream.off('drain', done);
+          stream.off('close', done);
+          resolve();
+        };
+        stream.on('drain', done);
+        stream.on('close', done);
+      }),
+  };
 }
 
 function parseIntArg(name: string, v: string | undefined): number | undefined {

@@ -4,9 +4,9 @@ import { safeStringify } from '../session/json-safe.js';
 import type { Session } from '../session/session.js';
 import type { RootIndex } from '../storage/load-root.js';
 import { compareHeader, compareRows, renderCompareRow } from '../view/compare/compare-model.js';
-import { exportSession, isExportFormat, EXPORT_FORMATS } from '../export/export.js';
+import { exportText, isExportFormat, EXPORT_FORMATS } from '../export/export.js';
 import { jsonSafe } from '../export/escape.js';
-import { UsageError, type Out } from './commands.js';
+import { UsageError, writePieces, type Out } from './commands.js';
 import { painter } from './format.js';
 
 export const DIFF_HELP = `dsh-browse diff [--dir DIR] A B [--json]
@@ -44,10 +44,10 @@ export function cmdDiff(index: RootIndex, a: Session, b: Session, out: Out, widt
   return 0;
 }
 
-export function cmdExport(index: RootIndex, s: Session, at: number | undefined, format: string | undefined, out: Out): number {
+export async function cmdExport(index: RootIndex, s: Session, at: number | undefined, format: string | undefined, out: Out): Promise<number> {
   const f = format ?? 'md';
   if (!isExportFormat(f)) throw new UsageError(`--format expects one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(f)}`);
   if (at !== undefined && (at < 0 || at >= s.length)) throw new UsageError(`--at ${at} is outside the log (seqs 0–${s.length - 1})`);
-  out.write(exportSession(s, index.store.list(), f, at));
+  await writePieces(out, exportText(s, index.store.list(), f, at));
   return 0;
 }

@@ -1,5 +1,6 @@
 // The headless commands: list, tree, fork, lineage, audit.
-import { writeJsonWithArray } from './json-out.js';
+import { batched } from './batched.js';
+import { jsonWithStreamedArray, writeJsonWithArray } from './json-out.js';
 import { auditSessions, type Finding } from '../session/audit.js';
 import { eraOf } from '../session/era.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
@@ -10,7 +11,7 @@ import { rootRefusals } from '../storage/root-refusals.js';
 import { safeStringify } from '../session/json-safe.js';
 import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { isForkable, stateOf } from '../session/log-facts.js';
-import { buildTurnTree, type TreeNode } from '../session/replay.js';
+import { segmentTrees, type TreeNode } from '../session/replay.js';
 import type { Session } from '../session/session.js';
 import { allDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
 import { layoutLineage, renderLineageText } from '../view/lineage/lineage-layout.js';
@@ -22,7 +23,18 @@ import { age, cell, painter, table, type Color } from './format.js';
 export interface Out {
   json: boolean;
   color: boolean;
-  write(s: string): void;
+  /** false: the stream's buffer is full (a pipe read slower than we write); wait for drained() */
+  write(s: string): void | boolean;
+  drained?(): Promise<void>;
+}
+
+/**
+ * Writes the pieces in order, waiting whenever the stream's buffer is full:
+ * a slow reader of a 10 GB export holds the writer back, not its memory
+ * (a pipe takes 64 KB; the rest would queue in the process).
+ */
+export async function writePieces(out: Out, pieces: Iterable<string>): Promise<void> {
+  for (const p of pieces) if (out.write(p) === false && out.drained) await out.drained();
 }
 
 export class UsageError extends Error {}
@@ -208,21 +220,41 @@ function treeLines(nodes: TreeNode[], boundaries: Set<number>, p: ReturnType<typ
   return out;
 }
 
-export function cmdTree(s: Session, out: Out): number {
-  const turns = buildTurnTree(s.events);
+/**
+ * A session's tree, written a turn at a time from its log read in batches
+ * (segmentTrees): a 10 GB session's tree is never held, only its turn being written.
+ */
+export async function cmdTree(s: Session, out: Out): Promise<number> {
+  await writePieces(out, batched(treeText(s, out)));
+  return 0;
+}
+
+function* treeText(s: Session, out: Out): Generator<string> {
   const boundaries = s.facts.boundaries;
+  const segments = segmentTrees(s.eventBatches());
   if (out.json) {
     // safeStringify: a turn's reasonData is raw event data and may be nested
     // deeper than JSON.stringify's recursion allows; same output otherwise.
-    out.write(safeStringify({ id: s.id, file: s.file, ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}), state: s.state, turns, boundaries }, 2) + '\n');
-    return 0;
+    const nodes = (function* () {
+      for (const seg of segments) yield* seg.nodes;
+    })();
+    const head = { id: s.id, file: s.file, ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}), state: s.state, turns: [], boundaries };
+    yield* jsonWithStreamedArray(head, 'turns', nodes, (v) => safeStringify(v, 2));
+    yield '\n';
+    return;
   }
   const p = painter(out.color);
-  out.write(`${p('bold', cell(s.id, 80))}  ${cell(s.file, 100)}\n`);
-  if (s.seedLength !== undefined) out.write(p('gray', `inherited from ${cell(s.parentSession)}, seedLength ${s.seedLength}`) + '\n');
-  out.write(treeLines(turns, new Set(boundaries), p, s.seedLength).join('\n') + '\n');
-  out.write(`state: ${s.state}; ${boundaries.length} boundar${boundaries.length === 1 ? 'y' : 'ies'}\n`);
-  return 0;
+  yield `${p('bold', cell(s.id, 80))}  ${cell(s.file, 100)}\n`;
+  if (s.seedLength !== undefined) yield p('gray', `inherited from ${cell(s.parentSession)}, seedLength ${s.seedLength}`) + '\n';
+  const marks = new Set(boundaries);
+  let any = false;
+  for (const seg of segments) {
+    const lines = treeLines(seg.nodes, marks, p, s.seedLength);
+    if (lines.length > 0) yield lines.join('\n') + '\n';
+    any ||= lines.length > 0;
+  }
+  if (!any) yield '\n';
+  yield `state: ${s.state}; ${boundaries.length} boundar${boundaries.length === 1 ? 'y' : 'ies'}\n`;
 }
 
 /** The paste-ready command in full (printable by construction: never cut, a cut command is a wrong one), unless the log's cwd makes it absurdly long. */

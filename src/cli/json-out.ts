@@ -34,3 +34,30 @@ export function writeJsonWithArray(write: (s: string) => void, key: string, item
   }
   write(tail + '\n}\n');
 }
+
+/**
+ * The text of `stringify(obj)` (a JSON text indented by 2) in pieces, with
+ * the value of `key` an array whose items come one at a time from `items`:
+ * the same text as stringify of obj with that array in place, but no more
+ * than one item is ever held (a 10 GB session's `tree --json` or JSON
+ * export). The key keeps its place among obj's keys. `stringify` must indent
+ * by 2 (JSON.stringify's layout, or safeStringify's, which is the same).
+ */
+export function* jsonWithStreamedArray(obj: Record<string, unknown>, key: string, items: Iterable<unknown>, stringify: (v: unknown) => string): Generator<string> {
+  // the array's place: a string no log can know in advance (a fresh nonce), laid out by stringify itself
+  const mark = JSON.stringify(`\u0000stream-${process.pid}-${Math.random().toString(36).slice(2)}\u0000`);
+  const text = stringify({ ...obj, [key]: JSON.parse(mark) });
+  const at = text.indexOf(mark);
+  if (at < 0) throw new Error(`internal: ${key} not in the object`);
+  const before = text.slice(0, at);
+  // `before` ends with the key's line `<depth spaces>"key": `; the items go 2 deeper
+  const depth = before.length - before.lastIndexOf('\n') - 1 - JSON.stringify(key).length - 2;
+  const indent = '\n' + ' '.repeat(depth + 2);
+  yield before + '[';
+  let first = true;
+  for (const item of items) {
+    yield (first ? '' : ',') + indent + stringify(item).replace(/\n/g, indent);
+    first = false;
+  }
+  yield (first ? ']' : indent.slice(0, -2) + ']') + text.slice(at + mark.length);
+}

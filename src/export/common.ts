@@ -17,7 +17,7 @@ export function turnMeta(b: Extract<Transcript['blocks'][number], { kind: 'turn'
   return parts.join(' · ');
 }
 
-export function rangeLine(t: Transcript): string {
+export function rangeLine(t: Pick<Transcript, 'events' | 'upTo'>): string {
   return t.events === 0 ? 'no events' : `seq 0–${t.upTo} (${t.events} event${t.events === 1 ? '' : 's'})`;
 }
 

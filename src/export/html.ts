@@ -3,7 +3,7 @@
 // a Content-Security-Policy forbids scripts outright as a second wall.
 import { escHtml } from './escape.js';
 import { isoTime, rangeLine, turnMeta, usageLine } from './common.js';
-import { lineageParts, type Item, type Transcript } from './transcript.js';
+import { lineageParts, type Item, type TranscriptStream } from './transcript.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
@@ -55,29 +55,33 @@ function item(it: Item, out: string[]): void {
   }
 }
 
-export function toHtml(t: Transcript): string {
-  const lineage = lineageParts(t.lineage)
+/** The transcript as one HTML page, a piece a block (the text is its lines joined by newlines). */
+export function* htmlText(t: TranscriptStream): Generator<string> {
+  const h = t.head;
+  const lineage = lineageParts(h.lineage)
     .map((p, i, a) => (i === a.length - 1 ? `<b>${escHtml(p.id, true)}</b>` : escHtml(p.id, true)) + (p.note ? ` <span class="seq">(${escHtml(p.note, true)})</span>` : ''))
     .join(' → ');
   const dl: Array<[string, string]> = [['lineage', lineage]];
-  if (t.file !== undefined) dl.push(['file', escHtml(t.file, true)]);
-  if (t.cwd !== undefined) dl.push(['cwd', escHtml(t.cwd, true)]);
-  dl.push(['created', isoTime(t.createdAt)], ['exported', rangeLine(t)], ['usage', escHtml(usageLine(t.usage), true)]);
-  if (t.usage.inherited && t.usage.own) dl.push(['inherited', escHtml(usageLine(t.usage.inherited), true)], ['own', escHtml(usageLine(t.usage.own), true)]);
-  if (t.usage.models?.length) dl.push(['model', t.usage.models.map((m) => escHtml(m, true)).join(', ')]);
+  if (h.file !== undefined) dl.push(['file', escHtml(h.file, true)]);
+  if (h.cwd !== undefined) dl.push(['cwd', escHtml(h.cwd, true)]);
+  dl.push(['created', isoTime(h.createdAt)], ['exported', rangeLine(h)], ['usage', escHtml(usageLine(h.usage), true)]);
+  if (h.usage.inherited && h.usage.own) dl.push(['inherited', escHtml(usageLine(h.usage.inherited), true)], ['own', escHtml(usageLine(h.usage.own), true)]);
+  if (h.usage.models?.length) dl.push(['model', h.usage.models.map((m) => escHtml(m, true)).join(', ')]);
   const out: string[] = [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
     `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta name="generator" content="dsh-browse export">`,
-    `<title>dsh session ${escHtml(t.id, true)}</title>`,
+    `<title>dsh session ${escHtml(h.id, true)}</title>`,
     `<style>${CSS}</style>`,
     '</head><body>',
-    `<header><h1>Session ${escHtml(t.id, true)}</h1><dl class="meta">${dl.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl></header>`,
+    `<header><h1>Session ${escHtml(h.id, true)}</h1><dl class="meta">${dl.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl></header>`,
     '<main>',
   ];
+  yield out.join('\n');
   for (const b of t.blocks) {
+    out.length = 0;
     if (b.kind === 'seed-end') out.push(`<div class="seed">end of the seed inherited from ${escHtml(b.parent ?? '?', true)}: own events from seq ${b.seq}</div>`);
     else if (b.kind === 'between') item(b.item, out);
     else {
@@ -90,7 +94,7 @@ export function toHtml(t: Transcript): string {
       );
       out.push('</section>');
     }
+    if (out.length > 0) yield '\n' + out.join('\n');
   }
-  out.push('</main></body></html>', '');
-  return out.join('\n');
+  yield '\n</main></body></html>\n';
 }

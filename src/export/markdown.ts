@@ -3,7 +3,7 @@
 // markup, a link or HTML.
 import { escMd, fenced } from './escape.js';
 import { isoTime, rangeLine, turnMeta, usageLine } from './common.js';
-import { lineageParts, type Item, type Transcript } from './transcript.js';
+import { lineageParts, type Item, type TranscriptStream } from './transcript.js';
 
 function item(it: Item, out: string[]): void {
   switch (it.kind) {
@@ -32,22 +32,26 @@ function item(it: Item, out: string[]): void {
   }
 }
 
-export function toMarkdown(t: Transcript): string {
+/** The transcript as Markdown, a piece a block (the text is its lines joined by newlines). */
+export function* markdownText(t: TranscriptStream): Generator<string> {
+  const h = t.head;
   const out: string[] = [];
-  const lineage = lineageParts(t.lineage)
+  const lineage = lineageParts(h.lineage)
     .map((p, i, a) => (i === a.length - 1 ? `**${escMd(p.id)}**` : escMd(p.id)) + (p.note ? ` (${escMd(p.note)})` : ''))
     .join(' → ');
-  out.push(`# Session ${escMd(t.id)}`, '');
+  out.push(`# Session ${escMd(h.id)}`, '');
   out.push(`- lineage: ${lineage}`);
-  if (t.file !== undefined) out.push(`- file: ${escMd(t.file)}`);
-  if (t.cwd !== undefined) out.push(`- cwd: ${escMd(t.cwd)}`);
-  out.push(`- created: ${isoTime(t.createdAt)}`);
-  out.push(`- exported: ${rangeLine(t)}`);
-  out.push(`- usage: ${escMd(usageLine(t.usage))}`);
-  if (t.usage.inherited && t.usage.own) out.push(`  - inherited: ${escMd(usageLine(t.usage.inherited))}`, `  - own: ${escMd(usageLine(t.usage.own))}`);
-  if (t.usage.models?.length) out.push(`- model: ${t.usage.models.map(escMd).join(', ')}`);
+  if (h.file !== undefined) out.push(`- file: ${escMd(h.file)}`);
+  if (h.cwd !== undefined) out.push(`- cwd: ${escMd(h.cwd)}`);
+  out.push(`- created: ${isoTime(h.createdAt)}`);
+  out.push(`- exported: ${rangeLine(h)}`);
+  out.push(`- usage: ${escMd(usageLine(h.usage))}`);
+  if (h.usage.inherited && h.usage.own) out.push(`  - inherited: ${escMd(usageLine(h.usage.inherited))}`, `  - own: ${escMd(usageLine(h.usage.own))}`);
+  if (h.usage.models?.length) out.push(`- model: ${h.usage.models.map(escMd).join(', ')}`);
   out.push('');
+  yield out.join('\n');
   for (const b of t.blocks) {
+    out.length = 0;
     if (b.kind === 'seed-end') {
       out.push('---', '', `*— end of the seed inherited from ${escMd(b.parent ?? '?')}: own events from seq ${b.seq} —*`, '');
     } else if (b.kind === 'between') item(b.item, out);
@@ -57,6 +61,6 @@ export function toMarkdown(t: Transcript): string {
       if (b.open) out.push(`*— turn ${b.turn} still open (last seq ${b.lastSeq}) —*`, '');
       else out.push(`*— turn ${b.turn} end: ${escMd(b.reason ?? '?')}${b.detail ? `: ${escMd(b.detail)}` : ''} (seq ${b.lastSeq})${b.boundary ? ' · fork boundary' : ''} —*`, '');
     }
+    if (out.length > 0) yield '\n' + out.join('\n');
   }
-  return out.join('\n');
 }

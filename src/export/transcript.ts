@@ -3,10 +3,11 @@
 // escapes it for itself.
 import { isBoundary } from '../session/log-facts.js';
 import { textOf } from '../session/json-safe.js';
-import { buildTurnTree, type TreeNode } from '../session/replay.js';
+import { segmentTrees, type TreeNode } from '../session/replay.js';
+import type { SessionEvent } from '../session/events.js';
 import { indexSessions, parentOf, type SessionIndex } from '../session/compare.js';
 import type { Session } from '../session/session.js';
-import { sessionUsage, usageOf, type SessionUsage, type TokenUsage } from '../session/usage.js';
+import { emptyUsage, foldSessionUsage, usageOf, withSplit, type SessionUsage, type TokenUsage } from '../session/usage.js';
 
 export interface LineageStep {
   id: string;
@@ -102,58 +103,102 @@ export function reasonDetail(r: unknown): string | undefined {
   return s || undefined;
 }
 
+/** A transcript's blocks, one at a time (streamTranscript). */
+export interface TranscriptStream {
+  head: Omit<Transcript, 'blocks'>;
+  blocks: Iterable<Block>;
+}
+
+/** The first `n` events of `batches`, in batches. */
+function* firstEvents(batches: Iterable<readonly SessionEvent[]>, n: number): Generator<readonly SessionEvent[]> {
+  if (n <= 0) return;
+  let seen = 0;
+  for (const b of batches) {
+    if (seen + b.length >= n) {
+      yield b.slice(0, n - seen);
+      return;
+    }
+    seen += b.length;
+    yield b;
+  }
+}
+
 /** The transcript of `s` up to seq `upTo` inclusive (default: the whole log). */
 export function buildTranscript(s: Session, sessions: Sessions, upTo?: number): Transcript {
-  const all = s.events;
-  const last = upTo === undefined ? all.length - 1 : Math.min(upTo, all.length - 1);
-  const events = all.slice(0, last + 1);
-  const blocks: Block[] = [];
+  const t = streamTranscript(s, sessions, upTo);
+  return { ...t.head, blocks: [...t.blocks] };
+}
+
+/**
+ * buildTranscript as a head and its blocks made one turn at a time from the
+ * log read in batches (Session.eventBatches): a 10 GB session exports in the
+ * memory of its largest turn. The whole log's usage is its facts' (folded as
+ * it was read); a transcript that stops early reads its events once more for it.
+ */
+export function streamTranscript(s: Session, sessions: Sessions, upTo?: number): TranscriptStream {
+  const last = upTo === undefined ? s.length - 1 : Math.min(upTo, s.length - 1);
+  const count = last + 1;
   const seedLength = s.seedLength;
-  let seedMarked = seedLength === undefined || seedLength === 0 || seedLength > events.length;
-  const markSeed = (beforeSeq: number) => {
-    if (!seedMarked && beforeSeq >= seedLength!) {
-      blocks.push({ kind: 'seed-end', seq: seedLength!, ...(s.parentSession !== undefined ? { parent: s.parentSession } : {}) });
-      seedMarked = true;
-    }
-  };
-  for (const n of buildTurnTree(events)) {
-    markSeed(n.seq);
-    if (n.kind === 'turn') {
-      const its: Item[] = [];
-      items(n.children, its);
-      const from = n.seq;
-      const to = n.lastSeq;
-      blocks.push({
-        kind: 'turn',
-        turn: n.turn,
-        seq: from,
-        lastSeq: to,
-        open: n.open,
-        ...(n.reason !== undefined ? { reason: n.reason } : {}),
-        ...(reasonDetail(n.reasonData) !== undefined ? { detail: reasonDetail(n.reasonData) } : {}),
-        ms: events[to] && events[from] ? Math.max(0, events[to].time - events[from].time) : 0,
-        usage: usageOf(events, from, to + 1),
-        boundary: !n.open && isBoundary(s.facts, to),
-        items: its,
-      });
-    } else {
-      const its: Item[] = [];
-      items([n], its);
-      for (const it of its) blocks.push({ kind: 'between', item: it });
-    }
+  let usage: SessionUsage;
+  if (count === s.length) usage = withSplit(s.facts.usage, seedLength);
+  else {
+    const u = emptyUsage() as SessionUsage;
+    for (const b of firstEvents(s.eventBatches(), count)) for (const e of b) foldSessionUsage(u, e, seedLength);
+    usage = withSplit(u, seedLength);
   }
-  if (!seedMarked && seedLength !== undefined && seedLength === events.length) markSeed(seedLength);
-  return {
+  const head: Omit<Transcript, 'blocks'> = {
     id: s.id,
     ...(s.file !== undefined ? { file: s.file } : {}),
     createdAt: s.header.createdAt,
     ...(s.cwd !== undefined ? { cwd: s.cwd } : {}),
     lineage: lineageChain(s, sessions),
     upTo: last,
-    events: events.length,
-    usage: sessionUsage(events, seedLength),
-    blocks,
+    events: Math.max(0, count),
+    usage,
   };
+  return { head, blocks: transcriptBlocks(s, count) };
+}
+
+function* transcriptBlocks(s: Session, count: number): Generator<Block> {
+  const seedLength = s.seedLength;
+  let seedMarked = seedLength === undefined || seedLength === 0 || seedLength > count;
+  function* markSeed(beforeSeq: number): Generator<Block> {
+    if (!seedMarked && beforeSeq >= seedLength!) {
+      seedMarked = true;
+      yield { kind: 'seed-end', seq: seedLength!, ...(s.parentSession !== undefined ? { parent: s.parentSession } : {}) };
+    }
+  }
+  for (const seg of segmentTrees(firstEvents(s.eventBatches(), count))) {
+    for (const n of seg.nodes) {
+      yield* markSeed(n.seq);
+      if (n.kind === 'turn') {
+        const its: Item[] = [];
+        items(n.children, its);
+        // a turn starts its segment: its events are the segment's first ones, up to its last seq
+        const evs = seg.events;
+        let k = 0;
+        while (k + 1 < evs.length && evs[k + 1].seq <= n.lastSeq) k++;
+        yield {
+          kind: 'turn',
+          turn: n.turn,
+          seq: n.seq,
+          lastSeq: n.lastSeq,
+          open: n.open,
+          ...(n.reason !== undefined ? { reason: n.reason } : {}),
+          ...(reasonDetail(n.reasonData) !== undefined ? { detail: reasonDetail(n.reasonData) } : {}),
+          ms: Math.max(0, evs[k].time - evs[0].time),
+          usage: usageOf(evs, 0, k + 1),
+          boundary: !n.open && isBoundary(s.facts, n.lastSeq),
+          items: its,
+        };
+      } else {
+        const its: Item[] = [];
+        items([n], its);
+        for (const it of its) yield { kind: 'between', item: it };
+      }
+    }
+  }
+  if (!seedMarked && seedLength !== undefined && seedLength === count) yield* markSeed(seedLength);
 }
 
 /** "root → child (fork @44) → this (fork @57)" — raw ids; escape per format. */

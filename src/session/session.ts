@@ -43,6 +43,8 @@ export interface LoadJob {
   progress(): LoadProgress;
   /** reads on up to `end` (the log grew while it loaded); false when it cannot (then it is loaded again) */
   extend?(end: number): boolean;
+  /** the events read since the last drain, handed over: the load no longer holds them (Session.eventBatches) */
+  drain?(): SessionEvent[];
 }
 
 /** Starts loading the full log with events, up to the bytes the current state has consumed (`file`: the session's). */
@@ -123,6 +125,31 @@ export class Session {
   /** The events, loading them from disk on first use. */
   get events(): readonly SessionEvent[] {
     return this.ensureLoaded().events;
+  }
+
+  /**
+   * The events in order, in batches: the loaded ones at once, else read from
+   * the file up to what the facts describe, a chunk at a time, and never kept.
+   * Why: a command that writes a 10 GB session's tree or transcript holds one
+   * batch and what it makes of it, not the log (issue 23). Stop early by
+   * leaving the loop: the file is closed.
+   */
+  *eventBatches(): Generator<readonly SessionEvent[]> {
+    const job = this.loaded || !this.loader ? undefined : this.loader(this.log, this.file!);
+    if (!job?.drain) {
+      job?.close(); // a loader that cannot hand over its events: load them
+      yield this.events;
+      return;
+    }
+    try {
+      for (let done = false; !done; ) {
+        done = job.step(() => true);
+        const batch = job.drain();
+        if (batch.length > 0) yield batch;
+      }
+    } finally {
+      job.close();
+    }
   }
 
   /** The full log state with events; loads on first use (finishing a load under way at once; a failed one is tried again). */

@@ -209,6 +209,15 @@ export class LogReader {
     return { read: skipping ? Math.max(this.scanned, this.consumed) : this.consumed, end, skipFrom: this.skipFrom, line: this.lines + 1 };
   }
 
+  /** The events retained so far, handed over and no longer held here (a read that streams its events: Session.eventBatches). */
+  takeEvents(): SessionEvent[] {
+    if (!this.retain) return [];
+    const out = this.events;
+    this.events = [];
+    this.eventEnds = [];
+    return out;
+  }
+
   /** Stops retaining events and frees the ones held (an unloaded session keeps only its facts). */
   release(): void {
     this.retain = false;

@@ -1,6 +1,7 @@
 // One session file on disk -> a live Session (facts now, events on demand).
 import fs from 'node:fs';
 import type { Diagnostic } from '../session/diagnostics.js';
+import type { SessionEvent } from '../session/events.js';
 import { Session, type LoadJob, type LoadProgress, type LogState, type Loader } from '../session/session.js';
 import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN, type LogReaderOptions } from './log-reader.js';
 import { openRegular } from './open-file.js';
@@ -145,6 +146,8 @@ export interface ReadJob {
   progress(): LoadProgress;
   /** reads on up to `end` (the file grew); false when it cannot (closed, or a compressed log) */
   extend?(end: number): boolean;
+  /** the events read since the last drain, no longer held by the reader (a read that streams them) */
+  drain(): SessionEvent[];
 }
 
 /**
@@ -177,6 +180,7 @@ export function startReadLog(file: string, retain: boolean | LogReaderOptions, l
     result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs }, pending: end - reader.consumed }),
     close,
     progress: () => reader.progress(end),
+    drain: () => reader.takeEvents(),
     extend(to) {
       if (!open) return false;
       end = Math.max(end, to);
@@ -217,6 +221,7 @@ function loadSteps(current: LogState, file: string, seedCheck: boolean): LoadJob
       },
       close: () => r.close(),
       progress: () => r.progress(),
+      drain: () => r.drain(),
       extend: r.extend,
     };
   }

@@ -147,6 +147,7 @@ export function startReadZstdLog(
     close,
     // offsets in the decoded text, whose end is known only at the end
     progress: () => reader.progress(limit ?? Math.max(feed.at, reader.consumed)),
+    drain: () => reader.takeEvents(),
   };
 }
 

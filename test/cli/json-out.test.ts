@@ -2,7 +2,8 @@
 // JSON.stringify of the whole object, in bounded writes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { writeJsonWithArray } from '../../src/cli/json-out.js';
+import { jsonWithStreamedArray, writeJsonWithArray } from '../../src/cli/json-out.js';
+import { runs } from '../support/property.js';
 
 const run = (items: unknown[], rest?: Record<string, unknown>) => {
   const writes: string[] = [];
@@ -42,5 +43,39 @@ describe('writeJsonWithArray', () => {
     for (const w of writes) expect(w.text.length).toBeLessThan(64 * 1024 + 1024);
     // the first write went out long before the last item was made
     expect(writes[0].made).toBeLessThan(2000);
+  });
+});
+
+describe('jsonWithStreamedArray', () => {
+  const json = (v: unknown) => JSON.stringify(v, null, 2);
+  it('writes what stringify writes, the array anywhere among the keys, for any values', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 4 }), fc.string(), fc.array(fc.jsonValue(), { maxLength: 5 }), fc.nat(), (obj, key, items, place) => {
+        const keys = Object.keys(obj).filter((k) => k !== key);
+        const at = place % (keys.length + 1);
+        const whole: Record<string, unknown> = {};
+        keys.forEach((k, i) => {
+          if (i === at) whole[key] = items;
+          whole[k] = obj[k];
+        });
+        if (at === keys.length) whole[key] = items;
+        // a numeric-looking key sorts first in any object: compare with what stringify makes of the same object
+        const head: Record<string, unknown> = { ...whole, [key]: [] };
+        expect([...jsonWithStreamedArray(head, key, items, json)].join('')).toBe(json(whole));
+      }),
+      { numRuns: runs(300) },
+    );
+  });
+
+  it('holds one item at a time: each is made when its piece is taken', () => {
+    let made = 0;
+    const items = (function* () {
+      for (let i = 0; i < 3; i++) yield { i, n: ++made };
+    })();
+    const pieces = jsonWithStreamedArray({ a: 1, list: [] }, 'list', items, json);
+    expect(pieces.next().value).toBe('{\n  "a": 1,\n  "list": [');
+    expect(made).toBe(0);
+    pieces.next();
+    expect(made).toBe(1);
   });
 });

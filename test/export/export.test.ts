@@ -27,6 +27,39 @@ function golden(name: string, text: string): void {
   expect(text).toBe(fs.readFileSync(file, 'utf8'));
 }
 
+describe('export: a log with a seq gap', () => {
+  it('times a turn from its first event to its last, found by seq (not by index)', () => {
+    // the sample has a damaged line: seq 6 is lost, so from there a seq is one more than its index
+    const index = loadRootSync(SAMPLE_DIR, { cache: false });
+    const s = index.store.getAll('migrate-eslint-flat-config')[0];
+    const time = new Map(s.events.map((e) => [e.seq, e.time]));
+    const turns = buildTranscript(s, lookup(index)).blocks.filter((b) => b.kind === 'turn');
+    expect(turns.length).toBeGreaterThan(1);
+    for (const t of turns) expect(t.ms).toBe(time.get(t.lastSeq)! - time.get(t.seq)!);
+    expect(turns[0].ms).toBe(1561);
+  });
+});
+
+describe('export: read from disk in batches, or from the events in memory', () => {
+  it('is the same text either way, for every real and sample session and format', () => {
+    let fromDisk = 0;
+    for (const dir of [REAL_DIR, SAMPLE_DIR, path.join(REAL_DIR, '..', 'real-sessions-v2v4')]) {
+      const streamed = loadRootSync(dir, { cache: false });
+      const loaded = loadRootSync(dir, { cache: false });
+      const byFile = new Map(loaded.store.list().map((s) => [s.file, s]));
+      for (const s of streamed.store.list()) {
+        const t = byFile.get(s.file)!;
+        t.ensureLoaded();
+        const wasLoaded = s.isLoaded; // an empty log is loaded from the start
+        if (!wasLoaded) fromDisk++;
+        for (const f of FORMATS) expect(exportSession(s, lookup(streamed), f), `${s.file} ${f}`).toBe(exportSession(t, lookup(loaded), f));
+        expect(s.isLoaded).toBe(wasLoaded); // streaming never keeps the events
+      }
+    }
+    expect(fromDisk).toBeGreaterThan(20);
+  });
+});
+
 describe('export goldens (sample corpus)', () => {
   const dir = copyDir(SAMPLE_DIR, tmpDir());
   const index = loadRootSync(dir);

@@ -4,7 +4,7 @@
 // and never takes the machine. Bombs come from the zstd tool (through a pipe,
 // never decoded on disk) and from hand-made frames (RFC 8878: RLE blocks, a
 // header claiming a huge size, a huge window, a size that lies).
-import { execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { initDecoder, MAX_WINDOW, useWasmDecoder } from '../../src/storage/zstd-
 import { hasZstd } from '../support/real-roots.js';
 import { killAllPtys, spawnPty } from '../e2e/pty-harness.js';
 import { cleanupTmp, tmpDir } from '../support/fixtures.js';
+import { runBounded as runBoundedCli } from '../support/bounded-run.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'dist/dsh-browse.mjs');
@@ -102,47 +103,8 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => cleanupTmp());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  peak: number;
-  killed: boolean;
-}
-
-/** Runs the CLI, sampling the child's RSS from /proc every 20 ms and killing it past the bound. */
-function runBounded(args: string[], bound = RSS_BOUND, timeoutMs = 120_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', () => {});
-    let peak = 0;
-    let killed = false;
-    const sample = () => {
-      try {
-        const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        if (m) peak = Math.max(peak, Number(m[1]) * 1024);
-      } catch {
-        /* exited */
-      }
-      if (peak > bound && !killed) {
-        killed = true;
-        child.kill('SIGKILL');
-      }
-    };
-    const timer = setInterval(sample, 20);
-    const deadline = setTimeout(() => {
-      killed = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearInterval(timer);
-      clearTimeout(deadline);
-      resolve({ code, stdout, peak, killed });
-    });
-  });
-}
+/** Runs the CLI, killed past the bound (bounded-run.ts). */
+const runBounded = (args: string[], bound = RSS_BOUND) => runBoundedCli(args, { killAt: bound });
 
 interface Listed {
   sessions: Array<{ id: string; events: number; turns: number }>;

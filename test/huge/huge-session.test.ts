@@ -1,0 +1,100 @@
+// A session of any size (issue 23): `tree --json` and `export` of a generated
+// 200 MB session stream their output in bounded memory (the child is killed
+// at twice the bound, so a regression fails by a kill), and they write their
+// first bytes while the log is still being read: stopped by a reader that
+// does not read on, the command holds its place in the file, not the file.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeHugeSession, type HugeSessionInfo } from '../../bench/generate.js';
+import { runBounded, rssOf } from '../support/bounded-run.js';
+import { cleanupTmp, tmpDir } from '../support/fixtures.js';
+import { BIN } from '../support/run-cli.js';
+
+/** The issue's bound on peak RSS while exporting or browsing a huge session. */
+const BOUND = 300 * 2 ** 20;
+const MB = (n: number) => `${Math.round(n / 2 ** 20)} MB`;
+
+let root: string;
+let huge: HugeSessionInfo;
+beforeAll(() => {
+  root = tmpDir('huge-');
+  huge = writeHugeSession(path.join(root, 'huge.jsonl'), 200e6, { id: 'huge' });
+}, 120_000);
+afterAll(() => cleanupTmp());
+
+describe('a 200 MB session: commands stream their output in bounded memory', () => {
+  for (const args of [['tree', '--json'], ['export', '--format', 'md'], ['export', '--format', 'json'], ['export', '--format', 'html', '--at', '100000']]) {
+    it(`${args.join(' ')} completes under ${MB(BOUND)}`, async () => {
+      const r = await runBounded([...args, '--session', 'huge', '--dir', root, '--no-cache'], { killAt: 2 * BOUND, keepStdout: false, timeoutMs: 300_000 });
+      expect(r.killed, `killed at ${MB(r.peak)}`).toBe(false);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.peak, `peak ${MB(r.peak)}`).toBeLessThanOrEqual(BOUND);
+      // complete: the output ends as its format does, and is bigger than the log's text it holds
+      const end = args.includes('md') ? /fork boundary —\*\n$/ : args.includes('html') ? /<\/html>\n$/ : /\n\}\n$/;
+      expect(r.tail).toMatch(end);
+      expect(r.stdoutBytes).toBeGreaterThan(args.includes('--at') ? 10e6 : huge.bytes / 2);
+    }, 360_000);
+  }
+});
+
+/** The read position of the child's open descriptor on `file` (undefined: none open). */
+function filePosition(pid: number, file: string): number | undefined {
+  const dir = `/proc/${pid}/fd`;
+  let fds: string[];
+  try {
+    fds = fs.readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  for (const fd of fds) {
+    try {
+      if (fs.readlinkSync(path.join(dir, fd)) !== file) continue;
+      const m = /^pos:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'));
+      if (m) return Number(m[1]);
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return undefined;
+}
+
+describe('a 200 MB session: output before the input is read to its end', () => {
+  for (const args of [['tree', '--json'], ['export', '--format', 'md']]) {
+    it(`${args.join(' ')} through a pipe nobody reads: stops early in the log, then finishes`, async () => {
+      const env: Record<string, string | undefined> = { ...process.env };
+      delete env.CI;
+      const child = spawn(process.execPath, [BIN, ...args, '--session', 'huge', '--dir', root, '--no-cache'], { stdio: ['ignore', 'pipe', 'ignore'], env });
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      try {
+        // the first bytes, then no more reading: the pipe fills and the command must wait
+        const first = await new Promise<Buffer>((resolve) => child.stdout.once('data', resolve));
+        child.stdout.pause();
+        expect(first.length).toBeGreaterThan(0);
+        // poll until the command stands still (its read position unchanged for a while), generous deadline
+        const file = path.join(root, 'huge.jsonl');
+        let last: number | undefined;
+        let still = 0;
+        const deadline = Date.now() + 60_000;
+        while (still < 10 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50));
+          const pos = filePosition(child.pid!, file);
+          still = pos !== undefined && pos === last ? still + 1 : 0;
+          last = pos;
+        }
+        expect(still, 'the command never stood still on an open log').toBe(10);
+        expect(last!).toBeLessThan(huge.bytes / 4);
+        expect(rssOf(child.pid!)!).toBeLessThan(BOUND);
+        // read on: it finishes, and says all of it
+        let bytes = first.length;
+        child.stdout.on('data', (d: Buffer) => (bytes += d.length));
+        child.stdout.resume();
+        expect(await closed).toBe(0);
+        expect(bytes).toBeGreaterThan(huge.bytes / 2);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    }, 300_000);
+  }
+});
