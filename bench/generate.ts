@@ -1106,6 +1106,8 @@ export interface HugeSessionInfo {
   bytes: number;
   events: number;
   turns: number;
+  /** a fork boundary near the middle: its seq and the byte offset just after its line */
+  mid: { seq: number; end: number };
 }
 
 /**
@@ -1122,6 +1124,7 @@ export function writeHugeSession(file: string, bytes: number, opts: { seed?: num
   const s: GenSession = { id: opts.id ?? `huge-${r.uuid()}`, era: 'v0', cwd: '/home/dev/src/huge', createdAt: BASE_TIME, b };
   const fd = openSync(file, 'wx');
   let written = 0;
+  let mid: HugeSessionInfo['mid'] | undefined;
   const put = (text: string) => {
     const buf = Buffer.from(text);
     for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off);
@@ -1133,9 +1136,11 @@ export function writeHugeSession(file: string, bytes: number, opts: { seed?: num
       b.turnOnce(r.chance(0.95) ? 'completed' : pickReason(r), false);
       put(b.lines.join('\n') + '\n');
       b.lines = [];
+      // every turn ends completed or with a reason that is still a boundary (no open turns here)
+      if (mid === undefined && written >= bytes / 2) mid = { seq: b.seq - 1, end: written };
     }
   } finally {
     closeSync(fd);
   }
-  return { file, id: s.id, bytes: written, events: b.seq, turns: b.turn };
+  return { file, id: s.id, bytes: written, events: b.seq, turns: b.turn, mid: mid ?? { seq: b.seq - 1, end: written } };
 }

@@ -4,7 +4,6 @@
 import { isBoundary } from '../session/log-facts.js';
 import { textOf } from '../session/json-safe.js';
 import { segmentTrees, type TreeNode } from '../session/replay.js';
-import type { SessionEvent } from '../session/events.js';
 import { indexSessions, parentOf, type SessionIndex } from '../session/compare.js';
 import type { Session } from '../session/session.js';
 import { emptyUsage, foldSessionUsage, usageOf, withSplit, type SessionUsage, type TokenUsage } from '../session/usage.js';
@@ -109,20 +108,6 @@ export interface TranscriptStream {
   blocks: Iterable<Block>;
 }
 
-/** The first `n` events of `batches`, in batches. */
-function* firstEvents(batches: Iterable<readonly SessionEvent[]>, n: number): Generator<readonly SessionEvent[]> {
-  if (n <= 0) return;
-  let seen = 0;
-  for (const b of batches) {
-    if (seen + b.length >= n) {
-      yield b.slice(0, n - seen);
-      return;
-    }
-    seen += b.length;
-    yield b;
-  }
-}
-
 /** The transcript of `s` up to seq `upTo` inclusive (default: the whole log). */
 export function buildTranscript(s: Session, sessions: Sessions, upTo?: number): Transcript {
   const t = streamTranscript(s, sessions, upTo);
@@ -143,7 +128,7 @@ export function streamTranscript(s: Session, sessions: Sessions, upTo?: number):
   if (count === s.length) usage = withSplit(s.facts.usage, seedLength);
   else {
     const u = emptyUsage() as SessionUsage;
-    for (const b of firstEvents(s.eventBatches(), count)) for (const e of b) foldSessionUsage(u, e, seedLength);
+    for (const b of s.eventBatches(count)) for (const e of b) foldSessionUsage(u, e, seedLength);
     usage = withSplit(u, seedLength);
   }
   const head: Omit<Transcript, 'blocks'> = {
@@ -168,7 +153,7 @@ function* transcriptBlocks(s: Session, count: number): Generator<Block> {
       yield { kind: 'seed-end', seq: seedLength!, ...(s.parentSession !== undefined ? { parent: s.parentSession } : {}) };
     }
   }
-  for (const seg of segmentTrees(firstEvents(s.eventBatches(), count))) {
+  for (const seg of segmentTrees(s.eventBatches(count))) {
     for (const n of seg.nodes) {
       yield* markSeed(n.seq);
       if (n.kind === 'turn') {

@@ -313,9 +313,11 @@ export function turnsBefore(f: LogFacts, seq: number): number {
  * seq n-1 is a fork boundary — without folding the whole prefix again (a fork
  * of a 50k-event session would spend as long folding as writing). Equal to
  * folding events[0..n) into emptyFacts() with seedFrom = `seedFrom`; a test
- * checks that on every boundary of the sample and real corpora.
+ * checks that on every boundary of the sample and real corpora. One pass over
+ * `events` (only its first n are taken): a fork of a 10 GB log folds them as
+ * they are read, never holding them.
  */
-export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n: number, seedFrom?: number): LogFacts {
+export function prefixFacts(parent: LogFacts, events: Iterable<SessionEvent>, n: number, seedFrom?: number): LogFacts {
   const f = emptyFacts();
   if (seedFrom !== undefined) f.seedFrom = seedFrom;
   if (parent.rc8Rule) f.rc8Rule = true;
@@ -324,40 +326,41 @@ export function prefixFacts(parent: LogFacts, events: readonly SessionEvent[], n
   // The title is decided by the first prompt (or session/title): fold only until then.
   const t = emptyFacts();
   t.seedFrom = seedFrom;
-  for (let i = 0; i < n && t.title === undefined; i++) foldEvent(t, events[i]);
+  let seen = 0;
+  let last: SessionEvent | undefined;
+  let sawTurnEnd = false;
+  for (const e of events) {
+    if (seen++ === n) break;
+    if (t.title === undefined) foldEvent(t, e);
+    // the latest session/title and the vocabulary need the whole prefix (cheap: a type test per event)
+    if (e.type === 'session/title' && typeof e.data?.title === 'string' && firstLine(e.data.title)) f.sessionTitle = firstLine(e.data.title);
+    if (RC8_VOCABULARY.has(e.type)) f.rc8Vocabulary = true;
+    if (USAGE_TYPES.has(e.type)) foldUsageOf(f, e); // one Set lookup per event
+    // lastReason and pendingCalls: what the events after the last turn/end leave
+    if (e.type === 'turn/end') {
+      sawTurnEnd = true;
+      f.lastReason = endReason(e);
+      f.pendingCalls = 0;
+    } else if (e.type === 'tool/call') f.pendingCalls++;
+    else if (e.type === 'tool/result' && f.pendingCalls > 0) f.pendingCalls--;
+    last = e;
+  }
+  if (seen < n) throw new Error(`internal: a prefix of ${n} events from a log of ${seen}`);
   if (t.title !== undefined) f.title = t.title;
   if (t.titleSeq !== undefined) f.titleSeq = t.titleSeq;
   if (t.titleInherited !== undefined) f.titleInherited = t.titleInherited;
-  // The latest session/title and the vocabulary need the whole prefix (cheap: a type test per event).
-  for (let i = 0; i < n; i++) {
-    const e = events[i];
-    if (e.type === 'session/title' && typeof e.data?.title === 'string' && firstLine(e.data.title)) f.sessionTitle = firstLine(e.data.title);
-    if (RC8_VOCABULARY.has(e.type)) f.rc8Vocabulary = true;
-  }
   if (f.sessionTitle !== undefined) {
     f.title = f.sessionTitle;
     f.titleInherited = false;
   }
   f.events = n;
-  for (let i = 0; i < n; i++) if (USAGE_TYPES.has(events[i].type)) foldUsageOf(f, events[i]); // one Set lookup per event
   f.turnStarts = parent.turnStarts.filter((s) => s < n);
   f.turns = f.turnStarts.length;
   f.boundaries = parent.boundaries.filter((b) => b < n);
   // n-1 is a boundary: under the RFC rule boundaries follow a turn/end; under rc.8's, one may precede the first turn.
-  f.sawTurnEnd = parent.rc8Rule ? events.slice(0, n).some((e) => e.type === 'turn/end') : true;
+  f.sawTurnEnd = parent.rc8Rule ? sawTurnEnd : true;
   f.endsAtBoundary = true;
-  f.lastEventType = events[n - 1].type;
-  f.lastEventTime = events[n - 1].time;
-  // Replay the short tail after the last turn/end for lastReason and pendingCalls.
-  let i = n - 1;
-  while (i > 0 && events[i].type !== 'turn/end') i--;
-  for (; i < n; i++) {
-    const e = events[i];
-    if (e.type === 'turn/end') {
-      f.lastReason = endReason(e);
-      f.pendingCalls = 0;
-    } else if (e.type === 'tool/call') f.pendingCalls++;
-    else if (e.type === 'tool/result' && f.pendingCalls > 0) f.pendingCalls--;
-  }
+  f.lastEventType = last!.type;
+  f.lastEventTime = last!.time;
   return f;
 }

@@ -131,21 +131,30 @@ export class Session {
    * The events in order, in batches: the loaded ones at once, else read from
    * the file up to what the facts describe, a chunk at a time, and never kept.
    * Why: a command that writes a 10 GB session's tree or transcript holds one
-   * batch and what it makes of it, not the log (issue 23). Stop early by
-   * leaving the loop: the file is closed.
+   * batch and what it makes of it, not the log (issue 23). `count`: only
+   * the first so many events (the read stops there). Stop early by leaving
+   * the loop: the file is closed.
    */
-  *eventBatches(): Generator<readonly SessionEvent[]> {
+  *eventBatches(count = Infinity): Generator<readonly SessionEvent[]> {
+    if (count <= 0) return;
     const job = this.loaded || !this.loader ? undefined : this.loader(this.log, this.file!);
     if (!job?.drain) {
       job?.close(); // a loader that cannot hand over its events: load them
-      yield this.events;
+      yield count < this.events.length ? this.events.slice(0, count) : this.events;
       return;
     }
     try {
+      let seen = 0;
       for (let done = false; !done; ) {
         done = job.step(() => true);
         const batch = job.drain();
-        if (batch.length > 0) yield batch;
+        if (batch.length === 0) continue;
+        if (seen + batch.length >= count) {
+          yield batch.slice(0, count - seen);
+          return;
+        }
+        seen += batch.length;
+        yield batch;
       }
     } finally {
       job.close();

@@ -2,7 +2,7 @@
 // Pure policy: durable work goes through a SessionPersistence.
 import { Journal } from './journal.js';
 import { eraOf, type Era } from './era.js';
-import { SessionForkError } from './errors.js';
+import { isSessionForkError, SessionForkError } from './errors.js';
 import { newChildId } from './ids.js';
 import { inheritedTitle, takesParentTitle } from './inherited-title.js';
 import { parentLink } from './lineage.js';
@@ -24,6 +24,12 @@ export interface SessionForkMeta {
 /** What create() writes beyond the RFC meta: the era of the harness the child must look like. */
 export interface CreateOptions {
   seed?: readonly SessionEvent[];
+  /**
+   * A fork's seed that the store does not hold: the parent's first
+   * prefix.length events, which the persistence copies from its log; `seed`
+   * then holds only what follows them (issue 23: a 10 GB parent).
+   */
+  prefix?: SeedPrefix;
   meta?: Partial<SessionForkMeta>;
   /** rc8: header with delegationDepth (0, as rc.8's own fork) and a session/end-seed marker after the seed */
   era?: Era;
@@ -44,6 +50,13 @@ export interface ForkSessionOptions {
   boundary?: number;
 }
 
+/** The first `length` events of a parent's log, scanned once by the persistence (storage's PrefixScan adds what it copies). */
+export interface SeedPrefix {
+  readonly length: number;
+  /** the type and time of its last event (a v2+ marker is stamped with it) */
+  readonly last?: { type: string; time: number };
+}
+
 /** How the store makes a new session durable (the disk writer, or nothing in memory). */
 export interface SessionPersistence {
   /** true when a file for `id` already exists where a child of `parent` would be written */
@@ -57,7 +70,13 @@ export interface SessionPersistence {
    * `parent`/`seedLength` allow copying the seed bytes from the parent's file.
    * Throws SessionForkError (SESSION_ALREADY_EXISTS, WRITE_FAILED).
    */
-  write(header: SessionHeader, seed: readonly SessionEvent[], parent?: Session, inherited?: number): Session;
+  write(header: SessionHeader, seed: readonly SessionEvent[], parent?: Session, inherited?: number, prefix?: SeedPrefix): Session;
+  /**
+   * The seed of a fork of `parent` cut after `n` events, read in one pass and
+   * not held (`seedFrom` as prefixFacts takes it); write() then copies it.
+   * Throws what the read throws.
+   */
+  scanPrefix?(parent: Session, n: number, seedFrom: number | undefined): SeedPrefix;
 }
 
 const quote = (id: string) => JSON.stringify(id);
@@ -249,9 +268,11 @@ export class SessionStore {
     this.checkIdShape(id, parent);
     if (this.byId.has(id)) throw new SessionForkError('SESSION_ALREADY_EXISTS', `session ${quote(id)} already exists`);
     let seed = opts.seed ?? [];
+    const prefix = opts.prefix;
+    const base = prefix?.length ?? 0;
     seed.forEach((e, i) => {
-      if (!e || typeof e.type !== 'string' || e.seq !== i)
-        throw new SessionForkError('INVALID_SEED', `seed event ${i} is not a valid event with seq ${i}`);
+      if (!e || typeof e.type !== 'string' || e.seq !== base + i)
+        throw new SessionForkError('INVALID_SEED', `seed event ${base + i} is not a valid event with seq ${base + i}`);
     });
     const version = opts.version ?? 0;
     const header: SessionHeader = { type: 'session', version, id, createdAt: Date.now() };
@@ -265,21 +286,25 @@ export class SessionStore {
       // stamped with the time of the boundary event.
       header.isSeeded = inherited !== undefined;
       header.delegationDepth = 0;
-      if (inherited !== undefined) {
-        const prefix = seed.slice(0, inherited);
-        const time = prefix.at(-1)?.time ?? Date.now();
-        seed = [...prefix, { type: 'session/end-seed', seq: inherited, time, data: { inherited: true } }, ...seed.slice(inherited).map((e, i) => ({ ...e, seq: inherited + 1 + i }))];
+      if (inherited !== undefined && prefix) {
+        if (inherited !== base) throw new SessionForkError('INVALID_SEED', `a seed of ${base} events cannot inherit ${inherited}`);
+        seed = [{ type: 'session/end-seed', seq: inherited, time: prefix.last?.time ?? Date.now(), data: { inherited: true } }, ...seed.map((e) => ({ ...e, seq: e.seq + 1 }))];
+      } else if (inherited !== undefined) {
+        const head = seed.slice(0, inherited);
+        const time = head.at(-1)?.time ?? Date.now();
+        seed = [...head, { type: 'session/end-seed', seq: inherited, time, data: { inherited: true } }, ...seed.slice(inherited).map((e, i) => ({ ...e, seq: inherited + 1 + i }))];
       }
     } else if (inherited !== undefined) header.seedLength = inherited;
     if (opts.era === 'rc8' && !seedByMarker(header)) {
       // As rc.8's own fork: origin and agentPreset are not carried over, delegationDepth is 0,
       // and a seeded session marks where its seed ended (unless the seed already ends with the marker).
       header.delegationDepth = 0;
-      if (opts.seed !== undefined && seed.at(-1)?.type !== 'session/end-seed')
-        seed = [...seed, { type: 'session/end-seed', seq: seed.length, time: Date.now(), data: {} }];
+      if ((opts.seed !== undefined || prefix) && (seed.at(-1)?.type ?? prefix?.last?.type) !== 'session/end-seed')
+        seed = [...seed, { type: 'session/end-seed', seq: base + seed.length, time: Date.now(), data: {} }];
     }
     // In memory the child owns a deep clone; on disk it reloads from its own file.
-    const child = this.persistence ? this.persistence.write(header, seed, parent, inherited) : memorySession(header, structuredClone(seed) as SessionEvent[]);
+    if (prefix && !this.persistence) throw new Error('internal: a seed prefix needs a persistence to copy it');
+    const child = this.persistence ? this.persistence.write(header, seed, parent, inherited, prefix) : memorySession(header, structuredClone(seed) as SessionEvent[]);
     if (parent) child.forkedFrom = SessionStore.keyOf(parent);
     this.add(child);
     return child;
@@ -324,17 +349,14 @@ export class SessionStore {
     if (s.facts.rc8Rule) {
       // rc.8's rule and wording: the latest turn/start or turn/end in the prefix is an unmatched turn/start.
       let turn: unknown = cut === len - 1 ? s.facts.openTurn : undefined;
-      if (turn === undefined || turn === null) {
-        const events = this.readEvents(s);
-        for (let i = cut; i >= 0; i--)
-          if (events[i].type === 'turn/start') {
-            turn = events[i].data?.turn;
-            break;
-          }
-      }
+      if (turn === undefined || turn === null)
+        this.eachEvent(s, cut, (e) => {
+          if (e.type === 'turn/start') turn = e.data?.turn;
+        });
       return new SessionForkError('OPEN_TURN', `fork boundary ${cut} in session ${quote(s.id)} ends inside open turn ${String(turn)}`, { boundary: cut });
     }
-    const last = cut === len - 1 && s.facts.lastEventType !== undefined ? s.facts.lastEventType : this.readEvents(s)[cut].type;
+    let last = cut === len - 1 ? s.facts.lastEventType : undefined;
+    if (last === undefined) this.eachEvent(s, cut, (e) => (last = e.type));
     return new SessionForkError('OPEN_TURN', `cannot fork session ${quote(s.id)} inside an open turn (last event: ${last})`, { boundary: cut });
   }
 
@@ -384,15 +406,43 @@ export class SessionStore {
   fork(opts: ForkSessionOptions): Session {
     const { src, meta } = this.prepare(opts.source, opts.boundary, opts.sessionId);
     const id = opts.sessionId ?? this.freshId(src);
+    const era = eraOf(src);
+    const version = src.header.version;
+    if (this.persistence?.scanPrefix) {
+      // the seed is read once and copied, never held (a v2+ child's own marker sets its seedFrom)
+      const n = meta.seedLength;
+      const prefix = this.read(src, () => this.persistence!.scanPrefix!(src, n, seedByMarker({ version }) ? undefined : n));
+      return this.create(id, { prefix, meta, era, version }, src);
+    }
     const seed = this.readEvents(src).slice(0, meta.seedLength);
-    return this.create(id, { seed, meta, era: eraOf(src), version: src.header.version }, src);
+    return this.create(id, { seed, meta, era, version }, src);
   }
 
   /** The source's events; an I/O error (file gone, unreadable) becomes READ_FAILED. */
   private readEvents(s: Session): readonly SessionEvent[] {
+    return this.read(s, () => s.events);
+  }
+
+  /**
+   * Visits the events of `s` up to index `last`, in order: the loaded ones, or
+   * the log read in batches and not kept (a refusal inside a turn of a 10 GB
+   * log reads only up to the cut, and loads nothing). An I/O error is READ_FAILED.
+   */
+  private eachEvent(s: Session, last: number, visit: (e: SessionEvent) => void): void {
+    this.read(s, () => {
+      if (s.isLoaded) {
+        const events = s.events;
+        for (let i = 0; i <= last && i < events.length; i++) visit(events[i]);
+      } else for (const batch of s.eventBatches(last + 1)) for (const e of batch) visit(e);
+    });
+  }
+
+  /** A read of `s`'s log; an I/O error (file gone, unreadable) becomes READ_FAILED. */
+  private read<T>(s: Session, f: () => T): T {
     try {
-      return s.events;
+      return f();
     } catch (e) {
+      if (isSessionForkError(e)) throw e;
       throw new SessionForkError('READ_FAILED', `could not read session ${quote(s.id)}: ${(e as Error).message}`);
     }
   }

@@ -22,8 +22,8 @@ export interface NewFileBody {
   copy?: ByteRange;
   /** the seed bytes already in memory (a compressed parent's decoded text) */
   copyBytes?: Buffer;
-  /** then these lines (without newlines) */
-  lines?: string[];
+  /** then these lines (without newlines), written as they come (a damaged seed is re-serialised event by event) */
+  lines?: Iterable<string>;
   /** write rc.8's compressed encoding: a frame with the header line, then one with the rest */
   zstd?: boolean;
 }
@@ -137,11 +137,28 @@ function readRange(range: ByteRange): Buffer {
   return out;
 }
 
+/** The lines as text with a newline after each, in pieces of ~1 MB. */
+function* lineText(lines: Iterable<string>): Generator<string> {
+  let parts: string[] = [];
+  let size = 0;
+  for (const l of lines) {
+    parts.push(l, '\n');
+    size += l.length + 1;
+    if (size >= COPY_CHUNK) {
+      yield parts.join('');
+      parts = [];
+      size = 0;
+    }
+  }
+  if (parts.length > 0) yield parts.join('');
+}
+
 function writeBody(fd: number, body: NewFileBody): void {
-  const tail = body.lines && body.lines.length > 0 ? Buffer.from(body.lines.join('\n') + '\n', 'utf8') : undefined;
   if (body.zstd) {
+    // one stored frame for the rest: its text is held (a compressed log decodes to at most MAX_TEXT)
+    const tail = body.lines ? Buffer.from([...lineText(body.lines)].join(''), 'utf8') : undefined;
     writeAll(fd, encodeStoredFrame(Buffer.from(body.header + '\n', 'utf8')));
-    const parts = [body.copyBytes ?? (body.copy ? readRange(body.copy) : Buffer.alloc(0)), ...(tail ? [tail] : [])];
+    const parts = [body.copyBytes ?? (body.copy ? readRange(body.copy) : Buffer.alloc(0)), ...(tail?.length ? [tail] : [])];
     const rest = Buffer.concat(parts);
     if (rest.length > 0) writeAll(fd, encodeStoredFrame(rest));
     return;
@@ -149,7 +166,7 @@ function writeBody(fd: number, body: NewFileBody): void {
   writeAll(fd, Buffer.from(body.header + '\n', 'utf8'));
   if (body.copyBytes) writeAll(fd, body.copyBytes);
   else if (body.copy) copyRange(fd, body.copy);
-  if (tail) writeAll(fd, tail);
+  if (body.lines) for (const text of lineText(body.lines)) writeAll(fd, Buffer.from(text, 'utf8'));
 }
 
 /**

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { SessionEvent, SessionHeader } from '../session/events.js';
 import { emptyFacts, foldEvent, isBoundary, prefixFacts, type LogFacts } from '../session/log-facts.js';
 import { Session, type LogState } from '../session/session.js';
-import type { SessionPersistence } from '../session/store.js';
+import type { SeedPrefix, SessionPersistence } from '../session/store.js';
+import { scanPrefix, type PrefixScan } from './seed-prefix.js';
 import { writeNewSessionFile, type NewFileBody } from './atomic-writer.js';
 import { SessionForkError } from '../session/errors.js';
 import { usesRc8Rule } from '../session/era.js';
@@ -64,17 +65,14 @@ export function headerLine(h: SessionHeader): string {
   return JSON.stringify(o);
 }
 
-/**
- * The parent's bytes for its first `n` events, when they can be copied
- * verbatim: every line up to the cut is clean and the cut ends a line.
- */
-export function seedByteRange(parent: Session, n: number): { file: string; start: number; end: number } | undefined {
-  if (!parent.file || n === 0) return undefined;
-  const log = parent.ensureLoaded();
-  const end = log.eventEnds[n - 1];
-  if (end === undefined || end > log.firstAnomaly) return undefined;
-  if (n < log.eventEnds.length && log.eventEnds[n] === end) return undefined; // cut inside a packed row
-  return { file: parent.file, start: log.headerEnd, end };
+/** The first `n` events of `parent` as lines, read as they are written (a fork whose seed cannot be copied byte for byte). */
+function* prefixLines(parent: Session, n: number): Generator<string> {
+  for (const batch of parent.eventBatches(n)) for (const e of batch) yield JSON.stringify(e);
+}
+
+function* concatLines(a: Iterable<string>, b: Iterable<string>): Generator<string> {
+  yield* a;
+  yield* b;
 }
 
 function foldAll(events: readonly SessionEvent[], seedFrom?: number): LogFacts {
@@ -119,37 +117,56 @@ export class DiskPersistence implements SessionPersistence {
     }
   }
 
-  write(header: SessionHeader, seed: readonly SessionEvent[], parent?: Session, inherited?: number): Session {
+  scanPrefix(parent: Session, n: number, seedFrom: number | undefined): PrefixScan {
+    return scanPrefix(parent, n, seedFrom);
+  }
+
+  write(header: SessionHeader, seed: readonly SessionEvent[], parent?: Session, inherited?: number, prefix?: SeedPrefix): Session {
     const { dir, file } = this.target(header.id, parent);
     const zstd = isCompressedLog(file);
     const body: NewFileBody = { header: headerLine(header), zstd };
-    // The inherited events are copied as the parent wrote them; what the child adds (the end-seed marker) follows.
-    const cut = inherited ?? header.seedLength;
-    const n = cut !== undefined && cut <= seed.length ? cut : seed.length;
-    const copy = parent ? seedByteRange(parent, n) : undefined;
-    const own = seed.slice(copy ? n : 0);
-    if (copy && parent?.file && isCompressedLog(parent.file)) body.copyBytes = readZstdRange(parent.file, copy.start, copy.end);
-    else if (copy) body.copy = copy;
-    if (own.length > 0) body.lines = own.map((e) => JSON.stringify(e));
-    writeNewSessionFile(dir, file, header.id, body);
     const marker = seedByMarker(header) ? (header.isSeeded ? 'seeded' : 'unseeded') : undefined;
-    const isPrefix = parent !== undefined && cut === n && (n === 0 || isBoundary(parent.facts, n - 1));
+    // The inherited events are copied as the parent wrote them; what the child adds (the end-seed marker) follows.
     let facts: LogFacts;
-    if (isPrefix) {
-      // v2+: the prefix has no cut of its own yet; the child's marker (its first own event) sets it
-      facts = prefixFacts(parent.facts, seed, n, marker ? undefined : n);
+    if (prefix && parent) {
+      // a fork: `seed` is what follows the parent's first prefix.length events (scanned by scanPrefix, not held)
+      const p = prefix as PrefixScan;
+      const n = p.length;
+      if (p.range && parent.file && isCompressedLog(parent.file)) body.copyBytes = readZstdRange(parent.file, p.range.start, p.range.end);
+      else if (p.range) body.copy = p.range;
+      const own = seed.map((e) => JSON.stringify(e));
+      // a damaged prefix is written again from its events, read once more as it is written
+      body.lines = p.range || n === 0 ? own : concatLines(prefixLines(parent, n), own);
+      facts = { ...p.facts };
       if (marker) facts.seedMarker = marker;
-      for (const e of seed.slice(n)) foldEvent(facts, e);
+      for (const e of seed) foldEvent(facts, e);
     } else {
-      facts = foldAll(seed, header.seedLength);
-      if (parent?.facts.rc8Rule || usesRc8Rule(header, file)) {
-        facts = emptyFacts();
-        facts.rc8Rule = true;
-        if (header.seedLength !== undefined) facts.seedFrom = header.seedLength;
+      const cut = inherited ?? header.seedLength;
+      const n = cut !== undefined && cut <= seed.length ? cut : seed.length;
+      const copy = parent && n <= parent.length ? scanPrefix(parent, n, marker ? undefined : n) : undefined;
+      const copied = copy?.range !== undefined;
+      if (copied && parent?.file && isCompressedLog(parent.file)) body.copyBytes = readZstdRange(parent.file, copy!.range!.start, copy!.range!.end);
+      else if (copied) body.copy = copy!.range;
+      const own = seed.slice(copied ? n : 0);
+      if (own.length > 0) body.lines = own.map((e) => JSON.stringify(e));
+      const isPrefix = parent !== undefined && cut === n && (n === 0 || isBoundary(parent.facts, n - 1));
+      if (isPrefix) {
+        // v2+: the prefix has no cut of its own yet; the child's marker (its first own event) sets it
+        facts = prefixFacts(parent.facts, seed, n, marker ? undefined : n);
         if (marker) facts.seedMarker = marker;
-        for (const e of seed) foldEvent(facts, e);
+        for (const e of seed.slice(n)) foldEvent(facts, e);
+      } else {
+        facts = foldAll(seed, header.seedLength);
+        if (parent?.facts.rc8Rule || usesRc8Rule(header, file)) {
+          facts = emptyFacts();
+          facts.rc8Rule = true;
+          if (header.seedLength !== undefined) facts.seedFrom = header.seedLength;
+          if (marker) facts.seedMarker = marker;
+          for (const e of seed) foldEvent(facts, e);
+        }
       }
     }
+    writeNewSessionFile(dir, file, header.id, body);
     if (usesRc8Rule(header, file)) facts.rc8Rule = true;
     const size = zstd ? zstdTextLength(file) : fs.statSync(file).size;
     const log: LogState = { facts, events: [], eventEnds: [], headerEnd: 0, firstAnomaly: Infinity, consumed: size, diagnostics: [] };

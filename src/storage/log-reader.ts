@@ -211,8 +211,13 @@ export class LogReader {
 
   /** The events retained so far, handed over and no longer held here (a read that streams its events: Session.eventBatches). */
   takeEvents(): SessionEvent[] {
-    if (!this.retain) return [];
-    const out = this.events;
+    return this.takeRetained().events;
+  }
+
+  /** takeEvents with the byte offset just after the line that held each (a fork's seed scan: seed-prefix.ts). */
+  takeRetained(): { events: SessionEvent[]; ends: number[] } {
+    if (!this.retain) return { events: [], ends: [] };
+    const out = { events: this.events, ends: this.eventEnds };
     this.events = [];
     this.eventEnds = [];
     return out;

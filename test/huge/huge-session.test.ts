@@ -39,6 +39,46 @@ describe('a 200 MB session: commands stream their output in bounded memory', () 
   }
 });
 
+describe('a 200 MB session: a fork streams its seed', () => {
+  it('at a boundary mid-log: under the bound, the seed the parent\'s prefix byte for byte, the parent untouched', async () => {
+    const parent = path.join(root, 'huge.jsonl');
+    const before = fs.statSync(parent);
+    const r = await runBounded(['fork', '--session', 'huge', '--at', String(huge.mid.seq), '--id', 'huge-kid', '--dir', root, '--no-cache', '--json'], { killAt: 2 * BOUND, timeoutMs: 300_000 });
+    expect(r.killed, `killed at ${MB(r.peak)}`).toBe(false);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.peak, `peak ${MB(r.peak)}`).toBeLessThanOrEqual(BOUND);
+    const child = JSON.parse(r.stdout).child;
+    expect(child.seedLength).toBe(huge.mid.seq + 1);
+    // compare in 1 MB pieces: the child's bytes after its header line against the parent's after its own
+    const a = fs.openSync(parent, 'r');
+    const b = fs.openSync(child.file, 'r');
+    try {
+      const headerEnd = (fd: number) => {
+        const buf = Buffer.alloc(4096);
+        fs.readSync(fd, buf, 0, buf.length, 0);
+        return buf.indexOf(10) + 1;
+      };
+      const pa = headerEnd(a);
+      const pb = headerEnd(b);
+      expect(fs.fstatSync(b).size - pb).toBe(huge.mid.end - pa);
+      const x = Buffer.alloc(1 << 20);
+      const y = Buffer.alloc(1 << 20);
+      for (let off = 0; off < huge.mid.end - pa; ) {
+        const n = fs.readSync(a, x, 0, Math.min(x.length, huge.mid.end - pa - off), pa + off);
+        fs.readSync(b, y, 0, n, pb + off);
+        if (!x.subarray(0, n).equals(y.subarray(0, n))) throw new Error(`the seed differs from the parent within bytes ${off}-${off + n}`);
+        off += n;
+      }
+    } finally {
+      fs.closeSync(a);
+      fs.closeSync(b);
+    }
+    const after = fs.statSync(parent);
+    expect([after.size, after.mtimeMs]).toEqual([before.size, before.mtimeMs]);
+    fs.rmSync(child.file);
+  }, 360_000);
+});
+
 /** The read position of the child's open descriptor on `file` (undefined: none open). */
 function filePosition(pid: number, file: string): number | undefined {
   const dir = `/proc/${pid}/fd`;

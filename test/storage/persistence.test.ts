@@ -128,6 +128,50 @@ describe('fork -> child file -> reload', () => {
     expect(child.header).toEqual(kid.header);
   });
 
+  it('streams the seed: the parent is read once and never loaded, and the child holds no events', () => {
+    const root = tmpDir();
+    writeLog(path.join(root, 'parent.jsonl'), hdr('parent', { cwd: '/c' }), EVENTS);
+    const index = loadRootSync(root, { cache: false });
+    const parent = index.store.getAll('parent')[0];
+    const child = index.store.fork({ source: parent, sessionId: 'kid', boundary: 14 });
+    expect(parent.isLoaded).toBe(false);
+    expect(child.isLoaded).toBe(false);
+    expect(child.facts).toEqual(loadRootSync(root, { cache: false }).store.getAll('kid')[0].facts);
+    expect(firstLines(child.file!, 15)).toEqual(firstLines(parent.file!, 15));
+  });
+
+  it('a refusal inside a turn names the event at the cut, read up to it, and loads nothing', () => {
+    const root = tmpDir();
+    writeLog(path.join(root, 'parent.jsonl'), hdr('parent', { cwd: '/c' }), EVENTS);
+    const index = loadRootSync(root, { cache: false });
+    const parent = index.store.getAll('parent')[0];
+    const err = index.store.boundaryError(parent, 10);
+    expect(parent.isLoaded).toBe(false);
+    expect(err?.code).toBe('OPEN_TURN');
+    expect(err?.message).toContain(`last event: ${parent.events[10].type}`);
+    expect(index.store.boundaryError(parent, 10)?.message).toBe(err?.message); // the same once loaded
+  });
+
+  it('a seed with a damaged line before the cut is written from its events, read as they are written', () => {
+    const root = tmpDir();
+    const file = writeLog(path.join(root, 'parent.jsonl'), hdr('parent', { cwd: '/c' }), EVENTS);
+    // a line of garbage after the first turn: the parent's bytes up to the cut cannot be copied as they are
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    lines.splice(8, 0, '{"type":"turn/st');
+    fs.writeFileSync(file, lines.join('\n'));
+    const index = loadRootSync(root, { cache: false });
+    const parent = index.store.getAll('parent')[0];
+    expect(parent.diagnostics.map((d) => d.code)).toContain('MALFORMED_LINE');
+    const child = index.store.fork({ source: parent, sessionId: 'kid', boundary: 14 });
+    expect(parent.isLoaded).toBe(false);
+    const text = fs.readFileSync(child.file!, 'utf8');
+    expect(text).not.toContain('{"type":"turn/st\n');
+    const reloaded = loadRootSync(root, { cache: false }).store.getAll('kid')[0];
+    expect(reloaded.diagnostics).toEqual([]);
+    expect(reloaded.events).toEqual(parent.events.slice(0, 15));
+    expect(reloaded.facts).toEqual(child.facts);
+  });
+
   it('a fork of a fork copies the grandparent seed bytes through the child', () => {
     const root = tmpDir();
     const p = writeLog(path.join(root, 'p.jsonl'), hdr('p'), EVENTS);
