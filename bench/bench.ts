@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --quick] [--preset A|B|quick] [--runs N] [--json] [--strict]
- *   [--scale-only | --no-scale] [--scale-sizes=10k,30k,100k] [--scale-deadline=S]`
+ *   [--scale-only | --no-scale] [--scale-sizes=10k,30k,100k] [--scale-deadline=S]
+ *   [--huge-only | --no-huge] [--huge-sizes=100m,1g,10g]`
  *
  * Every figure is the median of N runs (after 1 warm-up) with its min–max spread, next
  * to a floor measured in the same run, the ratio, the goal and PASS/MISS. Full run: the
@@ -14,6 +15,11 @@
  * the cache). --quick: all of them at 2k. --scale-only: only these rows (no corpus A/B);
  * --no-scale: none of them; --scale-sizes picks the sizes; --scale-deadline the
  * seconds a browser gets to go quiet (default 30x the headless audit, 60–300 s).
+ *
+ * Huge-session rows (issue 23, bench/huge.ts), before the scale rows: one generated
+ * session of 1 GB (--quick: 100 MB; --huge-sizes for others, e.g. 10g with 10 GB of
+ * disk to spare), deleted after: the index pass against a streamed parse floor, and
+ * the peak RSS of tree --json, export and fork. --huge-only: only these rows.
  */
 import os from 'node:os';
 import { join, dirname } from 'node:path';
@@ -26,6 +32,7 @@ import { inkFrames, p95 } from './ink-frame.js';
 import { measureLive, measureLiveScreen } from './live.js';
 import { measureIdle } from './idle.js';
 import { scaleFigures, parseSizes, type ScaleRow } from './scale.js';
+import { hugeFigures, parseHugeSizes } from './huge.js';
 
 type Preset = keyof typeof PRESETS;
 const argv = process.argv.slice(2);
@@ -44,6 +51,10 @@ const noScale = flag('--no-scale');
 if (scaleOnly && noScale) throw new Error('--scale-only and --no-scale exclude each other');
 const scaleSizes = parseSizes(opt('--scale-sizes'));
 const scaleDeadline = opt('--scale-deadline') === undefined ? undefined : Number(opt('--scale-deadline'));
+const hugeOnly = flag('--huge-only');
+const noHuge = flag('--no-huge');
+if (hugeOnly && (noHuge || scaleOnly)) throw new Error('--huge-only excludes --no-huge and --scale-only');
+const hugeSizes = parseHugeSizes(opt('--huge-sizes'));
 
 const corpusRoot = join(dirname(dirname(dirname(new URL(import.meta.url).pathname))), 'bench', '.corpus');
 const corpus = (p: Preset): CorpusInfo => {
@@ -76,7 +87,17 @@ async function scale(): Promise<void> {
   await scaleFigures({ quick, sizes: scaleSizes, deadlineS: scaleDeadline, log, attempt, push: (r) => rows.push(r), details });
 }
 
+async function huge(): Promise<void> {
+  if (noHuge) return;
+  await hugeFigures({ quick, sizes: hugeSizes, runs: quick ? 1 : 3, log, attempt, push: (r) => rows.push(r) });
+}
+
 async function main(): Promise<void> {
+  if (hugeOnly) {
+    await huge();
+    report(undefined);
+    return;
+  }
   if (scaleOnly) {
     await scale();
     report(undefined);
@@ -207,6 +228,7 @@ async function main(): Promise<void> {
     });
   }
 
+  await huge();
   await scale();
   report(main);
 }
@@ -226,7 +248,7 @@ function report(main: CorpusInfo | undefined): void {
   const out: string[] = [];
   out.push(`machine: ${machine.cores} cores, ${machine.model}, Node ${machine.node}, ${machine.ramGB.toFixed(1)} GB RAM, ${machine.platform}; load average at the end ${machine.loadavg.join(' ')}`);
   if (main) out.push(`preset ${preset}${quick ? ' (quick smoke run: goals are not asserted)' : ''}; median of ${loop.runs} runs after ${loop.warmup} warm-up; corpus ${main.files} files, ${(main.bytes / 1e6).toFixed(1)} MB, ${main.events} events`);
-  else out.push(`scale rows only${quick ? ' (quick smoke run at 2k: goals are not asserted)' : ''}`);
+  else out.push(`${hugeOnly ? 'huge-session' : 'scale'} rows only${quick ? ' (quick smoke run: goals are not asserted)' : ''}`);
   out.push('');
   const table = [['figure', 'corpus', 'median', 'min–max', 'floor (same run)', 'floor', 'ratio', 'goal', 'result']];
   for (const r of rows) {

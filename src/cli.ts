@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isSessionForkError } from './session/errors.js';
-import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, resolveSession, UsageError, type Out } from './cli/commands.js';
+import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, ReadFailure, resolveSession, UsageError, type Out } from './cli/commands.js';
 import { cmdDiff, cmdExport, DIFF_HELP, EXPORT_HELP } from './cli/branch-commands.js';
 import { defaultRoot, tuiStartOptions, type DefaultRoot } from './cli/default-root.js';
 import { folderProblem, folderState, looksLikePath } from './cli/folder-arg.js';
@@ -306,6 +306,9 @@ if (isEntry) {
       if (isUsage(e)) {
         process.stderr.write(`dsh-browse: ${sanitizeInline((e as Error).message)}\n`); // may name files and ids from disk
         process.exitCode = 2;
+      } else if (e instanceof ReadFailure) {
+        process.stderr.write(`dsh-browse: ${sanitizeInline(e.message)}\n`);
+        process.exitCode = 1;
       } else {
         process.stderr.write(`dsh-browse: unexpected failure: ${sanitizeInline(e instanceof Error ? e.message : String(e))}\n`);
         if (process.env.DSH_BROWSE_DEBUG) process.stderr.write(String((e as Error)?.stack) + '\n');

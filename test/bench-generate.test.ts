@@ -291,3 +291,31 @@ describe('bench corpus generator (quick preset)', () => {
     expect(readFileSync(join(d, 'keep.txt'), 'utf8')).toBe('x');
   });
 });
+
+describe('huge session generator (issue 23)', () => {
+  it('writes one clean session of at least the size, turn by turn, its middle boundary where it says', async () => {
+    const { writeHugeSession } = await import('../bench/generate.js');
+    const { loadRootSync } = await import('../src/storage/load-root.js');
+    const { parseHugeSizes } = await import('../bench/huge.js');
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-huge-gen-'));
+    try {
+      const info = writeHugeSession(join(dir, 'h.jsonl'), 3e6, { id: 'h', toolOutputBytes: 20_000 });
+      expect(info.bytes).toBeGreaterThanOrEqual(3e6);
+      expect(statSync(info.file).size).toBe(info.bytes);
+      const s = loadRootSync(dir, { cache: false }).store.getAll('h')[0];
+      expect(s.diagnostics).toEqual([]);
+      expect([s.facts.events, s.facts.turns, s.state]).toEqual([info.events, info.turns, 'at-boundary']);
+      expect(s.facts.boundaries).toContain(info.mid.seq);
+      const text = readFileSync(info.file);
+      expect(text[info.mid.end - 1]).toBe(10);
+      expect(JSON.parse(text.subarray(text.lastIndexOf(10, info.mid.end - 2) + 1, info.mid.end - 1).toString()).seq).toBe(info.mid.seq);
+      // the same seed gives the same bytes
+      const again = writeHugeSession(join(dir, 'h2.jsonl'), 3e6, { id: 'h', toolOutputBytes: 20_000 });
+      expect(createHash('sha256').update(readFileSync(again.file)).digest('hex')).toBe(createHash('sha256').update(text).digest('hex'));
+      expect(parseHugeSizes('100m,1g,2.5g')).toEqual([100e6, 1e9, 2.5e9]);
+      expect(() => parseHugeSizes('10x')).toThrow(/--huge-sizes/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

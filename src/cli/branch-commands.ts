@@ -6,7 +6,7 @@ import type { RootIndex } from '../storage/load-root.js';
 import { compareHeader, compareRows, renderCompareRow } from '../view/compare/compare-model.js';
 import { exportText, isExportFormat, EXPORT_FORMATS } from '../export/export.js';
 import { jsonSafe } from '../export/escape.js';
-import { UsageError, writePieces, type Out } from './commands.js';
+import { UsageError, writeFromLog, type Out } from './commands.js';
 import { painter } from './format.js';
 
 export const DIFF_HELP = `dsh-browse diff [--dir DIR] A B [--json]
@@ -48,6 +48,6 @@ export async function cmdExport(index: RootIndex, s: Session, at: number | undef
   const f = format ?? 'md';
   if (!isExportFormat(f)) throw new UsageError(`--format expects one of ${EXPORT_FORMATS.join(', ')}, got ${JSON.stringify(f)}`);
   if (at !== undefined && (at < 0 || at >= s.length)) throw new UsageError(`--at ${at} is outside the log (seqs 0–${s.length - 1})`);
-  await writePieces(out, exportText(s, index.store.list(), f, at));
+  await writeFromLog(out, s, exportText(s, index.store.list(), f, at));
   return 0;
 }

@@ -12,7 +12,8 @@ import { safeStringify } from '../session/json-safe.js';
 import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { isForkable, stateOf } from '../session/log-facts.js';
 import { segmentTrees, type TreeNode } from '../session/replay.js';
-import type { Session } from '../session/session.js';
+import { LogShrankError, type Session } from '../session/session.js';
+import { NotAFileError } from '../storage/open-file.js';
 import { allDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
 import { layoutLineage, renderLineageText } from '../view/lineage/lineage-layout.js';
 import { lineageNodes } from '../view/lineage/lineage-model.js';
@@ -26,6 +27,24 @@ export interface Out {
   /** false: the stream's buffer is full (a pipe read slower than we write); wait for drained() */
   write(s: string): void | boolean;
   drained?(): Promise<void>;
+}
+
+/** A session's log could not be read to its end while a command wrote it out: exit 1 with this message (what was written stays written). */
+export class ReadFailure extends Error {}
+
+/**
+ * writePieces of output made while `s`'s log is read: a log that vanished,
+ * became unreadable or shrank since the root was indexed is a ReadFailure
+ * naming the file, not an unexpected failure.
+ */
+export async function writeFromLog(out: Out, s: Session, pieces: Iterable<string>): Promise<void> {
+  try {
+    await writePieces(out, pieces);
+  } catch (e) {
+    if (e instanceof LogShrankError || e instanceof NotAFileError || typeof (e as NodeJS.ErrnoException).code === 'string')
+      throw new ReadFailure(`cannot read ${s.file ?? s.id}: ${(e as Error).message}`);
+    throw e;
+  }
 }
 
 /**
@@ -225,7 +244,7 @@ function treeLines(nodes: TreeNode[], boundaries: Set<number>, p: ReturnType<typ
  * (segmentTrees): a 10 GB session's tree is never held, only its turn being written.
  */
 export async function cmdTree(s: Session, out: Out): Promise<number> {
-  await writePieces(out, batched(treeText(s, out)));
+  await writeFromLog(out, s, batched(treeText(s, out)));
   return 0;
 }
 

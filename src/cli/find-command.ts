@@ -42,6 +42,9 @@ export function parseOrThrow(query: string): Query {
   return q;
 }
 
+/** Files up to this size are tested whole for the query's words before they are parsed; larger ones are filtered line by line. */
+const PREFILTER_MAX = 64 * 1024 * 1024;
+
 /** Every match of `q` under `dir`, files in path order, events in seq order. */
 export function findMatches(dir: string, q: Query): FindMatch[] {
   const literals = requiredLiterals(q);
@@ -57,8 +60,9 @@ export function findMatches(dir: string, q: Query): FindMatch[] {
     const current = currentGeneration(gens, path.dirname(file));
     if (current !== undefined && current !== file) continue;
     try {
-      // the raw-bytes test needs the text: a compressed log goes straight to the (bounded) reader
-      if (literals && literals.length > 0 && !isCompressedLog(file) && !fileMayMatch(fs.readFileSync(file), literals)) continue;
+      // the raw-bytes test needs the text: a compressed log goes straight to the (bounded) reader, and so
+      // does a huge one (a whole-file buffer past 2 GB, or a folded string past 512 MB, cannot be made)
+      if (literals && literals.length > 0 && !isCompressedLog(file) && fs.statSync(file).size <= PREFILTER_MAX && !fileMayMatch(fs.readFileSync(file), literals)) continue;
       const read = readLog(file, needEvents ? { retain: true, keepLine } : false);
       const { session } = sessionFromRead(file, read);
       if (!session) continue;

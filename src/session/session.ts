@@ -68,6 +68,17 @@ export function pauseWhileSkipping(job: () => LoadJob | undefined, ms: number): 
   return () => job()?.progress().skipFrom !== undefined && performance.now() > until;
 }
 
+/** A log read again ended before the events its facts count: it was truncated or replaced meanwhile. */
+export class LogShrankError extends Error {
+  constructor(
+    readonly file: string,
+    readonly read: number,
+    readonly expected: number,
+  ) {
+    super(`the log ended after ${read} of its ${expected} events (truncated or replaced since it was read)`);
+  }
+}
+
 export class Session {
   // The fields most sessions never set are declared only (no own property
   // until set; reads find undefined, or `gone`'s false on the prototype):
@@ -133,7 +144,9 @@ export class Session {
    * Why: a command that writes a 10 GB session's tree or transcript holds one
    * batch and what it makes of it, not the log (issue 23). `count`: only
    * the first so many events (the read stops there). Stop early by leaving
-   * the loop: the file is closed.
+   * the loop: the file is closed. A log that ends before the events its facts
+   * count (truncated or replaced since it was read) throws LogShrankError
+   * after the events it still had: a caller never takes a short log for a whole one.
    */
   *eventBatches(count = Infinity): Generator<readonly SessionEvent[]> {
     if (count <= 0) return;
@@ -156,6 +169,7 @@ export class Session {
         seen += batch.length;
         yield batch;
       }
+      if (seen < Math.min(count, this.length)) throw new LogShrankError(this.file!, seen, Math.min(count, this.length));
     } finally {
       job.close();
     }

@@ -4,7 +4,7 @@
 // fork of a 10 GB session holds one batch of events at a time (issue 23).
 import type { SessionEvent } from '../session/events.js';
 import { prefixFacts, type LogFacts } from '../session/log-facts.js';
-import type { Session } from '../session/session.js';
+import { LogShrankError, type Session } from '../session/session.js';
 import type { SeedPrefix } from '../session/store.js';
 import type { ByteRange } from './atomic-writer.js';
 import { startReadLog } from './session-file.js';
@@ -57,6 +57,8 @@ export function scanPrefix(parent: Session, n: number, seedFrom: number | undefi
           yield events[k];
         }
       }
+      // a log shorter than its facts said (truncated or replaced since): no seed is copied from it
+      if (i < n) throw new LogShrankError(file, i, n);
     } finally {
       job.close();
     }

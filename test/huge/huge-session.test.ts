@@ -79,6 +79,15 @@ describe('a 200 MB session: a fork streams its seed', () => {
   }, 360_000);
 });
 
+describe('a 200 MB session: find', () => {
+  it('a word in no event: filtered line by line (no whole-file buffer), under the bound, exit 1', async () => {
+    const r = await runBounded(['find', 'zzqqxxnever', '--json', '--dir', root, '--no-cache'], { killAt: 2 * BOUND, timeoutMs: 300_000 });
+    expect(r.killed, `killed at ${MB(r.peak)}`).toBe(false);
+    expect([r.code, JSON.parse(r.stdout)]).toEqual([1, { matches: [] }]);
+    expect(r.peak, `peak ${MB(r.peak)}`).toBeLessThanOrEqual(BOUND);
+  }, 360_000);
+});
+
 /** The read position of the child's open descriptor on `file` (undefined: none open). */
 function filePosition(pid: number, file: string): number | undefined {
   const dir = `/proc/${pid}/fd`;

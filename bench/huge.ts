@@ -1,0 +1,166 @@
+/**
+ * Huge-session rows (issue 23): one generated session of 1 GB (--quick: 100 MB;
+ * --huge-sizes=100m,1g,10g for others) in a temp folder, deleted after. Per size:
+ * the index pass (`list --json --no-cache`, the whole process) against a floor
+ * that streams the same file (read in 1 MB pieces, split, JSON.parse every line:
+ * a floor that reads the file as one string cannot read past 512 MB), and the
+ * peak RSS of `tree --json`, `export` and `fork`, each a child process whose RSS
+ * is read from /proc every 20 ms and which is killed at twice the bound.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { summarize, type Stats } from './floors.js';
+import { writeHugeSession } from './generate.js';
+import { CLI } from './figures.js';
+import type { ScaleRow } from './scale.js';
+
+const MB = 2 ** 20;
+/** The issue's bound on peak RSS while exporting, forking or browsing a session of any size. */
+export const HUGE_RSS_BOUND_MB = 300;
+
+export interface HugeOptions {
+  quick: boolean;
+  /** bytes of each generated session (default 1 GB; quick 100 MB) */
+  sizes?: number[];
+  runs: number;
+  log: (s: string) => void;
+  attempt: (figure: string, corpus: string, goal: string, floorLabel: string, fn: () => Promise<void>) => Promise<void>;
+  push: (r: ScaleRow) => void;
+}
+
+/** "100m,1g,10g" -> bytes */
+export function parseHugeSizes(s: string | undefined): number[] | undefined {
+  if (s === undefined) return undefined;
+  return s.split(',').map((x) => {
+    const m = /^(\d+(?:\.\d+)?)([mg])$/i.exec(x.trim());
+    if (!m) throw new Error(`--huge-sizes expects sizes like 100m,1g, got ${JSON.stringify(x)}`);
+    return Number(m[1]) * (m[2].toLowerCase() === 'g' ? 1e9 : 1e6);
+  });
+}
+
+interface Watched {
+  ms: number;
+  peakMB: number;
+  killed: boolean;
+  code: number | null;
+  stderr: string;
+}
+
+/** node `args`, stdout to /dev/null, its RSS sampled every 20 ms; killed past `killAtMB`. */
+export function watchedRun(args: string[], killAtMB: number): Promise<Watched> {
+  return new Promise((resolve, reject) => {
+    const devnull = openSync('/dev/null', 'w');
+    const t0 = performance.now();
+    const env = { ...process.env };
+    delete env.CI;
+    const child = spawn(process.execPath, args, { stdio: ['ignore', devnull, 'pipe'], env });
+    let stderr = '';
+    child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+    let peak = 0;
+    let killed = false;
+    let t1 = 0;
+    const timer = setInterval(() => {
+      try {
+        const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) peak = Math.max(peak, Number(m[1]) * 1024);
+      } catch {
+        /* exited */
+      }
+      if (peak > killAtMB * MB && !killed) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    }, 20);
+    child.on('exit', () => (t1 = performance.now()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(timer);
+      closeSync(devnull);
+      resolve({ ms: t1 - t0, peakMB: peak / MB, killed, code, stderr });
+    });
+  });
+}
+
+/** The floor: a node process that reads `file` in 1 MB pieces, splits lines and JSON.parses each one. */
+const FLOOR = `
+const fs = require('fs');
+const fd = fs.openSync(process.argv[1], 'r');
+let buf = Buffer.allocUnsafe(1 << 20), have = 0, n, lines = 0;
+while ((n = fs.readSync(fd, buf, have, buf.length - have, null)) > 0) {
+  const end = have + n;
+  let start = 0;
+  for (let nl = buf.indexOf(10, have); nl !== -1 && nl < end; nl = buf.indexOf(10, start)) {
+    if (nl > start) JSON.parse(buf.toString('utf8', start, nl));
+    lines++;
+    start = nl + 1;
+  }
+  if (start === 0 && end === buf.length) { const b = Buffer.allocUnsafe(buf.length * 2); buf.copy(b, 0, 0, end); buf = b; have = end; continue; }
+  buf.copy(buf, 0, start, end);
+  have = end - start;
+}
+process.stdout.write(String(lines));
+`;
+
+const label = (bytes: number) => (bytes >= 1e9 ? `${+(bytes / 1e9).toFixed(1)} GB` : `${Math.round(bytes / 1e6)} MB`);
+
+export async function hugeFigures(o: HugeOptions): Promise<void> {
+  const sizes = o.sizes ?? [o.quick ? 100e6 : 1e9];
+  for (const bytes of sizes) {
+    const corpus = `huge ${label(bytes)}`;
+    const dir = mkdtempSync(join(os.tmpdir(), 'dsh-bench-huge-'));
+    try {
+      const t0 = performance.now();
+      const info = writeHugeSession(join(dir, 'huge.jsonl'), bytes, { id: 'huge' });
+      const size = statSync(info.file).size;
+      o.log(`huge session: ${label(size)}, ${info.events.toLocaleString('en')} events, ${info.turns.toLocaleString('en')} turns, written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const base = ['--session', 'huge', '--dir', dir, '--no-cache'];
+
+      await o.attempt('index pass (list --json)', corpus, '≤ 1.2x floor', 'streamed read+split+JSON.parse', async () => {
+        const app: number[] = [];
+        const floor: number[] = [];
+        let peak = 0;
+        for (let i = 0; i < o.runs; i++) {
+          const f = await watchedRun(['-e', FLOOR, info.file], 4096);
+          const a = await watchedRun([CLI, 'list', '--json', '--dir', dir, '--no-cache'], 2 * HUGE_RSS_BOUND_MB);
+          if (a.code !== 0) throw new Error(`list exited ${a.code}${a.killed ? ` (killed at ${a.peakMB.toFixed(0)} MB)` : ''}: ${a.stderr.slice(0, 300)}`);
+          floor.push(f.ms);
+          app.push(a.ms);
+          peak = Math.max(peak, a.peakMB);
+        }
+        const v = summarize(app);
+        const fl = summarize(floor);
+        const ratio = v.median / fl.median;
+        o.push({ figure: `index pass: list --json --no-cache of one ${label(size)} session (whole process)`, corpus, unit: 'ms', value: v, floor: fl, floorLabel: 'streamed read+split+JSON.parse of every line (whole process)', ratio, goal: '≤ 1.2x floor', pass: o.quick ? undefined : ratio <= 1.2, note: `peak RSS ${peak.toFixed(0)} MB; ${info.events.toLocaleString('en')} events` });
+      });
+
+      const peakRow = async (name: string, args: string[], note: (w: Watched) => string, cleanup?: () => void) =>
+        o.attempt(name, corpus, `peak RSS ≤ ${HUGE_RSS_BOUND_MB} MB`, '—', async () => {
+          const peaks: number[] = [];
+          const times: number[] = [];
+          let last: Watched | undefined;
+          for (let i = 0; i < o.runs; i++) {
+            const w = await watchedRun([CLI, ...args], 2 * HUGE_RSS_BOUND_MB);
+            cleanup?.();
+            if (w.killed) throw new Error(`killed at ${w.peakMB.toFixed(0)} MB (twice the bound)`);
+            if (w.code !== 0) throw new Error(`exited ${w.code}: ${w.stderr.slice(0, 300)}`);
+            peaks.push(w.peakMB);
+            times.push(w.ms);
+            last = w;
+          }
+          const v: Stats = summarize(peaks);
+          o.push({ figure: `${name}: peak RSS`, corpus, unit: 'MB', value: v, floor: size / MB, floorLabel: 'size of the log', ratio: v.median / (size / MB), goal: `≤ ${HUGE_RSS_BOUND_MB} MB`, pass: o.quick ? undefined : v.max <= HUGE_RSS_BOUND_MB, note: `${(summarize(times).median / 1000).toFixed(1)} s wall; ${note(last!)}` });
+        });
+
+      await peakRow('tree --json', ['tree', '--json', ...base], () => 'written as it is read (stdout to /dev/null)');
+      await peakRow('export --format md', ['export', '--format', 'md', ...base], () => 'written as it is read');
+      await peakRow('export --format json', ['export', '--format', 'json', ...base], () => 'written as it is read');
+      await peakRow('fork (whole log)', ['fork', '--id', 'huge-fork', ...base], () => 'the seed copied as bytes', () => rmSync(join(dir, 'huge-fork.jsonl'), { force: true }));
+      o.push({ figure: 'browser: tail turns on screen ≤ 1 s, browsing ≤ 300 MB', corpus, unit: 'ms', valueText: 'not built yet', floorLabel: '—', goal: '≤ 1 s; ≤ 300 MB', pass: o.quick ? undefined : false, note: 'the Turns view still loads the whole log when a session is opened (issue 23: the offset index comes next)' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
