@@ -4,7 +4,7 @@ import type { SessionEvent } from './events.js';
 import { isBoundary } from './log-facts.js';
 import { auditStructure, expand, foldAudit, quote, START, type StructureFinding } from './event-audit.js';
 import { stringifyDeep } from './json-safe.js';
-import type { Session } from './session.js';
+import { LogShrankError, type Session } from './session.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -56,34 +56,62 @@ function diagnosticFinding(d: Diagnostic, session?: string): Finding {
 }
 
 /**
- * A session's events for the audit, read in steps (a generator: it yields
- * where it may pause), and how to let them go when the audit is done.
+ * A session's events for the audit as they are read, never all at once (a
+ * 10 GB log is audited in the memory of a batch, issue 23): a generator of
+ * batches of events in order, and `undefined` wherever it may pause (the audit
+ * yields there). `count`: only the first so many events.
  */
-export type EventsOf = (s: Session) => Generator<void, { events: readonly SessionEvent[]; release(): void }, void>;
+export type EventsOf = (s: Session, count?: number) => Generator<readonly SessionEvent[] | undefined, void, void>;
 
-/** The session's own events, loaded at once (and unloaded again if they were not loaded before). */
-export const loadedEvents: EventsOf = function* (s) {
-  const was = s.isLoaded;
-  const events = s.events;
-  return { events, release: () => (was ? undefined : s.unload()) };
+/** The events without pauses: the loaded ones, else the log read in batches and not kept (Session.eventBatches). */
+export const loadedEvents: EventsOf = function* (s, count) {
+  yield* s.eventBatches(count);
 };
 
 /**
  * The events read in slices: a separate read of the log (the session is left
- * as it is: a load it did not ask for is not kept), pausing between chunks
- * when `pause()` says so; in memory already, they are used as they are.
+ * as it is: nothing is kept), pausing between chunks when `pause()` says so;
+ * in memory already, they are used as they are.
  */
 export function slicedEvents(pause: () => boolean): EventsOf {
-  return function* (s) {
+  return function* (s, count = Infinity) {
     const job = s.readJob();
-    if (!job) return { events: s.events, release: () => {} };
+    if (!job?.drain) {
+      job?.close();
+      yield* s.eventBatches(count);
+      return;
+    }
     try {
-      while (!job.step(pause)) yield;
-      return { events: job.result().events, release: () => {} };
+      let seen = 0;
+      for (let done = false; !done && seen < count; ) {
+        done = job.step(pause);
+        const batch = job.drain();
+        if (batch.length > 0) {
+          const take = count - seen < batch.length ? batch.slice(0, count - seen) : batch;
+          seen += take.length;
+          yield take;
+        }
+        if (!done) yield undefined;
+      }
+      if (seen < Math.min(count, s.length)) throw new LogShrankError(s.file!, seen, Math.min(count, s.length));
     } finally {
       job.close();
     }
   };
+}
+
+/** The events of `g` one at a time, its pauses passed on (yield* this in an audit generator; undefined at its end). */
+function* nextEvent(it: { g: Iterator<readonly SessionEvent[] | undefined>; batch: readonly SessionEvent[]; k: number }): Generator<void, SessionEvent | undefined, void> {
+  while (it.k >= it.batch.length) {
+    const r = it.g.next();
+    if (r.done) return undefined;
+    if (r.value === undefined) yield;
+    else {
+      it.batch = r.value;
+      it.k = 0;
+    }
+  }
+  return it.batch[it.k++];
 }
 
 /** Runs an audit generator to its end (no pause). */
@@ -158,25 +186,26 @@ export function* auditSessionSteps(s: Session, byId: ReadonlyMap<string, readonl
   const pid = s.parentSession;
   const parents = pid === undefined || pid === s.id ? undefined : (byId.get(pid) ?? []); // a self-parent is reported as a cycle
   const orphan = (): Finding => ({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid!)} is not in this root` });
-  const own = yield* events(s);
-  try {
-    const a = expand(START)!;
-    const ev = own.events;
-    for (let i = 0; i < ev.length; i++) {
-      foldAudit(a, ev[i]);
-      if (i % EVENTS_PER_LOOK === EVENTS_PER_LOOK - 1 && pause()) yield;
+  const a = expand(START)!;
+  let i = 0;
+  for (const batch of events(s)) {
+    if (batch === undefined) {
+      yield;
+      continue;
     }
-    for (const f of a.found ?? []) out.push(named(s)(f));
-    if (parents === undefined) return out;
-    if (parents.length === 0) {
-      out.push(orphan());
-      return out;
+    for (const e of batch) {
+      foldAudit(a, e);
+      if (++i % EVENTS_PER_LOOK === 0 && pause()) yield;
     }
-    if (s.seedLength !== undefined) out.push(...(yield* auditSeed(s, ev, [...parents], events, pause)));
-    return out;
-  } finally {
-    own.release();
   }
+  for (const f of a.found ?? []) out.push(named(s)(f));
+  if (parents === undefined) return out;
+  if (parents.length === 0) {
+    out.push(orphan());
+    return out;
+  }
+  if (s.seedLength !== undefined) out.push(...(yield* auditSeed(s, [...parents], events, pause)));
+  return out;
 }
 
 /**
@@ -191,34 +220,39 @@ export function auditSessions(sessions: readonly Session[], fileDiagnostics: rea
   return [...root.filter((f) => f.code !== 'LINEAGE_CYCLE'), ...sessions.flatMap((s) => auditSession(s, byId)), ...cycles];
 }
 
-function* auditSeed(s: Session, ev: readonly SessionEvent[], parents: Session[], events: EventsOf, pause: () => boolean): Generator<void, Finding[], void> {
+/**
+ * The child's first seedLength events against each parent's, event by event
+ * as both logs are read (two batches held, never the seeds).
+ */
+function* auditSeed(s: Session, parents: Session[], events: EventsOf, pause: () => boolean): Generator<void, Finding[], void> {
   const n = s.seedLength!;
   const base = { session: s.id, file: s.file };
-  const childSeed: string[] = [];
-  for (let i = 0; i < Math.min(n, ev.length); i++) {
-    childSeed.push(canonicalJson(ev[i]));
-    if (i % EVENTS_PER_LOOK === EVENTS_PER_LOOK - 1 && pause()) yield;
-  }
-  if (childSeed.length < n) return [{ ...base, code: 'SEED_MISMATCH', severity: 'error', message: `seedLength is ${n} but the child has only ${childSeed.length} events` }];
+  if (s.length < n) return [{ ...base, code: 'SEED_MISMATCH', severity: 'error', message: `seedLength is ${n} but the child has only ${s.length} events` }];
   let firstDiff = '';
   let diffSeq: number | undefined;
   for (const p of parents) {
-    const theirs = yield* events(p);
     let diff = '';
-    try {
-      const pe = theirs.events;
-      if (pe.length < n) diff = `parent ${q(p.id)} has only ${pe.length} events, seedLength is ${n}`;
-      else
+    if (p.length < n) diff = `parent ${q(p.id)} has only ${p.length} events, seedLength is ${n}`;
+    else {
+      const mine = { g: events(s, n), batch: [] as readonly SessionEvent[], k: 0 };
+      const theirs = { g: events(p, n), batch: [] as readonly SessionEvent[], k: 0 };
+      try {
         for (let i = 0; i < n; i++) {
-          if (canonicalJson(pe[i]) !== childSeed[i]) {
+          const c = yield* nextEvent(mine);
+          const pe = yield* nextEvent(theirs);
+          if (c === undefined || pe === undefined) throw new Error(`internal: a seed of ${n} events ended at ${i}`);
+          const child = canonicalJson(c);
+          if (canonicalJson(pe) !== child) {
             diffSeq ??= i;
-            diff = `event seq ${i} differs from the parent's (${pe[i].type} vs ${childSeed[i].slice(0, 80)})`;
+            diff = `event seq ${i} differs from the parent's (${pe.type} vs ${child.slice(0, 80)})`;
             break;
           }
           if (i % EVENTS_PER_LOOK === EVENTS_PER_LOOK - 1 && pause()) yield;
         }
-    } finally {
-      theirs.release();
+      } finally {
+        mine.g.return?.(undefined);
+        theirs.g.return?.(undefined);
+      }
     }
     if (diff === '') {
       if (n > 0 && !isBoundary(p.facts, n - 1))

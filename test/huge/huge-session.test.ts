@@ -75,6 +75,27 @@ describe('a 200 MB session: a fork streams its seed', () => {
     }
     const after = fs.statSync(parent);
     expect([after.size, after.mtimeMs]).toEqual([before.size, before.mtimeMs]);
+    // the audit checks the child's seed against the parent's, both read as they come
+    const audit = await runBounded(['audit', '--json', '--dir', root, '--no-cache'], { killAt: 2 * BOUND, timeoutMs: 300_000 });
+    expect(audit.killed, `killed at ${MB(audit.peak)}`).toBe(false);
+    expect([audit.code, JSON.parse(audit.stdout)]).toEqual([0, { findings: [] }]);
+    expect(audit.peak, `audit peak ${MB(audit.peak)}`).toBeLessThanOrEqual(BOUND);
+    // a seed that differs from the parent's is still found: one byte of the child's seed changed (same length)
+    const fd = fs.openSync(child.file, 'r+');
+    try {
+      const buf = Buffer.alloc(1 << 16);
+      const at = Math.floor((huge.mid.end * 3) / 4);
+      fs.readSync(fd, buf, 0, buf.length, at);
+      const quote = buf.indexOf('"text":"') + 8;
+      expect(quote).toBeGreaterThan(8);
+      buf[quote] = buf[quote] === 0x41 ? 0x42 : 0x41;
+      fs.writeSync(fd, buf, quote, 1, at + quote);
+    } finally {
+      fs.closeSync(fd);
+    }
+    const tampered = await runBounded(['audit', '--json', '--dir', root, '--no-cache'], { killAt: 2 * BOUND, timeoutMs: 300_000 });
+    expect(tampered.killed).toBe(false);
+    expect(JSON.parse(tampered.stdout).findings.map((f: { code: string }) => f.code)).toContain('SEED_MISMATCH');
     fs.rmSync(child.file);
   }, 360_000);
 });
