@@ -1,6 +1,7 @@
 // A session (up to a seq) as a readable transcript: the model every export
-// format renders. Pure: no I/O. Text here is raw (as in the log); each format
-// escapes it for itself.
+// format renders, made a turn at a time as the session reads its log
+// (Session.eventBatches: the only I/O). Text here is raw (as in the log);
+// each format escapes it for itself.
 import { isBoundary } from '../session/log-facts.js';
 import { textOf } from '../session/json-safe.js';
 import { segmentTrees, type TreeNode } from '../session/replay.js';

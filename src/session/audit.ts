@@ -4,7 +4,7 @@ import type { SessionEvent } from './events.js';
 import { isBoundary } from './log-facts.js';
 import { auditStructure, expand, foldAudit, quote, START, type StructureFinding } from './event-audit.js';
 import { stringifyDeep } from './json-safe.js';
-import { LogShrankError, type Session } from './session.js';
+import type { Session } from './session.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -74,30 +74,7 @@ export const loadedEvents: EventsOf = function* (s, count) {
  * in memory already, they are used as they are.
  */
 export function slicedEvents(pause: () => boolean): EventsOf {
-  return function* (s, count = Infinity) {
-    const job = s.readJob();
-    if (!job?.drain) {
-      job?.close();
-      yield* s.eventBatches(count);
-      return;
-    }
-    try {
-      let seen = 0;
-      for (let done = false; !done && seen < count; ) {
-        done = job.step(pause);
-        const batch = job.drain();
-        if (batch.length > 0) {
-          const take = count - seen < batch.length ? batch.slice(0, count - seen) : batch;
-          seen += take.length;
-          yield take;
-        }
-        if (!done) yield undefined;
-      }
-      if (seen < Math.min(count, s.length)) throw new LogShrankError(s.file!, seen, Math.min(count, s.length));
-    } finally {
-      job.close();
-    }
-  };
+  return (s, count = Infinity) => s.pausedBatches(count, pause);
 }
 
 /** The events of `g` one at a time, its pauses passed on (yield* this in an audit generator; undefined at its end). */

@@ -68,6 +68,9 @@ export function pauseWhileSkipping(job: () => LoadJob | undefined, ms: number): 
   return () => job()?.progress().skipFrom !== undefined && performance.now() > until;
 }
 
+const ALWAYS = () => true;
+const NEVER = () => false;
+
 /** A log read again ended before the events its facts count: it was truncated or replaced meanwhile. */
 export class LogShrankError extends Error {
   constructor(
@@ -149,6 +152,16 @@ export class Session {
    * after the events it still had: a caller never takes a short log for a whole one.
    */
   *eventBatches(count = Infinity): Generator<readonly SessionEvent[]> {
+    for (const b of this.pausedBatches(count, NEVER)) if (b !== undefined) yield b;
+  }
+
+  /**
+   * eventBatches with places to pause: `undefined` after a chunk of the file
+   * whenever `pause()` says so (the background audit reads in time slices).
+   * The events are handed over after every chunk either way, so a batch is
+   * one chunk's worth whatever pause() says.
+   */
+  *pausedBatches(count: number, pause: () => boolean): Generator<readonly SessionEvent[] | undefined> {
     if (count <= 0) return;
     const job = this.loaded || !this.loader ? undefined : this.loader(this.log, this.file!);
     if (!job?.drain) {
@@ -159,15 +172,15 @@ export class Session {
     try {
       let seen = 0;
       for (let done = false; !done; ) {
-        done = job.step(() => true);
+        done = job.step(ALWAYS);
         const batch = job.drain();
-        if (batch.length === 0) continue;
         if (seen + batch.length >= count) {
           yield batch.slice(0, count - seen);
           return;
         }
         seen += batch.length;
-        yield batch;
+        if (batch.length > 0) yield batch;
+        if (!done && pause()) yield undefined;
       }
       if (seen < Math.min(count, this.length)) throw new LogShrankError(this.file!, seen, Math.min(count, this.length));
     } finally {
