@@ -6,7 +6,7 @@ import { emptyFacts, foldEvent, isBoundary, prefixFacts, type LogFacts } from '.
 import { Session, type LogState } from '../session/session.js';
 import type { SeedPrefix, SessionPersistence } from '../session/store.js';
 import { scanPrefix, type PrefixScan } from './seed-prefix.js';
-import { writeNewSessionFile, type NewFileBody } from './atomic-writer.js';
+import { writeNewSessionFile, type ByteRange, type NewFileBody } from './atomic-writer.js';
 import { SessionForkError } from '../session/errors.js';
 import { usesRc8Rule } from '../session/era.js';
 import { encodeId } from './id-encoding.js';
@@ -63,6 +63,12 @@ export function headerLine(h: SessionHeader): string {
   if (agentPreset !== undefined) o.agentPreset = agentPreset;
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) o[k] = v;
   return JSON.stringify(o);
+}
+
+/** The parent's seed bytes in the body: the range of its file, or a compressed parent's decoded text. */
+function copySeed(body: NewFileBody, range: ByteRange): void {
+  if (isCompressedLog(range.file)) body.copyBytes = readZstdRange(range.file, range.start, range.end);
+  else body.copy = range;
 }
 
 /** The first `n` events of `parent` as lines, read as they are written (a fork whose seed cannot be copied byte for byte). */
@@ -132,8 +138,7 @@ export class DiskPersistence implements SessionPersistence {
       // a fork: `seed` is what follows the parent's first prefix.length events (scanned by scanPrefix, not held)
       const p = prefix as PrefixScan;
       const n = p.length;
-      if (p.range && parent.file && isCompressedLog(parent.file)) body.copyBytes = readZstdRange(parent.file, p.range.start, p.range.end);
-      else if (p.range) body.copy = p.range;
+      if (p.range) copySeed(body, p.range);
       const own = seed.map((e) => JSON.stringify(e));
       // a damaged prefix is written again from its events, read once more as it is written
       body.lines = p.range || n === 0 ? own : concatLines(prefixLines(parent, n), own);
@@ -145,8 +150,7 @@ export class DiskPersistence implements SessionPersistence {
       const n = cut !== undefined && cut <= seed.length ? cut : seed.length;
       const copy = parent && n <= parent.length ? scanPrefix(parent, n, marker ? undefined : n) : undefined;
       const copied = copy?.range !== undefined;
-      if (copied && parent?.file && isCompressedLog(parent.file)) body.copyBytes = readZstdRange(parent.file, copy!.range!.start, copy!.range!.end);
-      else if (copied) body.copy = copy!.range;
+      if (copied) copySeed(body, copy!.range!);
       const own = seed.slice(copied ? n : 0);
       if (own.length > 0) body.lines = own.map((e) => JSON.stringify(e));
       const isPrefix = parent !== undefined && cut === n && (n === 0 || isBoundary(parent.facts, n - 1));
