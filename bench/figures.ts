@@ -13,7 +13,11 @@ import { KEYS, spawnBenchPty, type BenchPty } from './pty.js';
 import { listSessionFiles, newRootIndex, indexFile } from '../src/storage/load-root.js';
 import { readLog } from '../src/storage/session-file.js';
 import { buildTurnTree } from '../src/session/replay.js';
-import { buildTurnRows, defaultExpansion, turnsReducer, initialTurnsState } from '../src/view/turns/turn-rows.js';
+import { buildTurnRows, defaultExpansion, turnsReducer, initialTurnsState, type RowsContext } from '../src/view/turns/turn-rows.js';
+import type { LogFacts } from '../src/session/log-facts.js';
+import type { SessionEvent } from '../src/session/events.js';
+import { usageOfSeqs } from '../src/session/usage.js';
+import { eventAtSeq } from '../src/session/turn-summary.js';
 import { cursorWindow } from '../src/view/turns/turns-state.js';
 import { fitSegments } from '../src/view/turns/turn-row-text.js';
 
@@ -283,7 +287,7 @@ export function openBig(file: string, cols = 120, height = 36): OpenSample {
   const t1 = performance.now();
   const tree = buildTurnTree(r.reader.events);
   const t2 = performance.now();
-  const model = buildTurnRows(tree, defaultExpansion, { facts: r.reader.facts, events: r.reader.events, now: Date.now() });
+  const model = buildTurnRows(tree, defaultExpansion, eventsContext(r.reader.facts, r.reader.events));
   let cells = 0;
   for (const row of model.rows.slice(0, height)) cells += fitSegments(row.segments, cols - 2 * row.depth - 2).length;
   const t3 = performance.now();
@@ -303,7 +307,7 @@ export async function figureOpen(file: string, loop: Loop) {
 export function modelKeypress(file: string, n: number, cols = 120, height = 36): number[] {
   const r = readLog(file, true);
   const tree = buildTurnTree(r.reader.events);
-  const model = buildTurnRows(tree, defaultExpansion, { facts: r.reader.facts, events: r.reader.events, now: Date.now() });
+  const model = buildTurnRows(tree, defaultExpansion, eventsContext(r.reader.facts, r.reader.events));
   let st = initialTurnsState();
   const view = { rows: model.rows, index: model.index, height };
   const out: number[] = [];
@@ -415,4 +419,9 @@ export async function figureLineageLayout(loop: Loop) {
     },
   );
   return { ...r, nodes: n };
+}
+
+/** The rows' context over events in memory (what rowsContext gives a loaded session). */
+function eventsContext(facts: LogFacts, events: readonly SessionEvent[]): RowsContext {
+  return { facts, turnFacts: (n) => ({ usage: usageOfSeqs(events, n.seq, n.lastSeq), time: eventAtSeq(events, n.lastSeq)?.time }), now: Date.now() };
 }

@@ -19,7 +19,7 @@ import { initialAppState, type AppAction, type AppState, type Effect } from '../
 import type { Size } from '../../src/view/app/layout.js';
 import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
 import type { ViewName } from '../../src/view/app/keymap.js';
-import { scopeTest, snapshotWorld, type World } from '../../src/view/app/world.js';
+import { cancelOpen, openStep, opening, scopeTest, snapshotWorld, type World } from '../../src/view/app/world.js';
 import { RootModel } from '../../src/view/app/root-model.js';
 import { selectedSession } from '../../src/view/app/state.js';
 import type { Session } from '../../src/session/session.js';
@@ -258,15 +258,15 @@ export class AppController {
       this.loadTimer = undefined;
       const shown = this.shownSession();
       for (const s of this.loads)
-        if (s !== shown || !s.loading) {
-          if (s !== shown) s.cancelLoad();
+        if (s !== shown || !opening(s)) {
+          if (s !== shown) cancelOpen(s);
           this.loads.delete(s);
         }
       if (shown && this.loads.has(shown)) {
         const until = performance.now() + 8;
         let done: boolean;
         try {
-          done = shown.load(() => performance.now() > until);
+          done = openStep(shown, () => performance.now() > until);
         } catch {
           done = true; // the Turns view says why (the session keeps the error)
         }

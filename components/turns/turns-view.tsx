@@ -152,7 +152,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   const fork = forkVerdict(state, world);
   const gutter = Math.max(2, String(Math.max(0, session.length - 1)).length);
   const visible = visibleWindow(active.rows, sel.index, lay.list, sel.top);
-  const detail = detailShown ? detailLines(selectedRow, session.events) : [];
+  const detail = detailShown ? detailLines(selectedRow, data.event) : [];
 
   const search = state.turnSearch?.key === state.selection ? state.turnSearch : undefined;
   const duplicates = world.sameId(session.id);

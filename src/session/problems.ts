@@ -164,23 +164,40 @@ export interface SeedDivergence {
  * the child is not a fork, or its first seedLength events equal the parent's.
  * With several candidate parents (duplicate ids) the one that agrees longest
  * is compared; pass `parents` to choose them (default: every session whose id
- * is the child's parentSession). Loads events (the caller unloads if it must).
+ * is the child's parentSession). Reads both logs in batches; loads nothing.
  */
 export function seedDivergence(child: Session, sessions: readonly Session[], parents = sessions.filter((s) => s.id === child.parentSession && s !== child)): SeedDivergence | null {
   const n = child.seedLength;
   if (n === undefined || child.parentSession === undefined || parents.length === 0) return null;
-  const mine = child.events;
   let best: SeedDivergence | null = null;
   for (const p of parents) {
-    const theirs = p.events;
-    let i = 0;
-    while (i < n && i < mine.length && i < theirs.length && canonicalJson(mine[i]) === canonicalJson(theirs[i])) i++;
-    if (i === n) return null; // this parent's prefix is the seed
-    if (best === null || i > best.seq) {
-      best = { seq: i, parentKey: keyOf(p) };
-      if (i < theirs.length) best.parentEvent = theirs[i];
-      if (i < mine.length) best.childEvent = mine[i];
+    // both logs read in batches side by side: a large one is never held (issue 23)
+    const mine = eventsOf(child, n);
+    const theirs = eventsOf(p, n);
+    try {
+      let i = 0;
+      let a = mine.next();
+      let b = theirs.next();
+      while (i < n && !a.done && !b.done && canonicalJson(a.value) === canonicalJson(b.value)) {
+        i++;
+        a = mine.next();
+        b = theirs.next();
+      }
+      if (i === n) return null; // this parent's prefix is the seed
+      if (best === null || i > best.seq) {
+        best = { seq: i, parentKey: keyOf(p) };
+        if (!b.done) best.parentEvent = b.value;
+        if (!a.done) best.childEvent = a.value;
+      }
+    } finally {
+      mine.return(undefined);
+      theirs.return(undefined);
     }
   }
   return best;
+}
+
+/** The first `count` events of a session one by one, read in batches (its loaded events when it has them). */
+function* eventsOf(s: Session, count: number): Generator<SessionEvent> {
+  for (const batch of s.eventBatches(count)) yield* batch;
 }

@@ -13,14 +13,21 @@ export interface ToolResultInfo {
 }
 
 export type TreeNode =
-  | { kind: 'turn'; seq: number; lastSeq: number; turn: number; open: boolean; reason?: string; reasonData?: unknown; prompt?: string; children: TreeNode[] }
-  | { kind: 'step'; seq: number; lastSeq: number; turn: number; step: number; open: boolean; children: TreeNode[] }
+  | { kind: 'turn'; seq: number; lastSeq: number; turn: number; open: boolean; reason?: string; reasonData?: unknown; prompt?: string; children: TreeNode[]; childCount?: number }
+  | { kind: 'step'; seq: number; lastSeq: number; turn: number; step: number; open: boolean; children: TreeNode[]; childCount?: number }
   | { kind: 'message'; seq: number; lastSeq: number; role: string; type: string; text: string; reasoning?: string }
   | { kind: 'tool'; seq: number; lastSeq: number; callId: string; name: string; arguments: string; result?: ToolResultInfo }
   | { kind: 'chunks'; seq: number; lastSeq: number; count: number }
   | { kind: 'event'; seq: number; lastSeq: number; type: string; summary: string };
 
 export type ParentNode = Extract<TreeNode, { children: TreeNode[] }>;
+
+/**
+ * How many children a node has without reading them: an indexed turn or step
+ * (turn-index.ts) knows its count and reads its children from disk only when
+ * they are asked for.
+ */
+export const childCount = (n: ParentNode): number => n.childCount ?? n.children.length;
 
 const MESSAGE_TYPES: Record<string, string> = {
   'user/message': 'user',
@@ -223,6 +230,8 @@ export interface HistoryEntry {
   text: string;
   /** tool calls an assistant message makes, tool-result call ids */
   toolCalls?: string[];
+  /** the text (and calls) were cut (a large log's history: modelHistoryOf); the event has them whole */
+  clipped?: true;
 }
 
 /**
@@ -232,28 +241,56 @@ export interface HistoryEntry {
  */
 export function modelHistory(events: readonly SessionEvent[], upTo = events.length - 1): HistoryEntry[] {
   let out: HistoryEntry[] = [];
-  for (let i = 0; i <= upTo && i < events.length; i++) {
-    const e = events[i];
-    if (!isSurfaceType(e.type)) continue;
-    const msg = messageOf(e);
-    let entry: HistoryEntry;
-    if (e.type === 'tool/result') entry = { seq: e.seq, role: 'tool', text: toolResultText(e).text };
-    else {
-      const blocks = Array.isArray(msg.content) ? (msg.content as Array<Record<string, unknown>>) : [];
-      const toolCalls = blocks.filter((b) => b?.type === 'tool-call').map((b) => `${textOf(b.name)}(${textOf(b.arguments ?? '')})`);
-      entry = { seq: e.seq, role: MESSAGE_TYPES[e.type] ?? e.type, text: contentText(msg.content, ['text']) };
-      if (toolCalls.length) entry.toolCalls = toolCalls;
-      if (e.type === 'assistant/message' && !entry.text && !toolCalls.length && !contentText(msg.content, ['reasoning'])) continue;
+  for (let i = 0; i <= upTo && i < events.length; i++) out = addToHistory(out, events[i]);
+  return out;
+}
+
+/**
+ * modelHistory over a log read in batches, up to the event with seq `upToSeq`,
+ * each entry's text cut to `textMax` (`clipped` set): a large log's history
+ * holds a line per entry, not its events (the detail pane reads the event again).
+ */
+export function modelHistoryOf(batches: Iterable<readonly SessionEvent[]>, upToSeq: number, textMax: number): HistoryEntry[] {
+  let out: HistoryEntry[] = [];
+  for (const batch of batches)
+    for (const e of batch) {
+      if (e.seq > upToSeq) return out;
+      out = addToHistory(out, e, textMax);
     }
-    const op = e.surfaceOp;
-    if (op && typeof op === 'object' && op.op === 'replace' && typeof op.start === 'number' && typeof op.end === 'number') {
-      const { start, end } = op as { start: number; end: number };
-      const at = out.findIndex((h) => h.seq >= start && h.seq <= end);
-      const kept = out.filter((h) => h.seq < start || h.seq > end);
-      const pos = at < 0 ? kept.length : kept.filter((h) => h.seq < start).length;
-      kept.splice(pos, 0, entry);
-      out = kept;
-    } else out.push(entry);
+  return out;
+}
+
+/** The history entry an event makes (undefined: none: not a surface event, or an empty assistant message). */
+export function historyEntryOf(e: SessionEvent): HistoryEntry | undefined {
+  if (!isSurfaceType(e.type)) return undefined;
+  if (e.type === 'tool/result') return { seq: e.seq, role: 'tool', text: toolResultText(e).text };
+  const msg = messageOf(e);
+  const blocks = Array.isArray(msg.content) ? (msg.content as Array<Record<string, unknown>>) : [];
+  const toolCalls = blocks.filter((b) => b?.type === 'tool-call').map((b) => `${textOf(b.name)}(${textOf(b.arguments ?? '')})`);
+  const entry: HistoryEntry = { seq: e.seq, role: MESSAGE_TYPES[e.type] ?? e.type, text: contentText(msg.content, ['text']) };
+  if (toolCalls.length) entry.toolCalls = toolCalls;
+  if (e.type === 'assistant/message' && !entry.text && !toolCalls.length && !contentText(msg.content, ['reasoning'])) return undefined;
+  return entry;
+}
+
+/** `out` with `e`'s entry placed (a `replace` op swaps the entries it covers); `out` itself when it makes none. */
+function addToHistory(out: HistoryEntry[], e: SessionEvent, textMax = Infinity): HistoryEntry[] {
+  const entry = historyEntryOf(e);
+  if (!entry) return out;
+  if (entry.text.length > textMax) {
+    entry.text = entry.text.slice(0, /[\uD800-\uDBFF]/.test(entry.text[textMax - 1]) ? textMax - 1 : textMax);
+    entry.clipped = true;
   }
+  if (entry.toolCalls && textMax !== Infinity) entry.toolCalls = entry.toolCalls.map((c) => (c.length > textMax ? c.slice(0, textMax) : c));
+  const op = e.surfaceOp;
+  if (op && typeof op === 'object' && op.op === 'replace' && typeof op.start === 'number' && typeof op.end === 'number') {
+    const { start, end } = op as { start: number; end: number };
+    const at = out.findIndex((h) => h.seq >= start && h.seq <= end);
+    const kept = out.filter((h) => h.seq < start || h.seq > end);
+    const pos = at < 0 ? kept.length : kept.filter((h) => h.seq < start).length;
+    kept.splice(pos, 0, entry);
+    return kept;
+  }
+  out.push(entry);
   return out;
 }

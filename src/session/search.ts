@@ -120,46 +120,61 @@ const MESSAGE_TYPES = new Set(['user/message', 'assistant/message', 'context/mes
 
 /** The searchable entries of a session's events (one per event, chunks left out). */
 export function buildSearchDoc(events: readonly SessionEvent[]): SearchEntry[] {
-  const out: SearchEntry[] = [];
-  const callNames = new Map<string, string>();
-  let turn: number | null = null;
-  for (const e of events) {
-    const d = isObj(e.data) ? e.data : {};
-    if (e.type === 'turn/start') turn = typeof d.turn === 'number' ? d.turn : turn === null ? 1 : turn + 1;
-    const at = typeof d.turn === 'number' && e.type !== 'turn/start' ? d.turn : turn;
-    if (e.type === 'assistant/chunk') continue;
-    const parts: string[] = [];
-    const entry: Omit<SearchEntry, 'text' | 'lower'> = { seq: e.seq, turn: at, type: e.type };
-    if (MESSAGE_TYPES.has(e.type)) blocksText(messageOf(e).content, parts);
-    else if (e.type === 'tool/call') {
-      const name = textOf(d.name ?? '');
-      callNames.set(textOf(d.callId ?? ''), name);
-      entry.tool = name;
-      parts.push(name, typeof d.arguments === 'string' ? d.arguments : textOf(d.arguments ?? ''));
-    } else if (e.type === 'tool/result') {
-      const msg = messageOf(e);
-      const callId = textOf(d.callId ?? (msg as any).source?.callId ?? '');
-      entry.tool = callNames.get(callId) ?? (typeof d.name === 'string' ? d.name : undefined);
-      let isError = d.isError === true;
-      const blocks = Array.isArray(d.content) ? d.content : Array.isArray(msg.content) ? (msg.content as unknown[]) : [];
-      for (const b of blocks) if (isObj(b) && b.type === 'tool-result' && b.isError === true) isError = true;
-      blocksText(blocks, parts);
-      if (d.error !== undefined) parts.push(textOf(d.error));
-      entry.isError = isError;
-    } else if (e.type === 'turn/end') {
-      entry.reason = endReason(e);
-      parts.push(entry.reason);
-      if (isObj(d.reason)) stringLeaves(d.reason, parts, MAX_EVENT_TEXT);
-      turn = null;
-    } else if (e.type === 'prompt/blocked') {
-      parts.push(contentText(d.content));
-      stringLeaves(d.reason, parts, MAX_EVENT_TEXT);
-    } else stringLeaves(d, parts, MAX_EVENT_TEXT);
-    let text = parts.filter((p) => p !== '').join(' ');
-    if (text.length > MAX_EVENT_TEXT) text = text.slice(0, MAX_EVENT_TEXT);
-    out.push({ ...entry, text });
+  return new SearchDocBuilder().add(events);
+}
+
+/**
+ * buildSearchDoc for a log read in batches: each batch's entries, the call
+ * names and turn number carried from the batches before (a large log is
+ * searched a batch at a time, its entries matched and dropped).
+ */
+export class SearchDocBuilder {
+  private readonly callNames = new Map<string, string>();
+  private turn: number | null = null;
+
+  add(events: readonly SessionEvent[]): SearchEntry[] {
+    const out: SearchEntry[] = [];
+    const callNames = this.callNames;
+    let turn = this.turn;
+    for (const e of events) {
+      const d = isObj(e.data) ? e.data : {};
+      if (e.type === 'turn/start') turn = typeof d.turn === 'number' ? d.turn : turn === null ? 1 : turn + 1;
+      const at = typeof d.turn === 'number' && e.type !== 'turn/start' ? d.turn : turn;
+      if (e.type === 'assistant/chunk') continue;
+      const parts: string[] = [];
+      const entry: Omit<SearchEntry, 'text' | 'lower'> = { seq: e.seq, turn: at, type: e.type };
+      if (MESSAGE_TYPES.has(e.type)) blocksText(messageOf(e).content, parts);
+      else if (e.type === 'tool/call') {
+        const name = textOf(d.name ?? '');
+        callNames.set(textOf(d.callId ?? ''), name);
+        entry.tool = name;
+        parts.push(name, typeof d.arguments === 'string' ? d.arguments : textOf(d.arguments ?? ''));
+      } else if (e.type === 'tool/result') {
+        const msg = messageOf(e);
+        const callId = textOf(d.callId ?? (msg as any).source?.callId ?? '');
+        entry.tool = callNames.get(callId) ?? (typeof d.name === 'string' ? d.name : undefined);
+        let isError = d.isError === true;
+        const blocks = Array.isArray(d.content) ? d.content : Array.isArray(msg.content) ? (msg.content as unknown[]) : [];
+        for (const b of blocks) if (isObj(b) && b.type === 'tool-result' && b.isError === true) isError = true;
+        blocksText(blocks, parts);
+        if (d.error !== undefined) parts.push(textOf(d.error));
+        entry.isError = isError;
+      } else if (e.type === 'turn/end') {
+        entry.reason = endReason(e);
+        parts.push(entry.reason);
+        if (isObj(d.reason)) stringLeaves(d.reason, parts, MAX_EVENT_TEXT);
+        turn = null;
+      } else if (e.type === 'prompt/blocked') {
+        parts.push(contentText(d.content));
+        stringLeaves(d.reason, parts, MAX_EVENT_TEXT);
+      } else stringLeaves(d, parts, MAX_EVENT_TEXT);
+      let text = parts.filter((p) => p !== '').join(' ');
+      if (text.length > MAX_EVENT_TEXT) text = text.slice(0, MAX_EVENT_TEXT);
+      out.push({ ...entry, text });
+    }
+    this.turn = turn;
+    return out;
   }
-  return out;
 }
 
 export function sessionMeta(s: Session): SessionMeta {

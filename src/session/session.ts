@@ -45,6 +45,8 @@ export interface LoadJob {
   extend?(end: number): boolean;
   /** the events read since the last drain, handed over: the load no longer holds them (Session.eventBatches) */
   drain?(): SessionEvent[];
+  /** drain with the byte offset just after the line that held each event (the offset index) */
+  drainRetained?(): { events: SessionEvent[]; ends: number[] };
 }
 
 /** Starts loading the full log with events, up to the bytes the current state has consumed (`file`: the session's). */
@@ -100,7 +102,8 @@ export class Session {
     public log: LogState,
     private readonly loader?: Loader,
   ) {
-    if (!loader || log.events.length === log.facts.events) this.loaded = log;
+    // (a log of no events yet is not loaded: a reader of facts only would keep its appends' events from us)
+    if (!loader || (log.events.length === log.facts.events && log.events.length > 0)) this.loaded = log;
   }
 
   get id(): string {

@@ -70,7 +70,7 @@ function collectTools(nodes: readonly TreeNode[], out: ToolSummary[]): void {
 }
 
 /** Index of the event with this seq (seq equals the index in a valid log; tolerate gaps), or -1. */
-function indexOfSeq(events: readonly SessionEvent[], seq: number): number {
+export function indexOfSeq(events: readonly SessionEvent[], seq: number): number {
   if (events[seq]?.seq === seq) return seq;
   let lo = 0;
   let hi = events.length - 1;
@@ -82,6 +82,9 @@ function indexOfSeq(events: readonly SessionEvent[], seq: number): number {
   }
   return -1;
 }
+
+/** The event with this seq, or undefined. */
+export const eventAtSeq = (events: readonly SessionEvent[], seq: number): SessionEvent | undefined => events[indexOfSeq(events, seq)];
 
 /** Every turn of the log, in order. Events between turns (rc8) belong to no turn. */
 export function turnSummaries(events: readonly SessionEvent[]): TurnSummary[] {

@@ -176,6 +176,24 @@ export class LogReader {
     return r;
   }
 
+  /**
+   * A reader that keeps events, placed at byte `offset` of a log already read
+   * once (a line start), where the last event read had seq `nextSeq - 1`: it
+   * reads a byte range again and accepts and skips exactly the lines the first
+   * read did (the offset index, turn-index.ts). Its diagnostics are not the
+   * file's: that read said them.
+   */
+  static at(file: string, header: SessionHeader, offset: number, nextSeq: number): LogReader {
+    const r = new LogReader(file, { retain: true });
+    r.header = header;
+    r.consumed = offset;
+    r.headerEnd = offset;
+    r.lines = 2; // past the header and the test-snapshot check of line 2
+    r.nextSeq = nextSeq;
+    r.audit = UNKNOWN; // no audit fold: the range is not the whole log
+    return r;
+  }
+
   /** The audit's structural findings of the events read so far (undefined: not known, from a fact cache entry without a fold that reads back). */
   structure(): readonly StructureFinding[] | undefined {
     const a = this.audit;

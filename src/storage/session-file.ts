@@ -1,7 +1,7 @@
 // One session file on disk -> a live Session (facts now, events on demand).
 import fs from 'node:fs';
 import type { Diagnostic } from '../session/diagnostics.js';
-import type { SessionEvent } from '../session/events.js';
+import type { SessionEvent, SessionHeader } from '../session/events.js';
 import { Session, type LoadJob, type LoadProgress, type LogState, type Loader } from '../session/session.js';
 import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN, type LogReaderOptions } from './log-reader.js';
 import { openRegular } from './open-file.js';
@@ -148,6 +148,8 @@ export interface ReadJob {
   extend?(end: number): boolean;
   /** the events read since the last drain, no longer held by the reader (a read that streams them) */
   drain(): SessionEvent[];
+  /** drain with the byte offset just after the line that held each event (the offset index) */
+  drainRetained?(): { events: SessionEvent[]; ends: number[] };
 }
 
 /**
@@ -181,6 +183,7 @@ export function startReadLog(file: string, retain: boolean | LogReaderOptions, l
     close,
     progress: () => reader.progress(end),
     drain: () => reader.takeEvents(),
+    drainRetained: () => reader.takeRetained(),
     extend(to) {
       if (!open) return false;
       end = Math.max(end, to);
@@ -222,6 +225,7 @@ function loadSteps(current: LogState, file: string, seedCheck: boolean): LoadJob
       close: () => r.close(),
       progress: () => r.progress(),
       drain: () => r.drain(),
+      drainRetained: r.drainRetained,
       extend: r.extend,
     };
   }
@@ -258,4 +262,51 @@ export function seedMarkerCheck(reader: LogReader): void {
 export function openSessionFile(file: string, retain = false): { session?: Session; diagnostics: Diagnostic[]; read: ReadResult } {
   const read = readLog(file, retain);
   return { ...sessionFromRead(file, read), read };
+}
+
+/**
+ * A read of bytes [from, to) of a plain log read once before, in steps of a
+ * chunk (everyChunk): `from` is a line start where the last event read had
+ * seq `nextSeq - 1` (LogReader.at). The offset index builds from it and reads
+ * a turn again by its byte range. Not for a compressed log (its bytes are
+ * not the file's).
+ */
+export function startRangeRead(file: string, header: SessionHeader, from: number, to: number, nextSeq: number): ReadJob {
+  const reader = LogReader.at(file, header, from, nextSeq);
+  const { fd, st } = openRegular(file);
+  let open = true;
+  const close = () => {
+    if (open) fs.closeSync(fd);
+    open = false;
+  };
+  return {
+    step(pause) {
+      try {
+        const done = feedFd(fd, reader, to, pause, MAX_LINE_SCAN, true);
+        if (done) close();
+        return done;
+      } catch (e) {
+        close();
+        throw e;
+      }
+    },
+    result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs }, pending: to - reader.consumed }),
+    close,
+    progress: () => reader.progress(to),
+    drain: () => reader.takeEvents(),
+    drainRetained: () => reader.takeRetained(),
+  };
+}
+
+/** The events of bytes [from, to) of a plain log read once before, at once (see startRangeRead). */
+export function readRange(file: string, header: SessionHeader, from: number, to: number, nextSeq: number): SessionEvent[] {
+  const job = startRangeRead(file, header, from, to, nextSeq);
+  try {
+    while (!job.step()) {
+      /* no pause */
+    }
+    return job.drain();
+  } finally {
+    job.close();
+  }
 }

@@ -198,7 +198,7 @@ describe('turn rows', () => {
     const { rows } = rowsOf(s, ALL);
     for (const r of rows) expect(r.text).not.toMatch(/[\u0000-\u001f\u007f]/);
     expect(rows[0].text).toContain('hi␛]52;c;AAAA␇ there');
-    const lines = fitDetail(detailLines(rows.find((r) => r.kind === 'tool')!, s.events), 12, 4);
+    const lines = fitDetail(detailLines(rows.find((r) => r.kind === 'tool')!, (seq) => s.events[seq]), 12, 4);
     expect(lines.length).toBeLessThanOrEqual(4);
     for (const l of lines) expect(displayWidth(l.text)).toBeLessThanOrEqual(12);
     for (const w of [1, 5, 17, 40]) for (const r of rows) expect(fitSegments(r.segments, w).reduce((n, x) => n + displayWidth(x.text), 0)).toBeLessThanOrEqual(w);

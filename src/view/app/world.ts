@@ -9,7 +9,11 @@ import { isDirectory } from '../../storage/is-directory.js';
 import { inProjectScope, type ProjectScope } from '../../storage/project-scope.js';
 import { problemRows, seedDivergence, type ProblemRow, type SeedDivergence } from '../../session/problems.js';
 import { isSessionForkError, SessionForkError } from '../../session/errors.js';
-import { buildTurnTree, type TreeNode } from '../../session/replay.js';
+import { buildTurnTree, modelHistoryOf, type TreeNode } from '../../session/replay.js';
+import type { SessionEvent } from '../../session/events.js';
+import { eventAtSeq } from '../../session/turn-summary.js';
+import type { TurnIndex } from '../../session/turn-index.js';
+import { cancelIndex, indexProgress, indexStep, turnIndexOf, usesIndex } from '../../storage/indexed-turns.js';
 import { pauseWhileSkipping, type LoadProgress, type Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
 import { fileDiagnosticCount, olderGenerations, type RootIndex } from '../../storage/load-root.js';
@@ -18,7 +22,7 @@ import { lineageNodes } from '../lineage/lineage-model.js';
 import { ItemRows, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../sessions/session-list.js';
 import type { RowSeq } from './window.js';
 import { RootModel } from './root-model.js';
-import { buildTurnRows, historyRows, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from '../turns/turn-rows.js';
+import { buildTurnRows, historyEntryRows, historyRows, indexedContext, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from '../turns/turn-rows.js';
 
 /** A session's turn tree, or why it cannot be read (a file deleted before it was opened). */
 export type TurnsData =
@@ -30,6 +34,10 @@ export type TurnsData =
       history(upTo: number): TurnRow[];
       /** a fork child whose seed differs from its parent's log: where, with both versions (null: it does not) */
       readonly divergence: SeedDivergence | null;
+      /** the event with this seq (in memory, or read through the offset index) */
+      event(seq: number): SessionEvent | undefined;
+      /** the rows come from the offset index (a large log): its events are read by turn, never all at once */
+      indexed: boolean;
       loading?: undefined;
     }
   | { ok: false; session: Session; error: string; loading?: undefined }
@@ -83,6 +91,8 @@ interface TurnsMemo {
   data: TurnsData;
   /** the rows' clock: moved to each snapshot's now, so open turns' ages follow it without a rebuild */
   ctx?: RowsContext;
+  /** the offset index the data was built from (a large log) */
+  index?: TurnIndex;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -99,21 +109,41 @@ const turnsMemo = new WeakMap<Session, TurnsMemo>();
 export const OPEN_SKIP_MS = 16;
 
 function turnsOf(session: Session, now: number, sessions: () => readonly Session[]): TurnsData {
-  const sig = `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}`;
+  const indexed = usesIndex(session) ? turnIndexOf(session) : undefined;
+  const sig = `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}|${session.isLoaded}`;
   const hit = turnsMemo.get(session);
-  if (hit && hit.sig === sig) {
+  if (hit && hit.sig === sig && hit.index === indexed?.index) {
     if (hit.ctx) hit.ctx.now = now;
     return hit.data;
   }
   let data: TurnsData;
   let clock: RowsContext | undefined;
   try {
-    // a load under way goes on in the background slices, not here (this is asked several times a frame)
-    const loading = session.loading ?? (session.load(pauseWhileSkipping(() => session.loadJob, OPEN_SKIP_MS)) ? undefined : session.loading);
-    if (loading) return { ok: false, session, loading };
-    const events = session.events;
-    const tree = buildTurnTree(events);
-    const ctx = (clock = rowsContext(session, now));
+    let tree: readonly TreeNode[];
+    let history: (upTo: number) => TurnRow[];
+    let event: (seq: number) => SessionEvent | undefined;
+    if (usesIndex(session)) {
+      // a large log: rows from its offset index, a turn's events read when a row needs them (issue 23)
+      const loading = indexProgress(session) ?? (indexStep(session, pauseAfter(OPEN_INDEX_MS)) ? undefined : indexProgress(session));
+      const index = turnIndexOf(session);
+      if (!index) return { ok: false, session, loading: loading! };
+      if (loading) indexing.add(session); // an extension of a grown log goes on in the background; the last index is shown meanwhile
+      const ix = index.index;
+      tree = ix.tree;
+      clock = indexedContext(session, ix, now);
+      event = (seq) => ix.event(seq);
+      history = (upTo) => historyEntryRows(modelHistoryOf(session.eventBatches(), upTo, HISTORY_TEXT_MAX));
+    } else {
+      // a load under way goes on in the background slices, not here (this is asked several times a frame)
+      const loading = session.loading ?? (session.load(pauseWhileSkipping(() => session.loadJob, OPEN_SKIP_MS)) ? undefined : session.loading);
+      if (loading) return { ok: false, session, loading };
+      const events = session.events;
+      tree = buildTurnTree(events);
+      clock = rowsContext(session, now);
+      event = (seq) => eventAtSeq(events, seq);
+      history = (upTo) => historyRows(events, upTo);
+    }
+    const ctx = clock;
     let last: { e: Expansion; m: TurnRowsModel } | undefined;
     let lastHistory: { upTo: number; rows: TurnRow[] } | undefined;
     let divergence: SeedDivergence | null | undefined;
@@ -121,12 +151,14 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
       ok: true,
       session,
       tree,
+      indexed: indexed !== undefined || usesIndex(session),
+      event,
       rows(e) {
         if (last?.e !== e) last = { e, m: buildTurnRows(tree, e, ctx) };
         return last.m;
       },
       history(upTo) {
-        if (lastHistory?.upTo !== upTo) lastHistory = { upTo, rows: historyRows(events, upTo) };
+        if (lastHistory?.upTo !== upTo) lastHistory = { upTo, rows: history(upTo) };
         return lastHistory.rows;
       },
       get divergence() {
@@ -142,9 +174,50 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
     };
   } catch (e) {
     data = { ok: false, session, error: e instanceof Error ? e.message : String(e) };
+    clock = undefined;
   }
-  turnsMemo.set(session, { sig, data, ctx: clock });
+  turnsMemo.set(session, { sig, data, ctx: clock, index: turnIndexOf(session)?.index });
   return data;
+}
+
+/** sessions whose index is being brought up to a grown log while the last one is shown (the app steps them: openStep) */
+const indexing = new WeakSet<Session>();
+
+/** How long opening a large log may index it at once before the rest goes to the background slices. */
+export const OPEN_INDEX_MS = 50;
+
+const pauseAfter = (ms: number): (() => boolean) => {
+  const until = performance.now() + ms;
+  return () => performance.now() > until;
+};
+
+/** A history row's text in a large log (the detail pane and the reader read the event itself). */
+const HISTORY_TEXT_MAX = 200;
+
+/**
+ * One slice of opening `session` in the background: its load, or its offset
+ * index (a large log). True when there is nothing left to do. Throws what
+ * the read threw.
+ */
+export function openStep(session: Session, pause: () => boolean): boolean {
+  if (usesIndex(session)) {
+    const done = indexStep(session, pause);
+    if (done) indexing.delete(session);
+    return done;
+  }
+  return session.load(pause);
+}
+
+/** Whether opening `session` still has work under way (a load, an index build or extension). */
+export function opening(session: Session): boolean {
+  return session.loading !== undefined || indexProgress(session) !== undefined || indexing.has(session);
+}
+
+/** Stops the work of opening `session` (its file closed); the next look starts it again. */
+export function cancelOpen(session: Session): void {
+  session.cancelLoad();
+  cancelIndex(session);
+  indexing.delete(session);
 }
 
 /** A snapshot of the index's store. */
@@ -261,7 +334,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     },
     turns(session) {
       const data = turnsOf(session, now, all);
-      if (data.loading) opts.onLoading?.(session);
+      if (data.loading || opening(session)) opts.onLoading?.(session);
       return data;
     },
     newChildId,

@@ -1,5 +1,6 @@
 // The Turns view's commands (fold, history, detail, search matches, b) and the
 // reader it opens. Pure steps of the reducer in app/reducer.ts.
+import type { EventAt } from './turn-detail.js';
 import type { Session } from '../../session/session.js';
 import type { SessionEvent } from '../../session/events.js';
 import { initialReaderState, readerDoc, eventReaderContent } from '../reader/reader-state.js';
@@ -16,11 +17,14 @@ import { turnsCursor } from '../app/target.js';
 import { type AppState, type Step, autoDetail, layoutOf, readerHeight, selectedSession, setTurns, step, turnsStateOf, turnsView, withStatus } from '../app/state.js';
 
 /** The event a Turns row shows in the reader: its own, a turn's prompt. */
-export function readerEvent(row: TurnRow, events: readonly SessionEvent[]): SessionEvent | undefined {
+export function readerEvent(row: TurnRow, eventAt: EventAt): SessionEvent | undefined {
   if (row.kind === 'turn') {
-    for (let i = row.seq; i <= row.lastSeq && i < events.length; i++) if (events[i].type === 'user/message') return events[i];
+    for (let seq = row.seq; seq <= row.lastSeq; seq++) {
+      const e = eventAt(seq);
+      if (e?.type === 'user/message') return e;
+    }
   }
-  return events[row.seq];
+  return eventAt(row.seq);
 }
 
 /** Enter on a leaf / o: the selected event full screen. */
@@ -36,7 +40,7 @@ export function openReader(s: AppState, world: World): Step {
   let doc; // (readerDoc sanitises the title and the content)
   if (div && row.seq <= div.seq && div.seq <= row.lastSeq) doc = readerDoc(seedDiffText(div), `${session.id} · seq ${div.seq} differs from the parent's seed`);
   else {
-    const e = row.entry ? data.session.events[row.entry.seq] : readerEvent(row, data.session.events);
+    const e = row.entry ? data.event(row.entry.seq) : readerEvent(row, data.event);
     if (!e) return withStatus(s, 'nothing to read on this row');
     const { title, content } = eventReaderContent(e);
     doc = readerDoc(content, `${session.id} · ${title}`);

@@ -1,7 +1,7 @@
 // Keys while the Turns search is typed (turns/keys.ts SEARCH_KEYS): Enter runs it.
 import type { KeyPress } from '../app/keys.js';
 import { isQueryError, parseQuery, queryErrorLine } from '../../session/query.js';
-import { turnMatches } from './turn-search.js';
+import { matchingSeqs, turnMatches } from './turn-search.js';
 import { SEARCH_KEYS } from './keys.js';
 import { bindingFor } from '../app/binding.js';
 import { sanitizeInline } from '../text/sanitize.js';
@@ -23,7 +23,9 @@ export function searchKey(s: AppState, t: TurnSearch, p: KeyPress, world: World)
     if (!session) return step(s);
     let seqs: number[];
     try {
-      seqs = [...new Set(turnMatches(q, session.events).map((m) => m.seq))].sort((a, b) => a - b);
+      // a large log (its rows from the offset index) is searched a batch at a time, never held
+      const data = world.turns(session);
+      seqs = data.ok && data.indexed ? matchingSeqs(q, session.eventBatches()) : [...new Set(turnMatches(q, session.events).map((m) => m.seq))].sort((a, b) => a - b);
     } catch (e) {
       return withStatus(s, `cannot search this session: ${sanitizeInline((e as Error).message)}`, 'error');
     }

@@ -3,6 +3,7 @@
 // an event's data), as safe lines cut to the pane. Pure.
 import type { SessionEvent } from '../../session/events.js';
 import { safeStringify } from '../../session/json-safe.js';
+import { historyEntryOf } from '../../session/replay.js';
 import type { TurnRow } from './turn-rows.js';
 import { clip } from './turn-row-text.js';
 import { sanitizeBlock, truncate } from '../text/sanitize.js';
@@ -32,10 +33,13 @@ function prettyJson(s: string): string {
 
 const json = (v: unknown): string => safeStringify(v, 2);
 
-function chunkText(events: readonly SessionEvent[], from: number, to: number): string {
+/** The event with a seq (the session's events in memory, or read through its offset index). */
+export type EventAt = (seq: number) => SessionEvent | undefined;
+
+function chunkText(eventAt: EventAt, from: number, to: number): string {
   let out = '';
-  for (let i = from; i <= to && i < events.length && out.length < TEXT_CAP; i++) {
-    const c = events[i]?.data?.chunk;
+  for (let seq = from; seq <= to && out.length < TEXT_CAP; seq++) {
+    const c = eventAt(seq)?.data?.chunk;
     if (typeof c?.text === 'string') out += c.text;
     else if (typeof c?.argumentsDelta === 'string') out += c.argumentsDelta;
   }
@@ -43,11 +47,12 @@ function chunkText(events: readonly SessionEvent[], from: number, to: number): s
 }
 
 /** Every line the pane could show for `row` (the caller cuts to its height and width). */
-export function detailLines(row: TurnRow | undefined, events: readonly SessionEvent[]): DetailLine[] {
+export function detailLines(row: TurnRow | undefined, eventAt: EventAt): DetailLine[] {
   if (!row) return [{ text: 'nothing selected', heading: true }];
   const h = (text: string, color?: DetailLine['color']): DetailLine => ({ text, heading: true, color });
   if (row.entry) {
-    const e = row.entry;
+    const ev = row.entry.clipped ? eventAt(row.entry.seq) : undefined;
+    const e = (ev && historyEntryOf(ev)) ?? row.entry;
     const out = [h(`${clip(e.role, 20)} · seq ${e.seq}`), ...block(e.text)];
     for (const c of e.toolCalls ?? []) out.push(h('tool call'), ...block(c));
     return out;
@@ -81,9 +86,9 @@ export function detailLines(row: TurnRow | undefined, events: readonly SessionEv
       return out;
     }
     case 'chunks':
-      return [h(`${n.count} streaming chunks · seqs ${n.seq}–${n.lastSeq}`), ...block(chunkText(events, n.seq, n.lastSeq))];
+      return [h(`${n.count} streaming chunks · seqs ${n.seq}–${n.lastSeq}`), ...block(chunkText(eventAt, n.seq, n.lastSeq))];
     case 'event':
-      return [h(`${clip(n.type, 60)} · seq ${n.seq}`), ...block(json(events[n.seq]?.data))];
+      return [h(`${clip(n.type, 60)} · seq ${n.seq}`), ...block(json(eventAt(n.seq)?.data))];
   }
 }
 

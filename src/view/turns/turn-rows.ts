@@ -2,11 +2,13 @@
 // the rows that are visible under an expansion state, with a marker row at
 // every fork boundary and dividers around a fork child's inherited seed.
 // Pure: no Ink, no I/O. Every string from a file is sanitised (turn-row-text).
-import { usageOfSeqs, usageText } from '../../session/usage.js';
+import { emptyUsage, usageOfSeqs, usageText } from '../../session/usage.js';
+import { eventAtSeq } from '../../session/turn-summary.js';
+import type { TurnFacts, TurnIndex } from '../../session/turn-index.js';
 import type { SessionForkError } from '../../session/errors.js';
 import type { SessionEvent } from '../../session/events.js';
 import { isBoundary, nearestBoundaries, type LogFacts } from '../../session/log-facts.js';
-import { modelHistory, type HistoryEntry, type TreeNode } from '../../session/replay.js';
+import { childCount, modelHistory, type HistoryEntry, type TreeNode } from '../../session/replay.js';
 import type { Session } from '../../session/session.js';
 import type { SessionStore } from '../../session/store.js';
 import * as label from './turn-row-text.js';
@@ -62,15 +64,27 @@ export const defaultExpansion: Expansion = { mode: 'auto', toggled: new Set() };
 
 export interface RowsContext {
   facts: LogFacts;
-  /** for event times (the age of an open turn) */
-  events: readonly SessionEvent[];
+  /** a turn's usage and the time of its last event (the age of an open turn) */
+  turnFacts(n: TurnNode): TurnFacts;
   fork?: { parent: string; seedLength: number };
   /** the clock ages are told from; the owner moves it on (rows relabel by themselves: Row) */
   now: number;
 }
 
+type TurnNode = Extract<TreeNode, { kind: 'turn' }>;
+
+/** The context of rows built from the session's events in memory. */
 export function rowsContext(session: Session, now = Date.now()): RowsContext {
-  const ctx: RowsContext = { facts: session.facts, events: session.events, now };
+  const events = session.events;
+  return withFork(session, { facts: session.facts, turnFacts: (n) => ({ usage: usageOfSeqs(events, n.seq, n.lastSeq), time: eventAtSeq(events, n.lastSeq)?.time }), now });
+}
+
+/** The context of rows built from an offset index (the turn facts it keeps). */
+export function indexedContext(session: Session, index: TurnIndex, now = Date.now()): RowsContext {
+  return withFork(session, { facts: session.facts, turnFacts: (n) => index.turnFacts(n) ?? { usage: emptyUsage() }, now });
+}
+
+function withFork(session: Session, ctx: RowsContext): RowsContext {
   if (session.kind === 'fork') ctx.fork = { parent: session.parentSession!, seedLength: session.seedLength! };
   return ctx;
 }
@@ -83,7 +97,7 @@ function defaultExpanded(n: TreeNode, mode: Expansion['mode'], isLastOpen: boole
   return n.kind === 'step';
 }
 
-const hasChildren = (n: TreeNode): boolean => (n.kind === 'turn' || n.kind === 'step' ? n.children.length > 0 : n.kind === 'tool');
+const hasChildren = (n: TreeNode): boolean => (n.kind === 'turn' || n.kind === 'step' ? childCount(n) > 0 : n.kind === 'tool');
 
 /**
  * A row whose label is built on first use: flattening 50k events makes cheap
@@ -131,14 +145,16 @@ class Row implements TurnRow {
 function clockStamp(r: Row): string {
   const n = r.node;
   if (n?.kind !== 'turn' || !n.open || !r.ctx || r.part !== undefined) return '';
-  return label.ageText(r.ctx.events[n.lastSeq]?.time, r.ctx.now);
+  return label.ageText(r.ctx.turnFacts(n).time, r.ctx.now);
 }
 
 function nodeLabel(r: Row): Segment[] {
   const n = r.node!;
   switch (n.kind) {
-    case 'turn':
-      return label.turnSegments(n, r.ctx?.events[n.lastSeq]?.time, r.ctx?.now ?? Date.now(), r.ctx ? usageText(usageOfSeqs(r.ctx.events, n.seq, n.lastSeq)) : '');
+    case 'turn': {
+      const f = r.ctx?.turnFacts(n);
+      return label.turnSegments(n, f?.time, r.ctx?.now ?? Date.now(), f ? usageText(f.usage) : '');
+    }
     case 'step':
       return label.stepSegments(n);
     case 'message':
@@ -282,7 +298,12 @@ export function nearestBoundary(session: Session, seq: number): number | undefin
 
 /** The model history after events [0, upTo] as rows (one per transcript entry). */
 export function historyRows(events: readonly SessionEvent[], upTo: number): TurnRow[] {
-  return modelHistory(events, upTo).map((entry, i) => {
+  return historyEntryRows(modelHistory(events, upTo));
+}
+
+/** History entries as rows. */
+export function historyEntryRows(entries: readonly HistoryEntry[]): TurnRow[] {
+  return entries.map((entry, i) => {
     const color = label.roleColor(entry.role);
     const segments: Segment[] = [{ text: `${label.clip(entry.role, 20)}: `, color, bold: true }];
     if (entry.text.trim()) segments.push({ text: label.clip(entry.text.trim()) });

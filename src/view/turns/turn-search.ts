@@ -3,7 +3,7 @@
 import type { SessionEvent } from '../../session/events.js';
 import type { Query } from '../../session/query.js';
 import type { TreeNode } from '../../session/replay.js';
-import { buildSearchDoc, matchEntries, type EventMatch, type SearchEntry } from '../../session/search.js';
+import { buildSearchDoc, matchEntries, SearchDocBuilder, type EventMatch, type SearchEntry } from '../../session/search.js';
 import { nodeKey, type Expansion } from './turn-rows.js';
 
 /**
@@ -12,7 +12,18 @@ import { nodeKey, type Expansion } from './turn-rows.js';
  * a search document built once per session (buildSearchDoc).
  */
 export function turnMatches(q: Query, events: readonly SessionEvent[], doc: readonly SearchEntry[] = buildSearchDoc(events)): EventMatch[] {
-  return matchEntries({ ...q, terms: q.terms.filter((t) => t.kind === 'text' || t.kind === 'tool' || t.kind === 'error' || t.kind === 'reason') }, doc);
+  return matchEntries(eventTerms(q), doc);
+}
+
+const eventTerms = (q: Query): Query => ({ ...q, terms: q.terms.filter((t) => t.kind === 'text' || t.kind === 'tool' || t.kind === 'error' || t.kind === 'reason') });
+
+/** The seqs of the matching events of a log read in batches (a large log: each batch searched and dropped). */
+export function matchingSeqs(q: Query, batches: Iterable<readonly SessionEvent[]>): number[] {
+  const terms = eventTerms(q);
+  const doc = new SearchDocBuilder();
+  const seqs: number[] = [];
+  for (const batch of batches) for (const m of matchEntries(terms, doc.add(batch))) if (seqs[seqs.length - 1] !== m.seq) seqs.push(m.seq);
+  return seqs;
 }
 
 /** n (dir 1) / N (dir -1): the next match seq after `fromSeq` (before it for N), wrapping around; undefined when none. */

@@ -1,0 +1,244 @@
+// The offset index of a log's turns (issue 23): what the Turns view needs to
+// draw a session of any size without holding its events. One streaming pass
+// cuts the log into segments (a turn/start up to the next; the events before
+// the first turn are one too: no tree state crosses a turn/start, replay.ts)
+// and keeps per segment its byte range, its seqs and its top-level nodes, with
+// a turn's or step's children left on disk: they are read again by byte range
+// when a row needs them, and kept in a cache with a byte budget. What a turn's
+// row shows (its usage, the time of its last event) is kept with it. Pure: the
+// read of a byte range is passed in (storage/indexed-turns.ts).
+import type { SessionEvent } from './events.js';
+import { safeStringify } from './json-safe.js';
+import { buildTurnTree, type ParentNode, type TreeNode } from './replay.js';
+import { usageOfSeqs, type TokenUsage } from './usage.js';
+
+/** One segment of the log: where to read it again, and its top-level nodes. */
+export interface IndexedSegment {
+  /** seqs of its first and last event */
+  readonly seq: number;
+  readonly lastSeq: number;
+  /** bytes [from, to): from the start of its first event's line (skipped lines before it included) to the end of its last event's line */
+  readonly from: number;
+  readonly to: number;
+  /** the seq the reader expects at `from` (the one after the last event before it) */
+  readonly nextSeq: number;
+  /** its events */
+  readonly count: number;
+}
+
+/** What a turn's row shows that is not in its node: the usage of its events and the time of its last one. */
+export interface TurnFacts {
+  usage: TokenUsage;
+  time?: number;
+}
+
+/** A segment's events and full nodes, read again from disk. */
+export interface SegmentBody {
+  events: readonly SessionEvent[];
+  nodes: readonly TreeNode[];
+}
+
+/** Reads a segment's events again: bytes [from, to) from nextSeq, the events with seqs seq..lastSeq. */
+export type SegmentReader = (seg: IndexedSegment) => SessionEvent[];
+
+/**
+ * The segments read again, least recently used dropped first once their
+ * bytes pass the budget (the one in use is kept whatever its size). One for
+ * all sessions: the budget bounds what browsing holds, whichever is open.
+ */
+export class SegmentCache {
+  private readonly map = new Map<IndexedSegment, SegmentBody>();
+  private bytes = 0;
+  constructor(readonly budget: number) {}
+
+  get(seg: IndexedSegment, read: () => readonly SessionEvent[]): SegmentBody {
+    let body = this.map.get(seg);
+    if (body) {
+      this.map.delete(seg);
+      this.map.set(seg, body);
+      return body;
+    }
+    const events = read();
+    body = { events, nodes: buildTurnTree(events) };
+    this.map.set(seg, body);
+    this.bytes += seg.to - seg.from;
+    for (const [old] of this.map) {
+      if (this.bytes <= this.budget || old === seg) break;
+      this.map.delete(old);
+      this.bytes -= old.to - old.from;
+    }
+    return body;
+  }
+
+  /** bytes of the segments held (a test reads it) */
+  get held(): number {
+    return this.bytes;
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.bytes = 0;
+  }
+}
+
+/** ~24 MB of log text held for rows, the reader and the detail pane (their parsed form is a few times that). */
+export const segmentCache = new SegmentCache(24 * 1024 * 1024);
+
+/** A prompt or end reason longer than this stays on disk (read with its segment); a row shows its first line. */
+const KEEP_TEXT = 4096;
+
+/**
+ * The index itself: the segments in order, the top-level nodes of all of
+ * them (the tree the rows are built from; parents read their children on
+ * demand) and each turn's facts.
+ */
+export class TurnIndex {
+  readonly segments: IndexedSegment[];
+  readonly tree: TreeNode[];
+  private readonly facts: WeakMap<TreeNode, TurnFacts>;
+  /** events indexed */
+  events: number;
+
+  constructor(
+    private readonly read: SegmentReader,
+    private readonly cache: SegmentCache = segmentCache,
+    /** an index to go on from (appends): its segments and nodes but its last segment, which is read again */
+    from?: TurnIndex,
+  ) {
+    const keep = from ? from.segments.length - 1 : 0;
+    this.segments = from ? from.segments.slice(0, keep) : [];
+    this.tree = from ? from.tree.slice(0, from.treeLengthBefore(keep)) : [];
+    this.facts = from ? from.facts : new WeakMap();
+    this.events = from ? from.events - from.segments[keep].count : 0;
+    this.starts = from ? from.starts.slice(0, keep) : [];
+  }
+  /** index in `tree` of each segment's first node */
+  private readonly starts: number[];
+
+  private treeLengthBefore(segment: number): number {
+    return segment < this.starts.length ? this.starts[segment] : this.tree.length;
+  }
+
+  /** Adds a segment with its events (the builder's; they are not kept). */
+  add(seg: IndexedSegment, events: readonly SessionEvent[]): void {
+    this.segments.push(seg);
+    this.starts.push(this.tree.length);
+    this.events += seg.count;
+    buildTurnTree(events).forEach((n, pos) => {
+      if (n.kind === 'turn') {
+        const at = events.findIndex((e) => e.seq === n.lastSeq);
+        this.facts.set(n, { usage: usageOfSeqs(events, n.seq, n.lastSeq), time: at < 0 ? undefined : events[at].time });
+      }
+      this.tree.push(n.kind === 'turn' || n.kind === 'step' ? this.lazy(n, seg, pos) : n);
+    });
+  }
+
+  /** The parent's node as the index keeps it: its children (and a long prompt or reason) read from disk when asked for. */
+  private lazy(n: ParentNode, seg: IndexedSegment, pos: number): ParentNode {
+    const full = () => this.body(seg).nodes[pos] as ParentNode;
+    const { children, ...rest } = n;
+    const node = rest as ParentNode;
+    node.childCount = children.length;
+    Object.defineProperty(node, 'children', { enumerable: true, get: () => full().children });
+    if (n.kind === 'turn') {
+      const facts = this.facts.get(n);
+      if (facts) this.facts.set(node, facts);
+      if (n.prompt !== undefined && n.prompt.length > KEEP_TEXT) Object.defineProperty(node, 'prompt', { enumerable: true, get: () => (full() as typeof n).prompt });
+      if (n.reasonData !== undefined && typeof n.reasonData === 'object' && safeStringify(n.reasonData).length > KEEP_TEXT)
+        Object.defineProperty(node, 'reasonData', { enumerable: true, get: () => (full() as typeof n).reasonData });
+    }
+    return node;
+  }
+
+  /** A segment's events and full nodes (from the cache, or read again). */
+  body(seg: IndexedSegment): SegmentBody {
+    return this.cache.get(seg, () => this.read(seg));
+  }
+
+  /** The segment that holds `seq`, if any. */
+  segmentOf(seq: number): IndexedSegment | undefined {
+    const s = this.segments;
+    let lo = 0;
+    let hi = s.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (s[mid].lastSeq < seq) lo = mid + 1;
+      else if (s[mid].seq > seq) hi = mid - 1;
+      else return s[mid];
+    }
+    return undefined;
+  }
+
+  /** The event with this seq, read with its segment. */
+  event(seq: number): SessionEvent | undefined {
+    const seg = this.segmentOf(seq);
+    if (!seg) return undefined;
+    const events = this.body(seg).events;
+    const i = seq - seg.seq;
+    if (events[i]?.seq === seq) return events[i];
+    return events.find((e) => e.seq === seq);
+  }
+
+  /** A turn node's usage and last event time. */
+  turnFacts(n: TreeNode): TurnFacts | undefined {
+    return this.facts.get(n);
+  }
+}
+
+/**
+ * Cuts events into segments as a log is read: `add` takes each batch with the
+ * byte offset just after the line that held each event; `finish` closes the
+ * last segment. Starts at `from` (a line start) where the reader expects `nextSeq`.
+ */
+export class TurnIndexBuilder {
+  private seg: SessionEvent[] = [];
+  private segFrom = 0;
+  private segNext = 0;
+  private segTo = 0;
+  /** the end of the last event's line, where that line started, and the seq the reader expected there */
+  private lastEnd: number;
+  private lineStart: number;
+  private lineNext: number;
+  private next: number;
+
+  constructor(
+    readonly index: TurnIndex,
+    from: number,
+    nextSeq: number,
+  ) {
+    this.lastEnd = this.lineStart = from;
+    this.next = this.lineNext = nextSeq;
+  }
+
+  add(events: readonly SessionEvent[], ends: readonly number[]): void {
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
+      const end = ends[i];
+      if (end !== this.lastEnd) {
+        // a new line (a packed row's events share one): it starts where the last event's line ended
+        this.lineStart = this.lastEnd;
+        this.lineNext = this.next;
+        this.lastEnd = end;
+      }
+      if (e.type === 'turn/start' && this.seg.length > 0) this.close();
+      if (this.seg.length === 0) {
+        this.segFrom = this.lineStart;
+        this.segNext = this.lineNext;
+      }
+      this.seg.push(e);
+      this.segTo = end;
+      this.next = e.seq + 1;
+    }
+  }
+
+  finish(): TurnIndex {
+    if (this.seg.length > 0) this.close();
+    return this.index;
+  }
+
+  private close(): void {
+    const seg = this.seg;
+    this.index.add({ seq: seg[0].seq, lastSeq: seg[seg.length - 1].seq, from: this.segFrom, to: this.segTo, nextSeq: this.segNext, count: seg.length }, seg);
+    this.seg = [];
+  }
+}

@@ -1,0 +1,149 @@
+// The offset index (issue 23): the Turns rows built from it, with each turn's
+// events read again from disk by byte range (through a cache small enough to
+// drop them all the time), equal the rows built from the whole log in memory,
+// for random logs and random expand/collapse/search sequences, and again after
+// a live append, a truncate and a replace. Damaged lines (malformed, a
+// repeated seq, a blank line) sit anywhere, so a re-read must skip exactly
+// the lines the first read did.
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SessionEvent } from '../../src/session/events.js';
+import { buildTurnTree } from '../../src/session/replay.js';
+import type { Session } from '../../src/session/session.js';
+import { SegmentCache } from '../../src/session/turn-index.js';
+import { eventAtSeq } from '../../src/session/turn-summary.js';
+import { parseQuery, type Query } from '../../src/session/query.js';
+import { indexStep, turnIndexOf } from '../../src/storage/indexed-turns.js';
+import { LogReader } from '../../src/storage/log-reader.js';
+import { feedAppended } from '../../src/storage/follow.js';
+import { openSessionFile } from '../../src/storage/session-file.js';
+import { buildTurnRows, indexedContext, rowsContext, type Expansion, type TurnRow } from '../../src/view/turns/turn-rows.js';
+import { matchingSeqs, openToSeq, turnMatches } from '../../src/view/turns/turn-search.js';
+import { detailLines } from '../../src/view/turns/turn-detail.js';
+import { cleanupTmp, hdr, tmpDir } from '../support/fixtures.js';
+import { PROPERTY_TIMEOUT, runs } from '../support/property.js';
+
+const TYPES = ['turn/start', 'turn/end', 'step/start', 'step/end', 'assistant/chunk', 'tool/call', 'tool/result', 'user/message', 'assistant/message', 'session/title'] as const;
+const DAMAGE = ['none', 'none', 'none', 'malformed', 'repeat', 'blank'] as const;
+
+interface Line {
+  type: (typeof TYPES)[number];
+  call: number;
+  damage: (typeof DAMAGE)[number];
+}
+
+const linesArb = fc.array(fc.record({ type: fc.constantFrom(...TYPES), call: fc.integer({ min: 0, max: 3 }), damage: fc.constantFrom(...DAMAGE) }), { maxLength: 60 });
+
+function event(r: Line, seq: number): SessionEvent {
+  const data =
+    r.type === 'tool/call' || r.type === 'tool/result'
+      ? { callId: `c${r.call}`, name: 'bash', arguments: '{"command":"ls"}', content: [{ type: 'tool-result', content: `out ${seq}` }] }
+      : r.type === 'user/message' || r.type === 'assistant/message'
+        ? { content: [{ type: 'text', text: `m${seq} needle${r.call}` }], source: { kind: 'user' }, usage: { inputTokens: seq, outputTokens: 2 } }
+        : r.type === 'assistant/chunk'
+          ? { chunk: { type: 'text-delta', text: `c${seq}` } }
+          : { turn: r.call + 1, reason: { kind: r.call === 0 ? 'cancelled' : 'completed' } };
+  return { type: r.type, seq, time: 1_700_000_000_000 + seq * 1000, data };
+}
+
+/** The log's text from `seq` on: each line an event, some followed by a damaged line. */
+function linesText(lines: readonly Line[], from = 0): string {
+  let out = '';
+  lines.forEach((r, i) => {
+    const seq = from + i;
+    out += JSON.stringify(event(r, seq)) + '\n';
+    if (r.damage === 'malformed') out += '{"type":"user/mess\n';
+    else if (r.damage === 'repeat') out += JSON.stringify(event(r, seq)) + '\n';
+    else if (r.damage === 'blank') out += '\n';
+  });
+  return out;
+}
+
+const dir = tmpDir('indexed-turns-');
+afterAll(cleanupTmp);
+let n = 0;
+
+/** The row as the screen and the keys see it. */
+const shown = (r: TurnRow) => ({ key: r.key, depth: r.depth, kind: r.kind, seq: r.seq, lastSeq: r.lastSeq, text: r.text, expandable: r.expandable, expanded: r.expanded, parent: r.parent, inherited: r.inherited, color: r.color, reason: r.reason });
+
+/** The session as the browser knows a large log: facts only, events on disk. */
+const factsOnly = (file: string): Session => openSessionFile(file).session!;
+
+/** Rows from the whole log in memory vs from the index, under each expansion; search and detail agree too. */
+function agree(file: string, idx: Session, steps: readonly Step[], cache: SegmentCache): void {
+  const whole = openSessionFile(file, true).session!;
+  expect(indexStep(idx, undefined, cache)).toBe(true);
+  const index = turnIndexOf(idx)!.index;
+  expect(index.events).toBe(whole.length);
+  const wTree = buildTurnTree(whole.events);
+  const wCtx = rowsContext(whole, 1_700_000_500_000);
+  const iCtx = indexedContext(idx, index, 1_700_000_500_000);
+  let expansion: Expansion = { mode: 'auto', toggled: new Set() };
+  const check = () => {
+    const w = buildTurnRows(wTree, expansion, wCtx).rows;
+    const i = buildTurnRows(index.tree, expansion, iCtx).rows;
+    expect(i.map(shown)).toEqual(w.map(shown));
+    for (let k = 0; k < w.length; k += 3) expect(detailLines(i[k], (s) => index.event(s))).toEqual(detailLines(w[k], (s) => eventAtSeq(whole.events, s)));
+    return w;
+  };
+  let rows = check();
+  for (const st of steps) {
+    if (st.kind === 'toggle' && rows.length > 0) {
+      const key = rows[st.at % rows.length].key;
+      const toggled = new Set(expansion.toggled);
+      if (!toggled.delete(key)) toggled.add(key);
+      expansion = { mode: expansion.mode, toggled };
+    } else if (st.kind === 'mode') expansion = { mode: st.mode, toggled: new Set() };
+    else if (st.kind === 'search') {
+      const q = parseQuery(`needle${st.at % 4}`) as Query;
+      const seqs = matchingSeqs(q, idx.eventBatches());
+      expect(seqs).toEqual([...new Set(turnMatches(q, whole.events).map((m) => m.seq))].sort((a, b) => a - b));
+      if (seqs.length) {
+        const seq = seqs[st.at % seqs.length];
+        const e1 = openToSeq(expansion, wTree, seq);
+        expect(openToSeq(expansion, index.tree, seq)).toEqual(e1);
+        expansion = e1;
+      }
+    }
+    rows = check();
+  }
+  for (let s = 0; s < whole.length; s++) expect(index.event(s)).toEqual(eventAtSeq(whole.events, s));
+}
+
+type Step = { kind: 'toggle'; at: number } | { kind: 'mode'; mode: Expansion['mode'] } | { kind: 'search'; at: number };
+const stepsArb = fc.array(
+  fc.oneof(
+    fc.record({ kind: fc.constant('toggle' as const), at: fc.nat() }),
+    fc.record({ kind: fc.constant('mode' as const), mode: fc.constantFrom('auto' as const, 'all' as const, 'none' as const) }),
+    fc.record({ kind: fc.constant('search' as const), at: fc.nat() }),
+  ),
+  { maxLength: 8 },
+);
+
+describe('the offset index of a log', () => {
+  it('gives the whole log’s rows, details, matches and events, also after an append, a truncate and a replace', () => {
+    fc.assert(
+      fc.property(linesArb, linesArb, linesArb, stepsArb, fc.integer({ min: 0, max: 2000 }), (first, more, other, steps, budget) => {
+        const cache = new SegmentCache(budget); // small: segments are dropped and read again all the time
+        const file = path.join(dir, `s${n++}.jsonl`);
+        fs.writeFileSync(file, JSON.stringify(hdr(`s${n}`)) + '\n' + linesText(first));
+        const idx = factsOnly(file);
+        agree(file, idx, steps, cache);
+        // a live append: the follower feeds the session's reader; the index reads on from its last segment
+        fs.appendFileSync(file, linesText(more, first.length));
+        expect(feedAppended(file, idx.log as LogReader)).toBeGreaterThanOrEqual(0);
+        agree(file, idx, steps, cache);
+        // truncated, then replaced: the file is read again (a new session object, or a log state read from scratch)
+        fs.writeFileSync(file, JSON.stringify(hdr(`s${n}`)) + '\n' + linesText(first.slice(0, first.length >> 1)));
+        const cut = factsOnly(file);
+        idx.resetLog(cut.log, false);
+        agree(file, idx, steps, cache);
+        fs.writeFileSync(file, JSON.stringify(hdr(`s${n}`)) + '\n' + linesText(other));
+        agree(file, factsOnly(file), steps, cache);
+      }),
+      { numRuns: runs(60) },
+    );
+  }, PROPERTY_TIMEOUT);
+});
