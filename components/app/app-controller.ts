@@ -6,7 +6,7 @@
 import { RootShapes } from '../../src/storage/root-refusals.js';
 import { AuditIndex, type AuditMemory } from '../../src/session/audit-index.js';
 import { isQueryError, parseQuery } from '../../src/session/query.js';
-import { indexSome, runFilter, SearchIndex, startFilter, type FilterJob } from '../../src/session/search-index.js';
+import { cancelFilter, indexSome, runFilter, SearchIndex, startFilter, type FilterJob } from '../../src/session/search-index.js';
 import { hasEventTerms } from '../../src/session/search.js';
 import type { FilterAnswers } from '../../src/view/sessions/session-filter.js';
 import { newChildId } from '../../src/session/ids.js';
@@ -232,6 +232,8 @@ export class AppController {
   private loadTimer?: ReturnType<typeof setTimeout>;
   /** sessions with a load under way (world.turns reported them): the one the Turns view shows goes on, the others are dropped */
   private readonly loads = new Set<Session>();
+  /** when a load's progress was last drawn */
+  private loadDrawn = 0;
 
   /** The session the Turns view shows. */
   private shownSession(): Session | undefined {
@@ -272,7 +274,13 @@ export class AppController {
         }
         if (done) this.loads.delete(shown);
         else this.scheduleLoad();
-        this.storeChanged(false); // the turn rows are not part of the snapshot's derived data
+        // the turn rows are not part of the snapshot's derived data; the progress is drawn every 100 ms
+        // (a frame after every 8 ms slice took as long as the slice: a 1 GB log indexed at half speed)
+        const now = performance.now();
+        if (done || now - this.loadDrawn >= 100) {
+          this.loadDrawn = now;
+          this.storeChanged(false);
+        }
       }
       this.checkIdle();
     }, 0);
@@ -280,18 +288,22 @@ export class AppController {
 
   // ---- the Sessions filter's query, answered in the background -------------
   private readonly searchIndex = new SearchIndex();
+  /** when the filter's answers were last drawn */
+  private filterDrawn = 0;
   private filter?: { text: string; job?: FilterJob };
   private filterTimer?: ReturnType<typeof setTimeout>;
 
   private filterAnswers(): FilterAnswers | undefined {
     const f = this.filter;
     if (!f?.job) return undefined;
-    return { text: f.text, results: f.job.results, todo: new Set(f.job.todo.map((s) => s.file ?? `mem:${s.id}`)) };
+    const todo = f.job.scan ? [...f.job.todo, f.job.scan.session] : f.job.todo; // (a large log being read is still to answer)
+    return { text: f.text, results: f.job.results, todo: new Set(todo.map((s) => s.file ?? `mem:${s.id}`)) };
   }
 
   /** A new filter text starts a new job over every session; its answers arrive in ~8 ms slices. */
   private syncFilter(text: string): boolean {
     if (this.filter?.text === text) return false;
+    cancelFilter(this.filter?.job);
     const q = text.trim() ? parseQuery(text) : undefined;
     this.filter = { text, job: q && !isQueryError(q) && hasEventTerms(q) ? startFilter(q, this.index.store.list()) : undefined };
     this.scheduleFilter();
@@ -305,8 +317,16 @@ export class AppController {
       const f = this.filter;
       if (!f?.job) return this.checkIdle();
       const job = f.job;
-      if (!job.done) runFilter(job, this.searchIndex, 8);
-      else {
+      if (!job.done) {
+        const known = job.results.size;
+        runFilter(job, this.searchIndex, 8);
+        // a slice of a large log's read with nothing new to show is not drawn (a frame per slice halved its speed)
+        if (!job.done && job.results.size === known && job.scan && performance.now() - this.filterDrawn < 250) {
+          this.scheduleFilter();
+          return;
+        }
+        this.filterDrawn = performance.now();
+      } else {
         // sessions without a search document answered 'pending': index them, then ask again
         const pending = this.index.store.list().filter((s) => job.results.get(s.file ?? `mem:${s.id}`) === 'pending');
         if (pending.length === 0) return this.checkIdle();
@@ -314,7 +334,7 @@ export class AppController {
       }
       this.storeChanged(false);
       this.scheduleFilter();
-    }, 5);
+    }, this.filter.job.scan ? 0 : 5); // (a large log being read: its next slice at once; keys still come first)
     this.filterTimer.unref?.();
   }
 

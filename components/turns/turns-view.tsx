@@ -12,7 +12,7 @@ import { turnsView, type AppState } from '../../src/view/app/state.js';
 import { displayWidth, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { caretParts } from '../../src/view/text/text-field.js';
 import { detailLines, fitDetail } from '../../src/view/turns/turn-detail.js';
-import { loadingLines } from '../../src/view/turns/turn-loading.js';
+import { loadingLines, partialLine } from '../../src/view/turns/turn-loading.js';
 import { clip, fitSegments, type Segment } from '../../src/view/turns/turn-row-text.js';
 import type { TurnRow } from '../../src/view/turns/turn-rows.js';
 import { cursorWindow, type TurnsState } from '../../src/view/turns/turns-state.js';
@@ -181,7 +181,10 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   if (search?.editing) {
     const { before, at, after } = caretParts(search.field);
     lines.push(<Line key="status" width={w} segments={[{ text: '/', color: 'yellow', bold: true }, { text: sanitizeInline(before) }, { text: sanitizeInline(at), color: 'yellow', bold: true }, { text: sanitizeInline(after) }, { text: '   Enter search · Esc cancel · tool:NAME is:error reason:KIND "words" -word', dim: true }]} />);
-  } else lines.push(<Line key="status" width={w} segments={statusSegments(fork)} />);
+  } else {
+    const partial = data.partial; // a large log shows its last turns while the earlier ones are indexed
+    lines.push(<Line key="status" width={w} segments={partial ? [{ text: partialLine(partial) + '  ', color: 'yellow' }, ...statusSegments(fork)] : statusSegments(fork)} />);
+  }
 
   return (
     <Box flexDirection="column" width={w} height={Math.max(0, height)} overflow="hidden">

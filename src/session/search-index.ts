@@ -4,7 +4,7 @@
 // the caller can hand control back to the input loop between slices. Pure
 // logic with an injected clock; the only I/O is a Session loading its events.
 import { isEventTerm, type Query, type Term } from './query.js';
-import { buildSearchDoc, entryMatches, eventTermHolds, hasEventTerms, sessionMeta, sessionTermsMatch, type SearchEntry, type SessionMeta } from './search.js';
+import { buildSearchDoc, entryMatches, SearchDocBuilder, eventTermHolds, hasEventTerms, sessionMeta, sessionTermsMatch, type SearchEntry, type SessionMeta } from './search.js';
 import type { SessionEvent } from './events.js';
 import type { Session } from './session.js';
 
@@ -81,7 +81,7 @@ export function indexSome(index: SearchIndex, sessions: readonly Session[], budg
   let built = 0;
   let remaining = 0;
   for (const s of sessions) {
-    if (index.isCurrent(s) || s.gone) continue;
+    if (index.isCurrent(s) || s.gone || scannedWhole(s)) continue;
     if (built > 0 && clock() - t0 >= budgetMs) {
       remaining++;
       continue;
@@ -102,7 +102,29 @@ export interface FilterJob {
   /** key -> answer, for matching sessions (and pending ones) only */
   readonly results: Map<string, FilterAnswer>;
   done: boolean;
+  /** a large session being searched as its log is read (it has no doc: see scannedWhole) */
+  scan?: Scan;
 }
+
+interface Scan {
+  session: Session;
+  batches: Generator<readonly SessionEvent[] | undefined>;
+  doc: SearchDocBuilder;
+  matches: number;
+  /** only negated event terms: an event has what is excluded */
+  excluded: boolean;
+}
+
+/**
+ * Logs this big get no search document (it would hold their text: a 1 GB log
+ * made a 2 GB one): a query reads them in batches, in the job's slices, and
+ * keeps a count (issue 23). Set lower by tests.
+ */
+let scanMin = 16 * 1024 * 1024;
+export const setScanMin = (bytes: number): void => {
+  scanMin = bytes;
+};
+const scannedWhole = (s: Session): boolean => s.file !== undefined && s.log.consumed >= scanMin;
 
 /** Starts answering `q` over `sessions` (nothing is evaluated yet). */
 export function startFilter(q: Query, sessions: readonly Session[]): FilterJob {
@@ -138,14 +160,63 @@ function answer(q: Query, meta: SessionMeta, doc: readonly SearchEntry[] | undef
  */
 export function runFilter(job: FilterJob, index: SearchIndex, budgetMs: number, clock: Clock = defaultClock): boolean {
   const t0 = clock();
+  const spent = () => clock() - t0 >= budgetMs;
   let first = true;
-  while (job.todo.length > 0) {
-    if (!first && clock() - t0 >= budgetMs) return false;
+  for (;;) {
+    if (job.scan) {
+      if (!stepScan(job, job.scan, spent)) return false;
+      continue;
+    }
+    if (job.todo.length === 0) break;
+    if (!first && spent()) return false;
     first = false;
     const s = job.todo.pop()!;
-    const a = answer(job.query, sessionMeta(s), index.docOf(s));
+    const meta = sessionMeta(s);
+    if (scannedWhole(s) && hasEventTerms(job.query) && sessionTermsMatch(job.query, meta)) {
+      job.scan = { session: s, batches: s.pausedBatches(Infinity, spent), doc: new SearchDocBuilder(), matches: 0, excluded: false };
+      continue;
+    }
+    const a = answer(job.query, meta, index.docOf(s));
     if (a !== null) job.results.set(keyOf(s), a);
   }
   job.done = true;
+  return true;
+}
+
+/** Drops a job that is no longer wanted (a large log's read under way is closed). */
+export function cancelFilter(job: FilterJob | undefined): void {
+  job?.scan?.batches.return(undefined);
+  if (job) job.scan = undefined;
+}
+
+/** Reads on in a large session's log until the budget is spent (false) or its answer is known (true). */
+function stepScan(job: FilterJob, scan: Scan, spent: () => boolean): boolean {
+  const q = job.query;
+  const only = positive(q).length === 0 ? q.terms.filter(isEventTerm) : undefined;
+  try {
+    for (;;) {
+      const r = scan.batches.next();
+      if (r.done) break;
+      if (r.value === undefined) {
+        if (spent()) return false;
+        continue;
+      }
+      for (const e of scan.doc.add(r.value)) {
+        if (only) {
+          if (only.some((t) => eventTermHolds(t, e))) scan.excluded = true;
+        } else if (entryMatches(q, e)) scan.matches++;
+      }
+      if (scan.excluded) break;
+    }
+  } catch {
+    // the log cannot be read now (deleted, truncated): no answer for it
+    scan.batches.return(undefined);
+    job.scan = undefined;
+    return true;
+  }
+  scan.batches.return(undefined);
+  const a: FilterAnswer | null = only ? (scan.excluded ? null : 'session') : scan.matches > 0 ? scan.matches : null;
+  if (a !== null) job.results.set(keyOf(scan.session), a);
+  job.scan = undefined;
   return true;
 }

@@ -201,13 +201,18 @@ export class TurnIndexBuilder {
   private lineNext: number;
   private next: number;
 
+  /** the events before the first turn/start are passed over (a read from the middle of a log: the tail) */
+  private skipping: boolean;
+
   constructor(
     readonly index: TurnIndex,
     from: number,
     nextSeq: number,
+    fromTurn = false,
   ) {
     this.lastEnd = this.lineStart = from;
     this.next = this.lineNext = nextSeq;
+    this.skipping = fromTurn;
   }
 
   add(events: readonly SessionEvent[], ends: readonly number[]): void {
@@ -220,6 +225,11 @@ export class TurnIndexBuilder {
         this.lineNext = this.next;
         this.lastEnd = end;
       }
+      if (this.skipping && e.type !== 'turn/start') {
+        this.next = e.seq + 1;
+        continue;
+      }
+      this.skipping = false;
       if (e.type === 'turn/start' && this.seg.length > 0) this.close();
       if (this.seg.length === 0) {
         this.segFrom = this.lineStart;

@@ -3,6 +3,7 @@
 // draws from it instead of loading the log's events (issue 23). Appends read
 // the last segment again on to the new end; a log read again from scratch
 // (truncated, replaced) is indexed again.
+import fs from 'node:fs';
 import type { LoadProgress, LogState, Session } from '../session/session.js';
 import { segmentCache, TurnIndex, TurnIndexBuilder, type IndexedSegment, type SegmentCache } from '../session/turn-index.js';
 import { readRange, startRangeRead, type ReadJob } from './session-file.js';
@@ -23,12 +24,15 @@ interface IndexState {
   log?: LogState;
   consumed: number;
   index?: TurnIndex;
+  /** until the index is complete: the last turns, from a read of the log's tail (tail first) */
+  tail?: { index: TurnIndex; log: LogState; consumed: number };
   /** a build or an extension under way, and what it will describe */
   job?: { read: ReadJob; builder: TurnIndexBuilder; log: LogState; consumed: number };
   failed?: unknown;
 }
 
 const states = new WeakMap<Session, IndexState>();
+const ALWAYS = () => true;
 
 /** Whether the session's Turns view draws from an index: a plain log over the threshold whose events are not in memory. */
 export function usesIndex(session: Session): boolean {
@@ -40,14 +44,73 @@ function segmentReader(session: Session) {
   return (seg: IndexedSegment) => readRange(session.file!, session.header, seg.from, seg.to, seg.nextSeq).filter((e) => e.seq >= seg.seq && e.seq <= seg.lastSeq);
 }
 
-/** The index as it stands: the complete one of the current log, else the last complete one (stale: `current` false) while an extension runs. */
-export function turnIndexOf(session: Session): { index: TurnIndex; current: boolean } | undefined {
+/**
+ * The index as it stands: the complete one of the current log, else the last
+ * complete one (stale: `current` false) while an extension runs, else the
+ * index of the log's last turns (`partial`) while the whole log is indexed.
+ */
+export function turnIndexOf(session: Session): { index: TurnIndex; current: boolean; partial?: true } | undefined {
   const st = states.get(session);
-  if (!st?.index) return undefined;
-  const current = st.log === session.log && st.consumed === session.log.consumed;
-  // a stale index of a log read again from scratch is no use: its segments are other bytes
-  if (!current && st.log !== session.log) return undefined;
-  return { index: st.index, current };
+  if (!st) return undefined;
+  if (st.index && st.log === session.log) return { index: st.index, current: st.consumed === session.log.consumed };
+  // (a stale index of a log read again from scratch is no use: its segments are other bytes)
+  if (st.tail && st.tail.log === session.log) return { index: st.tail.index, current: false, partial: true };
+  return undefined;
+}
+
+/** How much of a log's end the tail read takes first, and the most it grows to when that holds no turn/start. */
+const TAIL_BYTES = 4 * 1024 * 1024;
+const TAIL_MAX = 64 * 1024 * 1024;
+
+/**
+ * The index of the log's last turns, from a read of its last few MB: the
+ * read starts at a line start and passes over the events before the first
+ * turn/start it meets (a turn read from its middle). Why: a 10 GB log shows
+ * its last turns, where a user forks, in a blink, and the rest fills in.
+ */
+function tailIndex(session: Session, cache: SegmentCache): TurnIndex {
+  const log = session.log;
+  const file = session.file!;
+  for (let size = TAIL_BYTES; ; size *= 4) {
+    const start = Math.max(log.headerEnd, log.consumed - size);
+    const from = start === log.headerEnd ? start : lineStartAfter(file, start, log.consumed);
+    const index = new TurnIndex(segmentReader(session), cache);
+    if (from < 0) {
+      // no line starts in the window (an over-long line fills it): a bigger one, or no tail
+      if (size >= TAIL_MAX) return index;
+      continue;
+    }
+    const builder = new TurnIndexBuilder(index, from, 0, from !== log.headerEnd);
+    const read = startRangeRead(file, session.header, from, log.consumed, 0);
+    try {
+      for (let done = false; !done; ) {
+        done = read.step(ALWAYS);
+        const { events, ends } = read.drainRetained!();
+        builder.add(events, ends);
+      }
+    } finally {
+      read.close();
+    }
+    builder.finish();
+    if (index.segments.length > 0 || start === log.headerEnd || size >= TAIL_MAX) return index;
+  }
+}
+
+/** The offset just after the first newline in [at - 1, end) (the start of the first whole line from `at`), or -1. */
+function lineStartAfter(file: string, at: number, end: number): number {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    for (let pos = at - 1; pos < end; pos += buf.length) {
+      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
+      if (n <= 0) return -1;
+      const nl = buf.subarray(0, n).indexOf(10);
+      if (nl >= 0) return pos + nl + 1;
+    }
+    return -1;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
@@ -61,7 +124,11 @@ export function indexStep(session: Session, pause?: () => boolean, cache: Segmen
   if (st.failed !== undefined) throw st.failed;
   const log = session.log;
   if (st.index && st.log === log && st.consumed === log.consumed) return true;
+  // the log grew while it was indexed: the read goes on to the new end; read again from scratch: start over
+  if (st.job && st.job.log === log && st.job.consumed < log.consumed && st.job.read.extend?.(log.consumed)) st.job.consumed = log.consumed;
   if (st.job && (st.job.log !== log || st.job.consumed !== log.consumed)) cancelJob(st);
+  // no index of this log yet: its last turns first (read again when the log grew, until the index is complete)
+  if (!(st.index && st.log === log) && (st.tail?.log !== log || st.tail.consumed !== log.consumed)) st.tail = { index: tailIndex(session, cache), log, consumed: log.consumed };
   if (!st.job) {
     // go on from the complete index when the log only grew; else index it from its header on
     const from = st.index && st.log === log && st.consumed < log.consumed && st.index.segments.length > 0 ? st.index : undefined;
@@ -75,7 +142,8 @@ export function indexStep(session: Session, pause?: () => boolean, cache: Segmen
   let done: boolean;
   try {
     do {
-      done = job.read.step(pause);
+      // a chunk at a time (its events handed to the builder and dropped), whether or not pause() stops us
+      done = job.read.step(ALWAYS);
       const { events, ends } = job.read.drainRetained!();
       job.builder.add(events, ends);
     } while (!done && !pause?.());
@@ -89,6 +157,7 @@ export function indexStep(session: Session, pause?: () => boolean, cache: Segmen
   st.log = job.log;
   st.consumed = job.consumed;
   st.job = undefined;
+  st.tail = undefined;
   return true;
 }
 

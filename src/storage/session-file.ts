@@ -274,6 +274,7 @@ export function openSessionFile(file: string, retain = false): { session?: Sessi
 export function startRangeRead(file: string, header: SessionHeader, from: number, to: number, nextSeq: number): ReadJob {
   const reader = LogReader.at(file, header, from, nextSeq);
   const { fd, st } = openRegular(file);
+  let end = to;
   let open = true;
   const close = () => {
     if (open) fs.closeSync(fd);
@@ -282,7 +283,7 @@ export function startRangeRead(file: string, header: SessionHeader, from: number
   return {
     step(pause) {
       try {
-        const done = feedFd(fd, reader, to, pause, MAX_LINE_SCAN, true);
+        const done = feedFd(fd, reader, end, pause, MAX_LINE_SCAN, true);
         if (done) close();
         return done;
       } catch (e) {
@@ -290,11 +291,16 @@ export function startRangeRead(file: string, header: SessionHeader, from: number
         throw e;
       }
     },
-    result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs }, pending: to - reader.consumed }),
+    result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs }, pending: end - reader.consumed }),
     close,
-    progress: () => reader.progress(to),
+    progress: () => reader.progress(end),
     drain: () => reader.takeEvents(),
     drainRetained: () => reader.takeRetained(),
+    extend(more) {
+      if (!open) return false;
+      end = Math.max(end, more);
+      return true;
+    },
   };
 }
 

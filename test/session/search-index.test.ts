@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isQueryError, parseQuery, type Query } from '../../src/session/query.js';
 import { buildSearchDoc, matchSession, sessionMeta } from '../../src/session/search.js';
-import { indexSome, runFilter, SearchIndex, startFilter, type Clock } from '../../src/session/search-index.js';
+import { cancelFilter, indexSome, runFilter, SearchIndex, setScanMin, startFilter, type Clock } from '../../src/session/search-index.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { cleanupTmp, copyDir, evs, hdr, REAL_DIR, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
@@ -60,6 +60,32 @@ describe('search index and filter jobs', () => {
         const want = m === null ? undefined : m.kind === 'session' ? 'session' : m.matches.length;
         expect(job.results.get(s.file!), `${text} on ${s.file}`).toBe(want);
       }
+    }
+  });
+
+  it('a large log has no doc: a query reads it in batches, in slices, with the one-shot matcher’s answers', () => {
+    setScanMin(0); // every log counts as large here
+    try {
+      const idx = new SearchIndex();
+      expect(indexSome(idx, sessions, Infinity)).toBe(0);
+      expect(idx.size).toBe(0); // no doc built, none held
+      for (const text of ['the', 'tool:bash', 'is:error', 'reason:aborted', '-zzz-nowhere', '-the', 'retry is:open', 'zzz-nowhere', 'is:fork']) {
+        const q = ok(text);
+        const job = startFilter(q, sessions);
+        while (!runFilter(job, idx, 3, ticking(1))) expect(job.results.size).toBeLessThanOrEqual(sessions.length);
+        for (const s of sessions) {
+          const m = matchSession(q, sessionMeta(s), () => buildSearchDoc(s.events));
+          const want = m === null ? undefined : m.kind === 'session' ? 'session' : m.matches.length;
+          expect(job.results.get(s.file!), `${text} on ${s.file}`).toBe(want);
+        }
+      }
+      // a job dropped mid-read closes its file
+      const job = startFilter(ok('the'), sessions);
+      runFilter(job, idx, 0, ticking(1));
+      cancelFilter(job);
+      expect(job.scan).toBeUndefined();
+    } finally {
+      setScanMin(16 * 1024 * 1024);
     }
   });
 

@@ -147,3 +147,49 @@ describe('the offset index of a log', () => {
     );
   }, PROPERTY_TIMEOUT);
 });
+
+describe('tail first', () => {
+  it('a large log shows its last turns from a read of its tail; the whole index then agrees with them', () => {
+    // ~6 MB: 300 turns of a 20 KB tool result each, a damaged line near the end
+    const rows = [];
+    for (let t = 1; t <= 300; t++)
+      rows.push(
+        ['turn/start', { turn: t }],
+        ['user/message', { content: [{ type: 'text', text: `prompt ${t}` }], source: { kind: 'user' } }],
+        ['tool/call', { callId: `c${t}`, name: 'bash', arguments: '{"command":"ls"}' }],
+        ['tool/result', { callId: `c${t}`, content: [{ type: 'tool-result', content: 'x'.repeat(20_000) }] }],
+        ['turn/end', { turn: t, reason: { kind: 'completed' } }],
+      );
+    const lines = rows.map(([type, data], seq) => JSON.stringify({ type, seq, time: 1_700_000_000_000 + seq, data }));
+    lines.splice(lines.length - 7, 0, '{"type":"tool/res'); // a torn line inside turn 299
+    const file = path.join(dir, 'tail.jsonl');
+    fs.writeFileSync(file, JSON.stringify(hdr('tail')) + '\n' + lines.join('\n') + '\n');
+    expect(fs.statSync(file).size).toBeGreaterThan(5_000_000);
+
+    const s = factsOnly(file);
+    const cache = new SegmentCache(1 << 20);
+    expect(indexStep(s, () => true, cache)).toBe(false); // one chunk of the whole log read: not done
+    const tail = turnIndexOf(s)!;
+    expect(tail.partial).toBe(true);
+    const segs = tail.index.segments;
+    expect(segs.length).toBeGreaterThan(10);
+    expect(segs.length).toBeLessThan(300);
+    expect(segs[segs.length - 1].lastSeq).toBe(s.length - 1);
+    expect(tail.index.tree[0].kind).toBe('turn'); // starts at a turn/start, never mid-turn
+    const tailBodies = segs.map((g) => ({ g: { ...g }, nodes: tail.index.body(g).nodes }));
+
+    while (!indexStep(s, () => true, cache)) {
+      /* the rest, a chunk at a time */
+    }
+    const full = turnIndexOf(s)!;
+    expect(full.partial).toBeUndefined();
+    expect(full.current).toBe(true);
+    expect(full.index.segments.length).toBe(300);
+    for (const { g, nodes } of tailBodies) {
+      const same = full.index.segmentOf(g.seq)!;
+      expect({ ...same }).toEqual(g);
+      expect(full.index.body(same).nodes).toEqual(nodes);
+    }
+    expect(full.index.tree.at(-1)!.kind === 'turn' && full.index.tree.at(-1)!.turn).toBe(300);
+  });
+});

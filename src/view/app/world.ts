@@ -38,6 +38,8 @@ export type TurnsData =
       event(seq: number): SessionEvent | undefined;
       /** the rows come from the offset index (a large log): its events are read by turn, never all at once */
       indexed: boolean;
+      /** the rows are the log's last turns only, while the whole log is indexed: how far that has got */
+      readonly partial?: LoadProgress;
       loading?: undefined;
     }
   | { ok: false; session: Session; error: string; loading?: undefined }
@@ -109,6 +111,18 @@ const turnsMemo = new WeakMap<Session, TurnsMemo>();
 export const OPEN_SKIP_MS = 16;
 
 function turnsOf(session: Session, now: number, sessions: () => readonly Session[]): TurnsData {
+  if (usesIndex(session)) {
+    // a large log: its index brought up to the log (the last turns first), at once for a moment, then in the background
+    const ix = turnIndexOf(session);
+    if (!ix?.current && indexProgress(session) === undefined) {
+      try {
+        indexStep(session, pauseAfter(OPEN_INDEX_MS));
+      } catch {
+        /* said below, where the index is missing */
+      }
+    }
+    if (!turnIndexOf(session)?.current) indexing.add(session); // the app steps it (openStep) while it is shown
+  }
   const indexed = usesIndex(session) ? turnIndexOf(session) : undefined;
   const sig = `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}|${session.isLoaded}`;
   const hit = turnsMemo.get(session);
@@ -122,13 +136,18 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
     let tree: readonly TreeNode[];
     let history: (upTo: number) => TurnRow[];
     let event: (seq: number) => SessionEvent | undefined;
+    let partial: (() => LoadProgress | undefined) | undefined;
     if (usesIndex(session)) {
       // a large log: rows from its offset index, a turn's events read when a row needs them (issue 23)
-      const loading = indexProgress(session) ?? (indexStep(session, pauseAfter(OPEN_INDEX_MS)) ? undefined : indexProgress(session));
       const index = turnIndexOf(session);
-      if (!index) return { ok: false, session, loading: loading! };
-      if (loading) indexing.add(session); // an extension of a grown log goes on in the background; the last index is shown meanwhile
+      if (!index) {
+        const loading = indexProgress(session);
+        if (loading) return { ok: false, session, loading };
+        indexStep(session); // (not under way and no index: it failed, and says why again)
+        return turnsOf(session, now, sessions);
+      }
       const ix = index.index;
+      if (index.partial) partial = () => indexProgress(session);
       tree = ix.tree;
       clock = indexedContext(session, ix, now);
       event = (seq) => ix.event(seq);
@@ -153,6 +172,9 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
       tree,
       indexed: indexed !== undefined || usesIndex(session),
       event,
+      get partial() {
+        return partial?.();
+      },
       rows(e) {
         if (last?.e !== e) last = { e, m: buildTurnRows(tree, e, ctx) };
         return last.m;

@@ -24,3 +24,9 @@ export function loadingLines(p: LoadProgress): string[] {
       : `reading its events: ${where}`;
   return ['loading this session…', what, 'keys keep working: Esc goes back, Tab to another view'];
 }
+
+/** The line above a large log's rows while only its last turns are indexed (tail first). */
+export function partialLine(p: LoadProgress): string {
+  const pct = p.end > 0 ? Math.min(100, Math.floor((100 * p.read) / p.end)) : 0;
+  return `indexing earlier turns ${pct}%${p.skipFrom !== undefined ? ` (skipping an over-long line: line ${p.line})` : ''}`;
+}
