@@ -6,6 +6,8 @@
 import { RootShapes } from '../../src/storage/root-refusals.js';
 import { AuditIndex, type AuditMemory } from '../../src/session/audit-index.js';
 import { isQueryError, parseQuery } from '../../src/session/query.js';
+import { TurnScan } from '../../src/view/turns/turn-search.js';
+import type { Query } from '../../src/session/query.js';
 import { cancelFilter, indexSome, runFilter, SearchIndex, startFilter, type FilterJob } from '../../src/session/search-index.js';
 import { hasEventTerms } from '../../src/session/search.js';
 import type { FilterAnswers } from '../../src/view/sessions/session-filter.js';
@@ -286,6 +288,55 @@ export class AppController {
     }, 0);
   }
 
+  // ---- the Turns search of a large log, read in the background --------------
+  private turnScan?: { key: string; text: string; scan: TurnScan; drawn: number };
+  private turnScanTimer?: ReturnType<typeof setTimeout>;
+
+  private startTurnScan(session: Session, key: string, query: Query, text: string): void {
+    this.turnScan?.scan.close();
+    const spent = () => performance.now() > this.sliceEnd;
+    this.turnScan = { key, text, scan: new TurnScan(query, session.pausedBatches(Infinity, spent)), drawn: performance.now() };
+    this.scheduleTurnScan();
+  }
+  /** when the current slice of background work ends */
+  private sliceEnd = 0;
+
+  /** Slices of ~8 ms; the progress is drawn every 250 ms; dropped once the state no longer asks for it (Esc, another search). */
+  private scheduleTurnScan(): void {
+    if (this.turnScanTimer || this.closed || !this.turnScan) return;
+    this.turnScanTimer = setTimeout(() => {
+      this.turnScanTimer = undefined;
+      const job = this.turnScan;
+      if (!job) return this.checkIdle();
+      const t = this.snap.state.turnSearch;
+      if (!t?.scanning || t.key !== job.key || t.query !== job.text) {
+        job.scan.close();
+        this.turnScan = undefined;
+        return this.checkIdle();
+      }
+      this.sliceEnd = performance.now() + 8;
+      let done: boolean;
+      try {
+        done = job.scan.run(() => performance.now() > this.sliceEnd);
+      } catch (err) {
+        job.scan.close();
+        this.turnScan = undefined;
+        this.dispatch({ type: 'searchFailed', key: job.key, query: job.text, message: err instanceof Error ? err.message : String(err) });
+        return;
+      }
+      if (done) {
+        this.turnScan = undefined;
+        this.dispatch({ type: 'searchDone', key: job.key, query: job.text, seqs: job.scan.seqs });
+        return;
+      }
+      if (performance.now() - job.drawn >= 250) {
+        job.drawn = performance.now();
+        this.dispatch({ type: 'searchProgress', key: job.key, query: job.text, seen: job.scan.seen });
+      }
+      this.scheduleTurnScan();
+    }, 0);
+  }
+
   // ---- the Sessions filter's query, answered in the background -------------
   private readonly searchIndex = new SearchIndex();
   /** when the filter's answers were last drawn */
@@ -348,7 +399,7 @@ export class AppController {
    * does not count. With `audit: false` the scan is not waited for.
    */
   get busy(): boolean {
-    return !this.closed && (this.auditTimer !== undefined || this.filterTimer !== undefined || this.loadTimer !== undefined || this.frame !== undefined);
+    return !this.closed && (this.auditTimer !== undefined || this.filterTimer !== undefined || this.loadTimer !== undefined || this.turnScanTimer !== undefined || this.frame !== undefined);
   }
 
   /**
@@ -554,6 +605,9 @@ export class AppController {
         this.timers.add(t);
         return;
       }
+      case 'searchTurns':
+        this.startTurnScan(e.session, e.key, e.query, e.text);
+        return;
       case 'fork':
         try {
           const child = this.index.store.fork({ source: e.source, boundary: e.boundary, sessionId: e.childId });
@@ -571,7 +625,10 @@ export class AppController {
     this.auditIndex.cancel();
     if (this.filterTimer) clearTimeout(this.filterTimer);
     if (this.loadTimer) clearTimeout(this.loadTimer);
-    for (const s of this.loads) s.cancelLoad();
+    if (this.turnScanTimer) clearTimeout(this.turnScanTimer);
+    this.turnScan?.scan.close();
+    cancelFilter(this.filter?.job);
+    for (const s of this.loads) cancelOpen(s);
     this.loads.clear();
     this.unsubscribe();
     if (this.frame) clearTimeout(this.frame);

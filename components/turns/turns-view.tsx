@@ -183,7 +183,11 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
     lines.push(<Line key="status" width={w} segments={[{ text: '/', color: 'yellow', bold: true }, { text: sanitizeInline(before) }, { text: sanitizeInline(at), color: 'yellow', bold: true }, { text: sanitizeInline(after) }, { text: '   Enter search · Esc cancel · tool:NAME is:error reason:KIND "words" -word', dim: true }]} />);
   } else {
     const partial = data.partial; // a large log shows its last turns while the earlier ones are indexed
-    lines.push(<Line key="status" width={w} segments={partial ? [{ text: partialLine(partial) + '  ', color: 'yellow' }, ...statusSegments(fork)] : statusSegments(fork)} />);
+    const scanning = search?.scanning; // a large log being searched
+    const lead: Segment[] = [];
+    if (scanning) lead.push({ text: `searching ${clip(sanitizeInline(search!.query ?? ''), 40)}: ${scanning.total > 0 ? Math.min(100, Math.floor((100 * scanning.seen) / scanning.total)) : 0}% (Esc cancels)  `, color: 'yellow', bold: true });
+    if (partial) lead.push({ text: partialLine(partial) + '  ', color: 'yellow' });
+    lines.push(<Line key="status" width={w} segments={[...lead, ...statusSegments(fork)]} />);
   }
 
   return (

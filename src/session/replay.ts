@@ -278,10 +278,10 @@ function addToHistory(out: HistoryEntry[], e: SessionEvent, textMax = Infinity):
   const entry = historyEntryOf(e);
   if (!entry) return out;
   if (entry.text.length > textMax) {
-    entry.text = entry.text.slice(0, /[\uD800-\uDBFF]/.test(entry.text[textMax - 1]) ? textMax - 1 : textMax);
+    entry.text = detachedHead(entry.text, textMax);
     entry.clipped = true;
   }
-  if (entry.toolCalls && textMax !== Infinity) entry.toolCalls = entry.toolCalls.map((c) => (c.length > textMax ? c.slice(0, textMax) : c));
+  if (entry.toolCalls && textMax !== Infinity) entry.toolCalls = entry.toolCalls.map((c) => (c.length > textMax ? detachedHead(c, textMax) : c));
   const op = e.surfaceOp;
   if (op && typeof op === 'object' && op.op === 'replace' && typeof op.start === 'number' && typeof op.end === 'number') {
     const { start, end } = op as { start: number; end: number };
@@ -293,4 +293,14 @@ function addToHistory(out: HistoryEntry[], e: SessionEvent, textMax = Infinity):
   }
   out.push(entry);
   return out;
+}
+
+/**
+ * The first `n` UTF-16 units of `s` (never half a surrogate pair) as a string
+ * of its own: V8's slice keeps the whole parent alive (a 200-character head of
+ * each 60 KB tool result held them all: a 1 GB log's history took 1.1 GB).
+ */
+function detachedHead(s: string, n: number): string {
+  const head = s.slice(0, /[\uD800-\uDBFF]/.test(s[n - 1]) ? n - 1 : n);
+  return Buffer.from(head, 'utf8').toString('utf8');
 }

@@ -25,7 +25,7 @@ import { exportKey, forkCommand, markKey, openCompare, resumeKey } from './comma
 import { sessionsCommand } from '../sessions/commands.js';
 import { filterKey } from '../sessions/filter-key.js';
 import { turnsCommand } from '../turns/commands.js';
-import { searchKey } from '../turns/search-key.js';
+import { searchAnswer, searchKey } from '../turns/search-key.js';
 import { lineageCommand, nearestSessionRow } from '../lineage/commands.js';
 import { problemsCommand } from '../problems/commands.js';
 import { dialogKey } from '../dialog/on-key.js';
@@ -113,6 +113,10 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
       return step(s);
     case 'statusExpired':
       return step(s.status?.id === a.id ? { ...s, status: undefined } : s);
+    case 'searchProgress':
+    case 'searchDone':
+    case 'searchFailed':
+      return searchAnswer(s, a, world);
     case 'forked':
       return afterFork(s, a.child, a.source, world);
     case 'exported':

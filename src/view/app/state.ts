@@ -4,6 +4,7 @@
 // reducer.ts (dispatch, normalize), commands.ts (the actions every view
 // shares) and each surface's folder (its commands, its on-key steps); who has
 // the keyboard is surface.ts, what the highlighted row means is target.ts.
+import type { Query } from '../../session/query.js';
 import { type Comparison } from '../../session/compare.js';
 import { type ResumeCommand } from '../../session/resume-command.js';
 import { type CompareRow } from '../compare/compare-model.js';
@@ -81,6 +82,8 @@ export interface TurnSearch {
   /** seqs of the matching events, ascending (after Enter) */
   seqs: number[];
   query?: string;
+  /** a large log is being searched in the background (searchTurns): events read of all (Esc cancels) */
+  scanning?: { seen: number; total: number };
 }
 
 export interface CompareSurface {
@@ -101,7 +104,11 @@ export type AppAction =
   | { type: 'forkFailed'; error: Problem }
   | { type: 'exported'; file: string; bytes: number }
   | { type: 'exportFailed'; message: string; pager?: boolean }
-  | { type: 'statusExpired'; id: number };
+  | { type: 'statusExpired'; id: number }
+  /** the background search of a large log (searchTurns) has read on, or is done: its matches */
+  | { type: 'searchProgress'; key: string; query: string; seen: number }
+  | { type: 'searchDone'; key: string; query: string; seqs: number[] }
+  | { type: 'searchFailed'; key: string; query: string; message: string };
 
 export type Effect =
   /** write the child: exactly the dialog's pinned source instance and cut */
@@ -115,7 +122,9 @@ export type Effect =
   /** leave the screen for $PAGER with `content`, then come back */
   | { type: 'pager'; content: string }
   /** write a transcript of `session` (up to seq `upTo`) to a new file in the export folder */
-  | { type: 'export'; session: Session; upTo?: number };
+  | { type: 'export'; session: Session; upTo?: number }
+  /** search a large log's events in the background (the `/` search of Turns); its answers come back as searchProgress/searchDone */
+  | { type: 'searchTurns'; session: Session; key: string; query: Query; text: string };
 
 export interface Step {
   state: AppState;

@@ -122,6 +122,7 @@ export function turnsCommand(s: AppState, cmd: Command, world: World): Step {
     case 'jumpBoundary':
       return apply({ type: 'pick', view, pick: pickBoundary(session) });
     case 'back':
+      if (s.turnSearch?.scanning && s.turnSearch.key === key) return withStatus({ ...s, turnSearch: undefined }, 'search cancelled'); // (the app drops its read)
       if (hasSomethingToClose(t, auto)) return apply({ type: 'back', autoDetail: auto });
       if (s.compare) return step({ ...s, compare: { ...s.compare, open: true } }); // opened from Compare: back to it
       return leave();

@@ -1,13 +1,13 @@
 // Keys while the Turns search is typed (turns/keys.ts SEARCH_KEYS): Enter runs it.
 import type { KeyPress } from '../app/keys.js';
 import { isQueryError, parseQuery, queryErrorLine } from '../../session/query.js';
-import { matchingSeqs, turnMatches } from './turn-search.js';
+import { turnMatches } from './turn-search.js';
 import { SEARCH_KEYS } from './keys.js';
 import { bindingFor } from '../app/binding.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { editField } from '../text/text-field.js';
 import type { World } from '../app/world.js';
-import { selectedSession, step, withStatus, type AppState, type Step, type TurnSearch } from '../app/state.js';
+import { selectedSession, step, withStatus, type AppAction, type AppState, type Step, type TurnSearch } from '../app/state.js';
 import { gotoMatch } from './commands.js';
 
 /** Typing the Turns search: Enter runs it (matches, the first one at or after the cursor), Esc cancels. */
@@ -21,18 +21,36 @@ export function searchKey(s: AppState, t: TurnSearch, p: KeyPress, world: World)
     if (isQueryError(q)) return withStatus(s, queryErrorLine(q), 'error');
     const session = selectedSession(s, world);
     if (!session) return step(s);
+    const data = world.turns(session);
+    if (data.ok && data.indexed) {
+      // a large log: read in the background, the progress shown, Esc cancels (searchDone brings the matches)
+      const next = { ...s, turnSearch: { ...t, editing: false, seqs: [], query: text, scanning: { seen: 0, total: session.length } } };
+      return step(next, [{ type: 'searchTurns', session, key: t.key, query: q, text }]);
+    }
     let seqs: number[];
     try {
-      // a large log (its rows from the offset index) is searched a batch at a time, never held
-      const data = world.turns(session);
-      seqs = data.ok && data.indexed ? matchingSeqs(q, session.eventBatches()) : [...new Set(turnMatches(q, session.events).map((m) => m.seq))].sort((a, b) => a - b);
+      seqs = [...new Set(turnMatches(q, session.events).map((m) => m.seq))].sort((a, b) => a - b);
     } catch (e) {
       return withStatus(s, `cannot search this session: ${sanitizeInline((e as Error).message)}`, 'error');
     }
-    const next = { ...s, turnSearch: { ...t, editing: false, seqs, query: text } };
-    if (!seqs.length) return withStatus(next, `no match for ${sanitizeInline(text)}`, 'error');
-    return gotoMatch(next, world, 1, true);
+    return foundMatches({ ...s, turnSearch: { ...t, editing: false, seqs, query: text } }, world);
   }
   const field = editField(t.field, p);
   return step(field && field !== t.field ? { ...s, turnSearch: { ...t, field } } : s);
+}
+
+/** The matches of a search are known: the first at or after the cursor is shown, or none is said. */
+function foundMatches(s: AppState, world: World): Step {
+  const t = s.turnSearch!;
+  if (!t.seqs.length) return withStatus(s, `no match for ${sanitizeInline(t.query ?? '')}`, 'error');
+  return gotoMatch(s, world, 1, true);
+}
+
+/** The background search of a large log read on (progress) or ended (its matches), if it is still the one asked for. */
+export function searchAnswer(s: AppState, a: Extract<AppAction, { type: 'searchProgress' | 'searchDone' | 'searchFailed' }>, world: World): Step {
+  const t = s.turnSearch;
+  if (!t?.scanning || t.key !== a.key || t.query !== a.query) return step(s); // cancelled, or another search since
+  if (a.type === 'searchProgress') return step({ ...s, turnSearch: { ...t, scanning: { ...t.scanning, seen: a.seen } } });
+  if (a.type === 'searchFailed') return withStatus({ ...s, turnSearch: undefined }, `cannot search this session: ${sanitizeInline(a.message)}`, 'error');
+  return foundMatches({ ...s, turnSearch: { ...t, scanning: undefined, seqs: a.seqs } }, world);
 }

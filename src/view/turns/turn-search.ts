@@ -19,11 +19,46 @@ const eventTerms = (q: Query): Query => ({ ...q, terms: q.terms.filter((t) => t.
 
 /** The seqs of the matching events of a log read in batches (a large log: each batch searched and dropped). */
 export function matchingSeqs(q: Query, batches: Iterable<readonly SessionEvent[]>): number[] {
-  const terms = eventTerms(q);
-  const doc = new SearchDocBuilder();
-  const seqs: number[] = [];
-  for (const batch of batches) for (const m of matchEntries(terms, doc.add(batch))) if (seqs[seqs.length - 1] !== m.seq) seqs.push(m.seq);
-  return seqs;
+  const scan = new TurnScan(q, batches);
+  scan.run();
+  return scan.seqs;
+}
+
+/**
+ * A search of a large log in steps: `run(spent)` reads batches until the log
+ * ends (true) or `spent()` says the slice is over (false: run again later).
+ * Holds the seqs found and one batch. Stop early with close().
+ */
+export class TurnScan {
+  readonly seqs: number[] = [];
+  /** events read so far */
+  seen = 0;
+  private readonly terms: Query;
+  private readonly doc = new SearchDocBuilder();
+  private readonly it: Iterator<readonly SessionEvent[] | undefined>;
+
+  constructor(q: Query, batches: Iterable<readonly SessionEvent[] | undefined>) {
+    this.terms = eventTerms(q);
+    this.it = batches[Symbol.iterator]();
+  }
+
+  run(spent: () => boolean = () => false): boolean {
+    for (;;) {
+      const r = this.it.next();
+      if (r.done) return true;
+      if (r.value === undefined) {
+        if (spent()) return false;
+        continue;
+      }
+      this.seen += r.value.length;
+      for (const m of matchEntries(this.terms, this.doc.add(r.value))) if (this.seqs[this.seqs.length - 1] !== m.seq) this.seqs.push(m.seq);
+      if (spent()) return false;
+    }
+  }
+
+  close(): void {
+    this.it.return?.(undefined);
+  }
 }
 
 /** n (dir 1) / N (dir -1): the next match seq after `fromSeq` (before it for N), wrapping around; undefined when none. */

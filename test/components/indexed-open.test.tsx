@@ -1,0 +1,61 @@
+// A large log in the real app (issue 23): its Turns come from the offset
+// index (the threshold lowered so a small log takes that path), its `/` search
+// reads the log in the background and brings the matches the search of a log
+// in memory finds, and Esc cancels a search under way.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseQuery, type Query } from '../../src/session/query.js';
+import { indexProgress, setIndexedMin, turnIndexOf } from '../../src/storage/indexed-turns.js';
+import { loadRootSync } from '../../src/storage/load-root.js';
+import { readLog } from '../../src/storage/session-file.js';
+import { turnMatches } from '../../src/view/turns/turn-search.js';
+import { cleanupTmp, evs, hdr, logText, tmpDir, turnRows } from '../support/fixtures.js';
+import { KEY, mountApp } from '../support/app-harness.js';
+
+beforeAll(() => setIndexedMin(0));
+afterAll(() => {
+  setIndexedMin(16 * 1024 * 1024);
+  cleanupTmp();
+});
+
+describe('a large log in the app', () => {
+  it('opens from its index; / searches it in the background; Esc cancels a search under way', async () => {
+    const dir = tmpDir();
+    const all = evs(...Array.from({ length: 400 }, (_, i) => turnRows(i + 1, { kind: 'completed' }, `prompt ${i + 1} ${i % 7 === 0 ? 'needle' : 'hay'} ${'x'.repeat(300)}`)).flat());
+    const file = path.join(dir, 'big.jsonl');
+    fs.writeFileSync(file, logText(hdr('big'), all));
+    const index = loadRootSync(dir);
+    const session = index.store.get('big')!;
+    const m = mountApp({ index, view: 'sessions', size: { columns: 120, rows: 30 } });
+    try {
+      await m.idle();
+      await m.press(KEY.enter);
+      await m.idle();
+      expect(m.state().view).toBe('turns');
+      expect(turnIndexOf(session)?.current).toBe(true);
+      expect(indexProgress(session)).toBeUndefined();
+      expect(session.isLoaded).toBe(false); // never loaded whole
+      expect(m.frame()).toContain('▸ turn 1 ');
+
+      await m.press('/', ...'needle', KEY.enter);
+      await m.idle();
+      const want = [...new Set(turnMatches(parseQuery('needle') as Query, readLog(file, true).reader.events).map((x) => x.seq))];
+      expect(want.length).toBeGreaterThan(50);
+      expect(m.state().turnSearch?.seqs).toEqual(want);
+      expect(m.state().turnSearch?.scanning).toBeUndefined();
+      expect(m.frame()).toContain(`match 1 of ${want.length}`);
+      expect(session.isLoaded).toBe(false);
+
+      // a search started and cancelled before its first slice: it is dropped, and says so
+      await m.press('/', ...'hay', KEY.enter, KEY.esc);
+      expect(m.state().turnSearch).toBeUndefined();
+      await m.idle();
+      expect(m.state().turnSearch).toBeUndefined();
+      expect(m.frame()).toContain('search cancelled');
+      expect(m.state().view).toBe('turns');
+    } finally {
+      m.unmount();
+    }
+  });
+});
