@@ -36,7 +36,9 @@ describe('a large log in the app', () => {
       expect(turnIndexOf(session)?.current).toBe(true);
       expect(indexProgress(session)).toBeUndefined();
       expect(session.isLoaded).toBe(false); // never loaded whole
-      expect(m.frame()).toContain('▸ turn 1 ');
+      // opened tail first: the cursor on the end (where a user forks), following it while the rest filled in
+      expect(m.frame()).toContain('▸ turn 400 ');
+      expect(m.turnsSelected()).toMatch(/fork here · seq 2799/);
 
       await m.press('/', ...'needle', KEY.enter);
       await m.idle();

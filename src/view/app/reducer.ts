@@ -17,7 +17,7 @@ import { inProjectScope } from '../../storage/project-scope.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { filterSessions, listItemOf } from '../sessions/session-list.js';
 import { textField } from '../text/text-field.js';
-import { turnsReducer } from '../turns/turns-state.js';
+import { initialTurnsState, turnsReducer } from '../turns/turns-state.js';
 import { visibleWindow } from './window.js';
 import type { World } from './world.js';
 import { type AppState, type AppAction, type Step, cycleView, indexOfKey, layoutOf, readerHeight, select, selectedSession, sessionsRows, setTurns, step, turnsView, withStatus } from './state.js';
@@ -77,13 +77,19 @@ export function normalize(s0: AppState, world: World): AppState {
     if (key !== undefined && key !== s.selection && world.session(key)) s = select(s, key, world);
   } else if (s.view === 'turns' && s.selection !== undefined) {
     // tail -F: a cursor parked on the end by G follows a growing log
-    const t = s.turns.get(s.selection);
+    const key = s.selection;
+    let t = s.turns.get(key);
     const session = selectedSession(s, world);
+    if (!t && session) {
+      // a large log opened tail first: its cursor starts on the end, and stays there as the earlier turns fill in above
+      const data = world.turns(session);
+      if (data.ok && data.partial) s = setTurns(s, key, (t = turnsReducer(initialTurnsState(), { type: 'bottom', view: turnsView(s, data) })));
+    }
     if (t?.follow && session) {
       const data = world.turns(session);
       if (data.ok) {
         const next = turnsReducer(t, { type: 'bottom', view: turnsView(s, data) });
-        if (next.tree.key !== t.tree.key || next.tree.top !== t.tree.top) s = setTurns(s, s.selection, next);
+        if (next.tree.key !== t.tree.key || next.tree.top !== t.tree.top) s = setTurns(s, key, next);
       }
     }
   }
