@@ -184,9 +184,10 @@ export async function hugeFigures(o: HugeOptions): Promise<void> {
  * from /proc every 20 ms (killed past `killAtMB`): Enter on the session until
  * its last turn shows (tail first), then G, a turn expanded, the reader, the
  * whole index finished, a `/` search to its first match, and the history.
+ * (test/huge/huge-session.test.ts runs it on a 200 MB session too.)
  */
-async function browseHuge(dir: string, turns: number, killAtMB: number) {
-  const p = spawnBenchPty(process.execPath, [CLI, dir, '--no-cache'], 140, 40);
+export async function browseHuge(dir: string, turns: number, killAtMB: number, cli = CLI) {
+  const p = spawnBenchPty(process.execPath, [cli, dir, '--no-cache'], 140, 40);
   let peak = 0;
   let killed = false;
   const timer = setInterval(() => {

@@ -187,6 +187,8 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
     const lead: Segment[] = [];
     if (scanning) lead.push({ text: `searching ${clip(sanitizeInline(search!.query ?? ''), 40)}: ${scanning.total > 0 ? Math.min(100, Math.floor((100 * scanning.seen) / scanning.total)) : 0}% (Esc cancels)  `, color: 'yellow', bold: true });
     if (partial) lead.push({ text: partialLine(partial) + '  ', color: 'yellow' });
+    const reading = t.showHistory ? data.historyLoading : undefined; // a large log's history being read
+    if (reading) lead.push({ text: `reading the history ${reading.of > 0 ? Math.min(100, Math.floor((100 * reading.seen) / reading.of)) : 0}%  `, color: 'yellow' });
     lines.push(<Line key="status" width={w} segments={[...lead, ...statusSegments(fork)]} />);
   }
 

@@ -251,13 +251,30 @@ export function modelHistory(events: readonly SessionEvent[], upTo = events.leng
  * holds a line per entry, not its events (the detail pane reads the event again).
  */
 export function modelHistoryOf(batches: Iterable<readonly SessionEvent[]>, upToSeq: number, textMax: number): HistoryEntry[] {
-  let out: HistoryEntry[] = [];
-  for (const batch of batches)
+  const fold = new HistoryFold(upToSeq, textMax);
+  for (const batch of batches) if (fold.add(batch)) break;
+  return fold.entries;
+}
+
+/** modelHistoryOf a batch at a time (a large log's history is read in the app's slices). */
+export class HistoryFold {
+  entries: HistoryEntry[] = [];
+  /** events folded */
+  seen = 0;
+  constructor(
+    readonly upToSeq: number,
+    private readonly textMax: number,
+  ) {}
+
+  /** Folds a batch in; true once past `upToSeq` (the rest is not needed). */
+  add(batch: readonly SessionEvent[]): boolean {
     for (const e of batch) {
-      if (e.seq > upToSeq) return out;
-      out = addToHistory(out, e, textMax);
+      if (e.seq > this.upToSeq) return true;
+      this.seen++;
+      this.entries = addToHistory(this.entries, e, this.textMax);
     }
-  return out;
+    return false;
+  }
 }
 
 /** The history entry an event makes (undefined: none: not a surface event, or an empty assistant message). */

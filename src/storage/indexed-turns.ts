@@ -5,6 +5,8 @@
 // (truncated, replaced) is indexed again.
 import fs from 'node:fs';
 import type { LoadProgress, LogState, Session } from '../session/session.js';
+import type { SessionEvent } from '../session/events.js';
+import { HistoryFold, type HistoryEntry } from '../session/replay.js';
 import { segmentCache, TurnIndex, TurnIndexBuilder, type IndexedSegment, type SegmentCache } from '../session/turn-index.js';
 import { readRange, startRangeRead, type ReadJob } from './session-file.js';
 import { isCompressedLog } from './zstd-log.js';
@@ -177,4 +179,83 @@ export function cancelIndex(session: Session): void {
 function cancelJob(st: IndexState): void {
   st.job?.read.close();
   st.job = undefined;
+}
+
+// ---- a large log's model history, read in steps ---------------------------
+
+interface HistoryState {
+  upTo: number;
+  log: LogState;
+  consumed: number;
+  fold: HistoryFold;
+  /** the read under way (undefined once done) */
+  batches?: Generator<readonly SessionEvent[] | undefined>;
+}
+
+const histories = new WeakMap<Session, HistoryState>();
+
+/** The history after events [0, upTo] when it has been read for the log as it is (undefined: not yet). */
+export function historyOf(session: Session, upTo: number): HistoryEntry[] | undefined {
+  const h = histories.get(session);
+  return h && !h.batches && h.upTo === upTo && h.log === session.log && h.consumed === session.log.consumed ? h.fold.entries : undefined;
+}
+
+/** How far the read of a history under way has got: events folded of those up to `upTo`. */
+export function historyProgress(session: Session): { seen: number; of: number } | undefined {
+  const h = histories.get(session);
+  return h?.batches ? { seen: h.fold.seen, of: h.upTo + 1 } : undefined;
+}
+
+/**
+ * Reads on the history after events [0, upTo] (starting it, or over again
+ * for another cut or a changed log): true once read, false when pause()
+ * stopped it. One history per session; the read holds a batch at a time,
+ * and each entry's first `textMax` characters.
+ */
+export function historyStep(session: Session, upTo: number, pause: () => boolean, textMax: number): boolean {
+  let h = histories.get(session);
+  if (h && (h.upTo !== upTo || h.log !== session.log || h.consumed !== session.log.consumed)) {
+    h.batches?.return(undefined);
+    h = undefined;
+  }
+  if (!h) {
+    h = { upTo, log: session.log, consumed: session.log.consumed, fold: new HistoryFold(upTo, textMax) };
+    h.batches = session.pausedBatches(Infinity, pause);
+    histories.set(session, h);
+  }
+  if (!h.batches) return true;
+  const state = h;
+  const end = () => {
+    state.batches!.return(undefined);
+    state.batches = undefined;
+    return true;
+  };
+  try {
+    for (;;) {
+      const r = state.batches!.next();
+      if (r.done) return end();
+      if (r.value === undefined) {
+        if (pause()) return false;
+        continue;
+      }
+      if (state.fold.add(r.value)) return end();
+      if (pause()) return false;
+    }
+  } catch (e) {
+    state.batches?.return(undefined);
+    histories.delete(session);
+    throw e;
+  }
+}
+
+/** The cut of the history read under way, if any. */
+export const historyUpTo = (session: Session): number | undefined => (histories.get(session)?.batches ? histories.get(session)!.upTo : undefined);
+
+/** Drops a history read under way (its file closed). */
+export function cancelHistory(session: Session): void {
+  const h = histories.get(session);
+  if (h?.batches) {
+    h.batches.return(undefined);
+    histories.delete(session);
+  }
 }

@@ -10,6 +10,8 @@ import { indexProgress, setIndexedMin, turnIndexOf } from '../../src/storage/ind
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { readLog } from '../../src/storage/session-file.js';
 import { turnMatches } from '../../src/view/turns/turn-search.js';
+import { historyRows } from '../../src/view/turns/turn-rows.js';
+import { detailLines } from '../../src/view/turns/turn-detail.js';
 import { cleanupTmp, evs, hdr, logText, tmpDir, turnRows } from '../support/fixtures.js';
 import { KEY, mountApp } from '../support/app-harness.js';
 
@@ -22,7 +24,7 @@ afterAll(() => {
 describe('a large log in the app', () => {
   it('opens from its index; / searches it in the background; Esc cancels a search under way', async () => {
     const dir = tmpDir();
-    const all = evs(...Array.from({ length: 400 }, (_, i) => turnRows(i + 1, { kind: 'completed' }, `prompt ${i + 1} ${i % 7 === 0 ? 'needle' : 'hay'} ${'x'.repeat(300)}`)).flat());
+    const all = evs(...Array.from({ length: 400 }, (_, i) => turnRows(i + 1, { kind: 'completed' }, `prompt ${i + 1} ${i % 7 === 0 ? 'needle' : 'hay'} ${'x'.repeat(700)}`)).flat());
     const file = path.join(dir, 'big.jsonl');
     fs.writeFileSync(file, logText(hdr('big'), all));
     const index = loadRootSync(dir);
@@ -48,6 +50,20 @@ describe('a large log in the app', () => {
       expect(m.state().turnSearch?.scanning).toBeUndefined();
       expect(m.frame()).toContain(`match 1 of ${want.length}`);
       expect(session.isLoaded).toBe(false);
+
+      // the history of the whole log, read in the background: the rows the history of the log in memory gives
+      await m.press('G', 't');
+      await m.idle();
+      expect(m.frame()).toContain('model history up to seq 2799');
+      const whole = historyRows(readLog(file, true).reader.events, 2799);
+      const data = m.controller.world().turns(session);
+      expect(data.ok && data.history(2799).map((r) => [r.key, r.seq, r.text])).toEqual(whole.map((r) => [r.key, r.seq, r.text]));
+      // a clipped entry's detail reads its event again: the whole text, as from the log in memory
+      const events = readLog(file, true).reader.events;
+      expect(data.ok && data.history(2799)[0].entry?.clipped).toBe(true);
+      if (data.ok) for (const i of [0, 1, 400]) expect(detailLines(data.history(2799)[i], data.event)).toEqual(detailLines(whole[i], (seq) => events[seq]));
+      expect(session.isLoaded).toBe(false);
+      await m.press('t');
 
       // a search started and cancelled before its first slice: it is dropped, and says so
       await m.press('/', ...'hay', KEY.enter, KEY.esc);

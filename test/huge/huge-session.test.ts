@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeHugeSession, type HugeSessionInfo } from '../../bench/generate.js';
+import { browseHuge } from '../../bench/huge.js';
 import { runBounded, rssOf } from '../support/bounded-run.js';
 import { cleanupTmp, tmpDir } from '../support/fixtures.js';
 import { BIN } from '../support/run-cli.js';
@@ -37,6 +38,17 @@ describe('a 200 MB session: commands stream their output in bounded memory', () 
       expect(r.stdoutBytes).toBeGreaterThan(args.includes('--at') ? 10e6 : huge.bytes / 2);
     }, 360_000);
   }
+});
+
+describe('a 200 MB session: browsing it in the app', () => {
+  it(`opens tail first and browses (index, g/G, expand, reader, / search, history) under ${MB(BOUND)}`, async () => {
+    const dir = tmpDir('huge-browse-');
+    fs.linkSync(path.join(root, 'huge.jsonl'), path.join(dir, 'huge.jsonl')); // the same file, alone in its root
+    const b = await browseHuge(dir, huge.turns, (2 * BOUND) / 2 ** 20, BIN);
+    expect(b.peakMB, `peak ${b.peakMB.toFixed(0)} MB`).toBeLessThanOrEqual(BOUND / 2 ** 20);
+    // the last turn is on screen before the whole log is indexed (tail first)
+    expect(b.tailMs).toBeLessThan(b.indexMs);
+  }, 600_000);
 });
 
 describe('a 200 MB session: a fork streams its seed', () => {

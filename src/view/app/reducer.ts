@@ -81,9 +81,10 @@ export function normalize(s0: AppState, world: World): AppState {
     let t = s.turns.get(key);
     const session = selectedSession(s, world);
     if (!t && session) {
-      // a large log opened tail first: its cursor starts on the end, and stays there as the earlier turns fill in above
+      // a large log (opened tail first): its cursor starts on the end, and stays there as the earlier turns fill in above
+      // (whether or not its index was done at once: the same place whatever the machine's speed)
       const data = world.turns(session);
-      if (data.ok && data.partial) s = setTurns(s, key, (t = turnsReducer(initialTurnsState(), { type: 'bottom', view: turnsView(s, data) })));
+      if (data.ok && data.indexed) s = setTurns(s, key, (t = turnsReducer(initialTurnsState(), { type: 'bottom', view: turnsView(s, data) })));
     }
     if (t?.follow && session) {
       const data = world.turns(session);

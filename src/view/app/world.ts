@@ -9,11 +9,11 @@ import { isDirectory } from '../../storage/is-directory.js';
 import { inProjectScope, type ProjectScope } from '../../storage/project-scope.js';
 import { problemRows, seedDivergence, type ProblemRow, type SeedDivergence } from '../../session/problems.js';
 import { isSessionForkError, SessionForkError } from '../../session/errors.js';
-import { buildTurnTree, modelHistoryOf, type TreeNode } from '../../session/replay.js';
+import { buildTurnTree, type TreeNode } from '../../session/replay.js';
 import type { SessionEvent } from '../../session/events.js';
 import { eventAtSeq } from '../../session/turn-summary.js';
 import type { TurnIndex } from '../../session/turn-index.js';
-import { cancelIndex, indexProgress, indexStep, turnIndexOf, usesIndex } from '../../storage/indexed-turns.js';
+import { cancelHistory, cancelIndex, historyOf, historyProgress, historyStep, historyUpTo, indexProgress, indexStep, turnIndexOf, usesIndex } from '../../storage/indexed-turns.js';
 import { pauseWhileSkipping, type LoadProgress, type Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
 import { fileDiagnosticCount, olderGenerations, type RootIndex } from '../../storage/load-root.js';
@@ -22,6 +22,7 @@ import { lineageNodes } from '../lineage/lineage-model.js';
 import { ItemRows, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../sessions/session-list.js';
 import type { RowSeq } from './window.js';
 import { RootModel } from './root-model.js';
+import { LABEL_CAP } from '../turns/turn-row-text.js';
 import { buildTurnRows, historyEntryRows, historyRows, indexedContext, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from '../turns/turn-rows.js';
 
 /** A session's turn tree, or why it cannot be read (a file deleted before it was opened). */
@@ -40,6 +41,8 @@ export type TurnsData =
       indexed: boolean;
       /** the rows are the log's last turns only, while the whole log is indexed: how far that has got */
       readonly partial?: LoadProgress;
+      /** a large log's history being read (its rows are empty meanwhile): events read of those up to the cut */
+      readonly historyLoading?: { seen: number; of: number };
       loading?: undefined;
     }
   | { ok: false; session: Session; error: string; loading?: undefined }
@@ -134,7 +137,8 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
   let clock: RowsContext | undefined;
   try {
     let tree: readonly TreeNode[];
-    let history: (upTo: number) => TurnRow[];
+    /** undefined: still being read */
+    let history: (upTo: number) => TurnRow[] | undefined;
     let event: (seq: number) => SessionEvent | undefined;
     let partial: (() => LoadProgress | undefined) | undefined;
     if (usesIndex(session)) {
@@ -151,7 +155,14 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
       tree = ix.tree;
       clock = indexedContext(session, ix, now);
       event = (seq) => ix.event(seq);
-      history = (upTo) => historyEntryRows(modelHistoryOf(session.eventBatches(), upTo, HISTORY_TEXT_MAX));
+      history = (upTo) => {
+        // read in the background (the app's slices, as the index): no rows until it is read
+        let h = historyOf(session, upTo);
+        if (!h && historyProgress(session) === undefined && historyStep(session, upTo, pauseAfter(OPEN_INDEX_MS), HISTORY_TEXT_MAX)) h = historyOf(session, upTo);
+        if (h) return historyEntryRows(h);
+        indexing.add(session);
+        return undefined;
+      };
     } else {
       // a load under way goes on in the background slices, not here (this is asked several times a frame)
       const loading = session.loading ?? (session.load(pauseWhileSkipping(() => session.loadJob, OPEN_SKIP_MS)) ? undefined : session.loading);
@@ -180,8 +191,15 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
         return last.m;
       },
       history(upTo) {
-        if (lastHistory?.upTo !== upTo) lastHistory = { upTo, rows: history(upTo) };
+        if (lastHistory?.upTo !== upTo) {
+          const rows = history(upTo);
+          if (!rows) return []; // (not kept: asked again until read)
+          lastHistory = { upTo, rows };
+        }
         return lastHistory.rows;
+      },
+      get historyLoading() {
+        return historyProgress(session);
       },
       get divergence() {
         if (divergence === undefined) {
@@ -205,6 +223,13 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
 /** sessions whose index is being brought up to a grown log while the last one is shown (the app steps them: openStep) */
 const indexing = new WeakSet<Session>();
 
+/**
+ * How much of each history entry's text a large log's history keeps: what a
+ * row's label reads of it (clip cuts at twice its cap first), so its rows are
+ * the rows of the whole text; the detail pane and the reader read the event.
+ */
+const HISTORY_TEXT_MAX = 2 * LABEL_CAP + 1;
+
 /** How long opening a large log may index it at once before the rest goes to the background slices. */
 export const OPEN_INDEX_MS = 50;
 
@@ -213,9 +238,6 @@ const pauseAfter = (ms: number): (() => boolean) => {
   return () => performance.now() > until;
 };
 
-/** A history row's text in a large log (the detail pane and the reader read the event itself). */
-const HISTORY_TEXT_MAX = 200;
-
 /**
  * One slice of opening `session` in the background: its load, or its offset
  * index (a large log). True when there is nothing left to do. Throws what
@@ -223,7 +245,9 @@ const HISTORY_TEXT_MAX = 200;
  */
 export function openStep(session: Session, pause: () => boolean): boolean {
   if (usesIndex(session)) {
-    const done = indexStep(session, pause);
+    let done = indexStep(session, pause);
+    const h = historyUpTo(session); // (a history being read goes on beside the index)
+    if (h !== undefined) done = historyStep(session, h, pause, HISTORY_TEXT_MAX) && done;
     if (done) indexing.delete(session);
     return done;
   }
@@ -232,13 +256,14 @@ export function openStep(session: Session, pause: () => boolean): boolean {
 
 /** Whether opening `session` still has work under way (a load, an index build or extension). */
 export function opening(session: Session): boolean {
-  return session.loading !== undefined || indexProgress(session) !== undefined || indexing.has(session);
+  return session.loading !== undefined || indexProgress(session) !== undefined || historyProgress(session) !== undefined || indexing.has(session);
 }
 
 /** Stops the work of opening `session` (its file closed); the next look starts it again. */
 export function cancelOpen(session: Session): void {
   session.cancelLoad();
   cancelIndex(session);
+  cancelHistory(session);
   indexing.delete(session);
 }
 
