@@ -160,7 +160,11 @@ export interface ReadJob {
  */
 export function startReadLog(file: string, retain: boolean | LogReaderOptions, limit?: number, everyChunk = false): ReadJob {
   if (isCompressedLog(file)) return startReadZstdLog(file, retain, limit);
-  const reader = new LogReader(file, typeof retain === 'boolean' ? { retain } : retain);
+  return readJob(file, new LogReader(file, typeof retain === 'boolean' ? { retain } : retain), limit, everyChunk);
+}
+
+/** `reader` fed `file`'s bytes from where it stands up to `limit` (default: the size at open), in steps. */
+function readJob(file: string, reader: LogReader, limit: number | undefined, everyChunk: boolean): ReadJob {
   const { fd, st } = openRegular(file);
   let end = limit ?? st.size;
   let open = true;
@@ -272,36 +276,7 @@ export function openSessionFile(file: string, retain = false): { session?: Sessi
  * not the file's).
  */
 export function startRangeRead(file: string, header: SessionHeader, from: number, to: number, nextSeq: number): ReadJob {
-  const reader = LogReader.at(file, header, from, nextSeq);
-  const { fd, st } = openRegular(file);
-  let end = to;
-  let open = true;
-  const close = () => {
-    if (open) fs.closeSync(fd);
-    open = false;
-  };
-  return {
-    step(pause) {
-      try {
-        const done = feedFd(fd, reader, end, pause, MAX_LINE_SCAN, true);
-        if (done) close();
-        return done;
-      } catch (e) {
-        close();
-        throw e;
-      }
-    },
-    result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs }, pending: end - reader.consumed }),
-    close,
-    progress: () => reader.progress(end),
-    drain: () => reader.takeEvents(),
-    drainRetained: () => reader.takeRetained(),
-    extend(more) {
-      if (!open) return false;
-      end = Math.max(end, more);
-      return true;
-    },
-  };
+  return readJob(file, LogReader.at(file, header, from, nextSeq), to, true);
 }
 
 /** The events of bytes [from, to) of a plain log read once before, at once (see startRangeRead). */
