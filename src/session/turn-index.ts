@@ -84,6 +84,9 @@ export class SegmentCache {
 /** ~24 MB of log text held for rows, the reader and the detail pane (their parsed form is a few times that). */
 export const segmentCache = new SegmentCache(24 * 1024 * 1024);
 
+const NO_BODY: SegmentBody = { events: [], nodes: [] };
+const UNREAD: ParentNode = { kind: 'step', seq: -1, lastSeq: -1, turn: 0, step: 0, open: false, children: [] };
+
 /** A prompt or end reason longer than this stays on disk (read with its segment); a row shows its first line. */
 const KEEP_TEXT = 4096;
 
@@ -135,7 +138,9 @@ export class TurnIndex {
 
   /** The parent's node as the index keeps it: its children (and a long prompt or reason) read from disk when asked for. */
   private lazy(n: ParentNode, seg: IndexedSegment, pos: number): ParentNode {
-    const full = () => this.body(seg).nodes[pos] as ParentNode;
+    // (a segment that cannot be read now, its file gone: no children rather than an error in a frame)
+    // (only the segment and place are kept here, never `n`: it holds the children the index leaves on disk)
+    const full = (): ParentNode => (this.body(seg).nodes[pos] as ParentNode | undefined) ?? UNREAD;
     const { children, ...rest } = n;
     const node = rest as ParentNode;
     node.childCount = children.length;
@@ -150,9 +155,18 @@ export class TurnIndex {
     return node;
   }
 
-  /** A segment's events and full nodes (from the cache, or read again). */
+  /**
+   * A segment's events and full nodes (from the cache, or read again); none
+   * when its file cannot be read now (deleted or replaced under us: the
+   * follower says so and the session is read again), never an error thrown
+   * into a frame being drawn.
+   */
   body(seg: IndexedSegment): SegmentBody {
-    return this.cache.get(seg, () => this.read(seg));
+    try {
+      return this.cache.get(seg, () => this.read(seg));
+    } catch {
+      return NO_BODY;
+    }
   }
 
   /** The segment that holds `seq`, if any. */

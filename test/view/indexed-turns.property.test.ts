@@ -193,3 +193,18 @@ describe('tail first', () => {
     expect(full.index.tree.at(-1)!.kind === 'turn' && full.index.tree.at(-1)!.turn).toBe(300);
   });
 });
+
+describe('a log whose file is gone', () => {
+  it('rows from its index show no children instead of throwing into a frame', () => {
+    const file = path.join(dir, 'gone.jsonl');
+    fs.writeFileSync(file, JSON.stringify(hdr('gone')) + '\n' + linesText([{ type: 'turn/start', call: 0, damage: 'none' }, { type: 'user/message', call: 1, damage: 'none' }, { type: 'turn/end', call: 1, damage: 'none' }]));
+    const s = factsOnly(file);
+    const cache = new SegmentCache(0);
+    expect(indexStep(s, undefined, cache)).toBe(true);
+    const index = turnIndexOf(s)!.index;
+    fs.rmSync(file);
+    const rows = buildTurnRows(index.tree, { mode: 'all', toggled: new Set() }, indexedContext(s, index, 0)).rows;
+    expect(rows.map((r) => r.kind)).toEqual(['turn', 'boundary']);
+    expect(index.event(1)).toBeUndefined();
+  });
+});

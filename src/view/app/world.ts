@@ -158,7 +158,11 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
       history = (upTo) => {
         // read in the background (the app's slices, as the index): no rows until it is read
         let h = historyOf(session, upTo);
-        if (!h && historyProgress(session) === undefined && historyStep(session, upTo, pauseAfter(OPEN_INDEX_MS), HISTORY_TEXT_MAX)) h = historyOf(session, upTo);
+        try {
+          if (!h && historyProgress(session) === undefined && historyStep(session, upTo, pauseAfter(OPEN_INDEX_MS), HISTORY_TEXT_MAX)) h = historyOf(session, upTo);
+        } catch {
+          return []; // the log cannot be read now (deleted, replaced): the follower says so; no error in a frame
+        }
         if (h) return historyEntryRows(h);
         indexing.add(session);
         return undefined;
