@@ -6,7 +6,7 @@
 import { isEventTerm, type Query, type Term } from './query.js';
 import { buildSearchDoc, entryMatches, SearchDocBuilder, eventTermHolds, hasEventTerms, sessionMeta, sessionTermsMatch, type SearchEntry, type SessionMeta } from './search.js';
 import type { SessionEvent } from './events.js';
-import type { Session } from './session.js';
+import { readOn, type Session } from './session.js';
 
 interface Indexed {
   doc: SearchEntry[];
@@ -194,20 +194,15 @@ function stepScan(job: FilterJob, scan: Scan, spent: () => boolean): boolean {
   const q = job.query;
   const only = positive(q).length === 0 ? q.terms.filter(isEventTerm) : undefined;
   try {
-    for (;;) {
-      const r = scan.batches.next();
-      if (r.done) break;
-      if (r.value === undefined) {
-        if (spent()) return false;
-        continue;
-      }
-      for (const e of scan.doc.add(r.value)) {
+    const done = readOn(scan.batches, spent, (batch) => {
+      for (const e of scan.doc.add(batch)) {
         if (only) {
           if (only.some((t) => eventTermHolds(t, e))) scan.excluded = true;
         } else if (entryMatches(q, e)) scan.matches++;
       }
-      if (scan.excluded) break;
-    }
+      return scan.excluded;
+    });
+    if (!done) return false;
   } catch {
     // the log cannot be read now (deleted, truncated): no answer for it
     scan.batches.return(undefined);

@@ -84,6 +84,21 @@ export class LogShrankError extends Error {
   }
 }
 
+/**
+ * Reads on in a pausedBatches generator until it ends (true), `each` says
+ * stop (true: the rest is not needed), or `spent()` says the slice is over
+ * (false: call again later, the place kept). One loop for every reader of a
+ * log in the app's slices (a search, a history, the filter's count).
+ */
+export function readOn(batches: Iterator<readonly SessionEvent[] | undefined>, spent: () => boolean, each: (batch: readonly SessionEvent[]) => boolean | void): boolean {
+  for (;;) {
+    const r = batches.next();
+    if (r.done) return true;
+    if (r.value !== undefined && each(r.value) === true) return true;
+    if (spent()) return false;
+  }
+}
+
 export class Session {
   // The fields most sessions never set are declared only (no own property
   // until set; reads find undefined, or `gone`'s false on the prototype):

@@ -4,7 +4,7 @@
 // the last segment again on to the new end; a log read again from scratch
 // (truncated, replaced) is indexed again.
 import fs from 'node:fs';
-import type { LoadProgress, LogState, Session } from '../session/session.js';
+import { readOn, type LoadProgress, type LogState, type Session } from '../session/session.js';
 import type { SessionEvent } from '../session/events.js';
 import { HistoryFold, type HistoryEntry } from '../session/replay.js';
 import { segmentCache, TurnIndex, TurnIndexBuilder, type IndexedSegment, type SegmentCache } from '../session/turn-index.js';
@@ -231,16 +231,7 @@ export function historyStep(session: Session, upTo: number, pause: () => boolean
     return true;
   };
   try {
-    for (;;) {
-      const r = state.batches!.next();
-      if (r.done) return end();
-      if (r.value === undefined) {
-        if (pause()) return false;
-        continue;
-      }
-      if (state.fold.add(r.value)) return end();
-      if (pause()) return false;
-    }
+    return readOn(state.batches!, pause, (batch) => state.fold.add(batch)) ? end() : false;
   } catch (e) {
     state.batches?.return(undefined);
     histories.delete(session);

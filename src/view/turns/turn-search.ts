@@ -1,6 +1,7 @@
 // `/` search in Turns: which events of the open session match a query, where
 // n/N go next, and which folded parents must open to show a match. Pure.
 import type { SessionEvent } from '../../session/events.js';
+import { readOn } from '../../session/session.js';
 import type { Query } from '../../session/query.js';
 import type { TreeNode } from '../../session/replay.js';
 import { buildSearchDoc, matchEntries, SearchDocBuilder, type EventMatch, type SearchEntry } from '../../session/search.js';
@@ -43,17 +44,10 @@ export class TurnScan {
   }
 
   run(spent: () => boolean = () => false): boolean {
-    for (;;) {
-      const r = this.it.next();
-      if (r.done) return true;
-      if (r.value === undefined) {
-        if (spent()) return false;
-        continue;
-      }
-      this.seen += r.value.length;
-      for (const m of matchEntries(this.terms, this.doc.add(r.value))) if (this.seqs[this.seqs.length - 1] !== m.seq) this.seqs.push(m.seq);
-      if (spent()) return false;
-    }
+    return readOn(this.it, spent, (batch) => {
+      this.seen += batch.length;
+      for (const m of matchEntries(this.terms, this.doc.add(batch))) if (this.seqs[this.seqs.length - 1] !== m.seq) this.seqs.push(m.seq);
+    });
   }
 
   close(): void {
