@@ -8,6 +8,8 @@ import { exportText, isExportFormat, EXPORT_FORMATS } from '../export/export.js'
 import { jsonSafe } from '../export/escape.js';
 import { UsageError, writeFromLog, type Out } from './commands.js';
 import { painter } from './format.js';
+import { batched } from './batched.js';
+import { jsonWithStreamedArray } from './json-out.js';
 
 export const DIFF_HELP = `dsh-browse diff [--dir DIR] A B [--json]
   Compares two sessions (ids or files) from their common ancestor: the nearest
@@ -25,23 +27,36 @@ export const EXPORT_HELP = `dsh-browse export [--dir DIR] --session ID [--at SEQ
   one self-contained file (no scripts, no network); every string from the log
   is escaped for its format.`;
 
-export function cmdDiff(index: RootIndex, a: Session, b: Session, out: Out, width = 120): number {
+export async function cmdDiff(index: RootIndex, a: Session, b: Session, out: Out, width = 120): Promise<number> {
+  // the logs are read inside the pieces, so a read that fails is a ReadFailure (exit 2) like export's
+  await writeFromLog(out, b, batched(diffText(index, a, b, out, width)));
+  return 0;
+}
+
+/** The diff, written a row (or a turn of the JSON) at a time: the comparison holds a summary per turn, the output is never one string. */
+function* diffText(index: RootIndex, a: Session, b: Session, out: Out, width: number): Generator<string> {
   const c = compareSessions(a, b, index.store.list());
   if (out.json) {
-    out.write(jsonSafe(safeStringify(comparisonJson(c), 2)) + '\n');
-    return 0;
+    const stringify = (v: unknown) => jsonSafe(safeStringify(v, 2));
+    const { left, right, ...head } = comparisonJson(c);
+    const top = stringify(head);
+    yield top.slice(0, -2) + ',\n  "left": ';
+    for (const piece of jsonWithStreamedArray(left, 'turns', left.turns, stringify)) yield piece.replace(/\n/g, '\n  ');
+    yield ',\n  "right": ';
+    for (const piece of jsonWithStreamedArray(right, 'turns', right.turns, stringify)) yield piece.replace(/\n/g, '\n  ');
+    yield '\n}\n';
+    return;
   }
   const p = painter(out.color);
   const w = Math.max(40, width);
   const [anc, names] = compareHeader(c, w);
-  out.write(p('bold', anc.trimEnd()) + '\n' + p('bold', names.trimEnd()) + '\n' + '─'.repeat(w) + '\n');
+  yield p('bold', anc.trimEnd()) + '\n' + p('bold', names.trimEnd()) + '\n' + '─'.repeat(w) + '\n';
   for (const row of compareRows(c)) {
     const lines = renderCompareRow(c, row, w).map((l) => l.trimEnd());
     const color = row.kind === 'equal' || row.kind === 'shared' ? 'gray' : row.kind === 'totals' ? 'bold' : undefined;
-    if (row.kind === 'totals') out.write('─'.repeat(w) + '\n');
-    out.write(lines.map((l) => (color ? p(color, l) : l)).join('\n') + '\n');
+    if (row.kind === 'totals') yield '─'.repeat(w) + '\n';
+    yield lines.map((l) => (color ? p(color, l) : l)).join('\n') + '\n';
   }
-  return 0;
 }
 
 export async function cmdExport(index: RootIndex, s: Session, at: number | undefined, format: string | undefined, out: Out): Promise<number> {

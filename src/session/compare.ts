@@ -19,7 +19,7 @@ import type { SessionEvent } from './events.js';
 import { parentLink } from './lineage.js';
 import type { Session } from './session.js';
 import { SessionStore } from './store.js';
-import { turnKey, turnSummaries, type TurnSummary } from './turn-summary.js';
+import { segmentSummaries, turnKey, type TurnSummary } from './turn-summary.js';
 import { addUsage, emptyUsage, type TokenUsage } from './usage.js';
 
 /** Sessions by id and by key, for resolving parents. Build once per comparison (or per store version). */
@@ -171,31 +171,117 @@ export function totalsOf(turns: readonly TurnSummary[]): CompareTotals {
   return { turns: turns.length, tools, toolErrors, usage, ms };
 }
 
+const PAUSED = Symbol('paused');
+const NEVER = () => false;
+
+/**
+ * One log of a comparison, read in batches (Session.pausedBatches: a 10 GB log
+ * is never held): its events one at a time for the common prefix, its turns
+ * summarised a segment at a time as they pass (segmentSummaries).
+ */
+class SideRead {
+  readonly turns: TurnSummary[] = [];
+  count = 0;
+  private seg: SessionEvent[] = [];
+  private batch: readonly SessionEvent[] = [];
+  private i = 0;
+  private ended = false;
+  private readonly it: Iterator<readonly SessionEvent[] | undefined>;
+
+  constructor(s: Session, pause: () => boolean) {
+    this.it = s.pausedBatches(Infinity, pause);
+  }
+
+  /** The next event; undefined at the end; PAUSED where the read pauses (ask again). */
+  next(): SessionEvent | undefined | typeof PAUSED {
+    while (this.i >= this.batch.length) {
+      if (this.ended) return undefined;
+      const r = this.it.next();
+      if (r.done) {
+        this.ended = true;
+        if (this.seg.length > 0) segmentSummaries(this.seg, this.turns);
+        this.seg = [];
+        return undefined;
+      }
+      if (r.value === undefined) return PAUSED;
+      this.batch = r.value;
+      this.i = 0;
+    }
+    const e = this.batch[this.i++];
+    if (e.type === 'turn/start' && this.seg.length > 0) {
+      segmentSummaries(this.seg, this.turns);
+      this.seg = [];
+    }
+    this.seg.push(e);
+    this.count++;
+    return e;
+  }
+
+  close(): void {
+    this.it.return?.(undefined);
+  }
+}
+
 /**
  * Compares `a` (left) with `b` (right); `sessions` is every live session (the
- * store's list) or an index of them. Loads both logs (and, for duplicate
- * parent ids, the candidates', to match seeds).
+ * store's list) or an index of them. Both logs are read once, side by side,
+ * in batches: memory holds a turn's events and a summary per turn, whatever
+ * the logs' sizes.
  */
 export function compareSessions(a: Session, b: Session, sessions: readonly Session[] | SessionIndex): Comparison {
+  const steps = compareSteps(a, b, sessions);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * compareSessions in steps: it yields where the reads pause (`pause()` says
+ * when: the app's ~8 ms slices) and returns the comparison; return() closes
+ * the logs (a comparison cancelled).
+ */
+export function* compareSteps(a: Session, b: Session, sessions: readonly Session[] | SessionIndex, pause: () => boolean = NEVER): Generator<undefined, Comparison> {
   const index = Array.isArray(sessions) ? indexSessions(sessions) : (sessions as SessionIndex);
-  const ea = a.events;
-  const eb = b.events;
-  const prefix = a === b ? ea.length : commonPrefix(ea, eb);
-  const anc = commonAncestor(a, b, index);
-  const ta = turnSummaries(ea);
-  const tb = turnSummaries(eb);
-  const isShared = (t: TurnSummary) => t.lastSeq < prefix && !t.open;
-  const sharedTurns = ta.filter(isShared);
-  const ownA = ta.filter((t) => !isShared(t));
-  const ownB = tb.filter((t) => !isShared(t));
-  return {
-    ancestor: anc ? { session: anc, seq: prefix - 1 } : null,
-    prefix,
-    sharedTurns,
-    left: { session: a, turns: ownA, totals: totalsOf(ownA) },
-    right: { session: b, turns: ownB, totals: totalsOf(ownB) },
-    pairs: alignTurns(ownA, ownB),
+  const ra = new SideRead(a, pause);
+  const rb = a === b ? ra : new SideRead(b, pause);
+  const take = function* (r: SideRead): Generator<undefined, SessionEvent | undefined> {
+    for (;;) {
+      const e = r.next();
+      if (e !== PAUSED) return e;
+      yield;
+    }
   };
+  try {
+    let prefix = 0;
+    // side by side while the two agree; then each read on alone to its end
+    if (ra !== rb)
+      for (;;) {
+        const x = yield* take(ra);
+        const y = yield* take(rb);
+        if (x === undefined || y === undefined || (x !== y && canonicalJson(x) !== canonicalJson(y))) break;
+        prefix++;
+      }
+    while ((yield* take(ra)) !== undefined);
+    if (ra !== rb) while ((yield* take(rb)) !== undefined);
+    if (ra === rb) prefix = ra.count;
+    const anc = commonAncestor(a, b, index);
+    const isShared = (t: TurnSummary) => t.lastSeq < prefix && !t.open;
+    const sharedTurns = ra.turns.filter(isShared);
+    const ownA = ra.turns.filter((t) => !isShared(t));
+    const ownB = rb.turns.filter((t) => !isShared(t));
+    return {
+      ancestor: anc ? { session: anc, seq: prefix - 1 } : null,
+      prefix,
+      sharedTurns,
+      left: { session: a, turns: ownA, totals: totalsOf(ownA) },
+      right: { session: b, turns: ownB, totals: totalsOf(ownB) },
+      pairs: alignTurns(ownA, ownB),
+    };
+  } finally {
+    ra.close();
+    rb.close();
+  }
 }
 
 /** The JSON of `dsh-browse diff --json`. */

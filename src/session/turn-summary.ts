@@ -89,6 +89,22 @@ export const eventAtSeq = (events: readonly SessionEvent[], seq: number): Sessio
 /** Every turn of the log, in order. Events between turns (rc8) belong to no turn. */
 export function turnSummaries(events: readonly SessionEvent[]): TurnSummary[] {
   const out: TurnSummary[] = [];
+  let from = 0;
+  for (let i = 1; i <= events.length; i++)
+    if (i === events.length || events[i].type === 'turn/start') {
+      segmentSummaries(from === 0 && i === events.length ? events : events.slice(from, i), out);
+      from = i;
+    }
+  return out;
+}
+
+/**
+ * The summaries of one segment of a log (a turn/start up to the next, or the
+ * events before the first), appended to `out`: no turn crosses a turn/start
+ * (replay.ts), so a log read a segment at a time (a comparison of two 10 GB
+ * logs) gives the summaries of the whole log.
+ */
+export function segmentSummaries(events: readonly SessionEvent[], out: TurnSummary[]): void {
   for (const n of buildTurnTree(events)) {
     if (n.kind !== 'turn') continue;
     const tools: ToolSummary[] = [];
@@ -107,7 +123,6 @@ export function turnSummaries(events: readonly SessionEvent[]): TurnSummary[] {
       ms: from >= 0 && to >= 0 ? Math.max(0, events[to].time - events[from].time) : 0,
     });
   }
-  return out;
 }
 
 /** What makes two turns "the same" for folding: prompt, tools and their outcome, end reason. */

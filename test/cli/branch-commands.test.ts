@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonSafe } from '../../src/export/escape.js';
 import { cleanupTmp, copyDir, hashTree, REAL_DIR, REPO, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
 const BIN = path.join(REPO, 'dist', 'dsh-browse.mjs');
@@ -48,6 +49,8 @@ describe('dsh-browse diff', () => {
     }
     expect(j.left.id).toBe('fix-flaky-retry-test.spy-random');
     expect(j.right.turns.at(-1).reason).toBe('max-tokens');
+    // written a turn at a time, laid out as one JSON.stringify(…, null, 2) of the whole
+    expect(r.stdout).toBe(jsonSafe(JSON.stringify(j, null, 2)) + '\n');
   });
 
   it('sessions by file path; unrelated ones say no common ancestor', () => {

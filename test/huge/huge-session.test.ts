@@ -92,6 +92,15 @@ describe('a 200 MB session: a fork streams its seed', () => {
     expect(audit.killed, `killed at ${MB(audit.peak)}`).toBe(false);
     expect([audit.code, JSON.parse(audit.stdout)]).toEqual([0, { findings: [] }]);
     expect(audit.peak, `audit peak ${MB(audit.peak)}`).toBeLessThanOrEqual(BOUND);
+    // diff of parent and child: both logs read side by side, a summary per turn held
+    const diff = await runBounded(['diff', 'huge', 'huge-kid', '--json', '--dir', root, '--no-cache'], { killAt: 2 * BOUND, timeoutMs: 300_000 });
+    expect(diff.killed, `killed at ${MB(diff.peak)}`).toBe(false);
+    expect(diff.code, diff.stderr).toBe(0);
+    const d = JSON.parse(diff.stdout);
+    expect([d.ancestor.id, d.ancestor.seq, d.prefix]).toEqual(['huge', huge.mid.seq, huge.mid.seq + 1]);
+    expect(d.sharedTurns + d.left.turns.length).toBe(huge.turns);
+    expect(d.right.turns).toEqual([]);
+    expect(diff.peak, `diff peak ${MB(diff.peak)}`).toBeLessThanOrEqual(BOUND);
     // a seed that differs from the parent's is still found: one byte of the child's seed changed (same length)
     const fd = fs.openSync(child.file, 'r+');
     try {
