@@ -1,20 +1,25 @@
 // `dsh-browse find [--dir DIR] QUERY [--json]`: like grep over sessions, with the
 // query language of src/session/query.ts. Exit 0 with matches, 1 without.
 //
-// One pass over the files: a file whose raw text cannot hold the query's
-// words is not parsed at all; the others are read once, searched, and
-// dropped, so memory stays bounded by the largest session. Within a file only
-// the event lines that may hold the words are parsed (search.ts
-// eventLineFilter); the rest give the session's facts from their envelope.
+// One pass over the files, matches written as they are found: a file whose
+// raw text cannot hold the query's words is not parsed at all; the others are
+// read once, searched, and dropped. Within a file only the event lines that
+// may hold the words are parsed (search.ts eventLineFilter); the rest give the
+// session's facts from their envelope. A large log (64 MB and up) is read
+// twice instead, facts then events in batches, so memory holds a batch
+// however many of its events match (issue 23).
 import fs from 'node:fs';
 import path from 'node:path';
-import { isQueryError, parseQuery, queryErrorLine, type Query, type QueryError } from '../session/query.js';
-import { buildSearchDoc, eventLineFilter, fileMayMatch, matchSession, requiredLiterals, sessionMeta, type EventMatch } from '../session/search.js';
-import { readLog, sessionFromRead } from '../storage/session-file.js';
+import { isEventTerm, isQueryError, parseQuery, queryErrorLine, type Query, type QueryError } from '../session/query.js';
+import { buildSearchDoc, eventLineFilter, eventTermHolds, fileMayMatch, hasPositiveEventTerms, matchEntries, matchSession, requiredLiterals, SearchDocBuilder, sessionMeta, sessionTermsMatch, type EventMatch } from '../session/search.js';
+import type { Session } from '../session/session.js';
+import { readLog, sessionFromRead, startReadLog, type ReadJob } from '../storage/session-file.js';
 import { currentGeneration, registerGeneration, type GenerationMap } from '../storage/generations.js';
 import { listSessionFiles } from '../storage/walk.js';
 import { isCompressedLog } from '../storage/zstd-log.js';
-import { UsageError, type Out } from './commands.js';
+import { batched } from './batched.js';
+import { UsageError, writePieces, type Out } from './commands.js';
+import { jsonWithStreamedArray } from './json-out.js';
 import { cell, painter } from './format.js';
 
 export interface FindMatch extends Omit<EventMatch, 'seq' | 'turn'> {
@@ -45,13 +50,29 @@ export function parseOrThrow(query: string): Query {
 /** Files up to this size are tested whole for the query's words before they are parsed; larger ones are filtered line by line. */
 const PREFILTER_MAX = 64 * 1024 * 1024;
 
+/** Plain logs from this size are read twice (facts, then events in batches) rather than once with their matching events kept. */
+let streamMin = PREFILTER_MAX;
+/** Tests: the size from which a log's events are matched a batch at a time. */
+export function setFindStreamMin(bytes: number): void {
+  streamMin = bytes;
+}
+
 /** Every match of `q` under `dir`, files in path order, events in seq order. */
 export function findMatches(dir: string, q: Query): FindMatch[] {
+  return [...findEach(dir, q)];
+}
+
+/**
+ * findMatches one match at a time, as the files are read: a log of
+ * `streamMin` bytes or more has its session terms tried on its facts first,
+ * then its events are read in batches, matched and dropped (a query that
+ * matches every event of a 10 GB log holds one batch, not the log).
+ */
+export function* findEach(dir: string, q: Query): Generator<FindMatch> {
   const literals = requiredLiterals(q);
   const needEvents = literals !== undefined || q.terms.some((t) => t.kind === 'text' || t.kind === 'tool' || t.kind === 'error' || t.kind === 'reason');
   // per line: only events that may match are parsed and kept (the rest give their facts from the envelope)
   const keepLine = eventLineFilter(q);
-  const out: FindMatch[] = [];
   // one session per harness folder: its highest generation (older ones are never read, as in list and the browser)
   const gens: GenerationMap = new Map();
   const files = listSessionFiles(dir).sort();
@@ -59,36 +80,87 @@ export function findMatches(dir: string, q: Query): FindMatch[] {
   for (const file of files) {
     const current = currentGeneration(gens, path.dirname(file));
     if (current !== undefined && current !== file) continue;
+    let found: FindMatch[];
     try {
-      // the raw-bytes test needs the text: a compressed log goes straight to the (bounded) reader, and so
-      // does a huge one (a whole-file buffer past 2 GB, or a folded string past 512 MB, cannot be made)
-      if (literals && literals.length > 0 && !isCompressedLog(file) && fs.statSync(file).size <= PREFILTER_MAX && !fileMayMatch(fs.readFileSync(file), literals)) continue;
+      const plain = !isCompressedLog(file);
+      const size = fs.statSync(file).size;
+      if (plain && needEvents && size >= streamMin) {
+        yield* findInLarge(file, q, keepLine);
+        continue;
+      }
+      // the raw-bytes test needs the text: a compressed log goes straight to the (bounded) reader
+      if (literals && literals.length > 0 && plain && size <= PREFILTER_MAX && !fileMayMatch(fs.readFileSync(file), literals)) continue;
       const read = readLog(file, needEvents ? { retain: true, keepLine } : false);
       const { session } = sessionFromRead(file, read);
       if (!session) continue;
       // the reader's events, not the session's: only the ones keepLine kept
       const m = matchSession(q, sessionMeta(session), () => buildSearchDoc(read.reader.events));
       if (!m) continue;
-      if (m.kind === 'session') out.push({ id: session.id, file, seq: null, turn: null, type: 'session', snippet: session.facts.title ?? '' });
-      else for (const e of m.matches) out.push({ id: session.id, file, ...e });
+      found = m.kind === 'session' ? [sessionMatch(session, file)] : m.matches.map((e) => ({ id: session.id, file, ...e }));
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') continue; // vanished or unreadable: list/audit report it
+      if (vanished(e)) continue; // vanished or unreadable: list/audit report it
       throw e;
     }
+    yield* found;
   }
-  return out;
 }
 
-export function cmdFind(dir: string, query: string, out: Out): number {
-  const matches = findMatches(dir, parseOrThrow(query));
-  if (out.json) out.write(JSON.stringify({ matches }, null, 2) + '\n');
+const sessionMatch = (session: Session, file: string): FindMatch => ({ id: session.id, file, seq: null, turn: null, type: 'session', snippet: session.facts.title ?? '' });
+
+function vanished(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR';
+}
+
+/** One large log: its facts read first (the session terms), then its events a chunk at a time up to the same end. */
+function* findInLarge(file: string, q: Query, keepLine: ReturnType<typeof eventLineFilter>): Generator<FindMatch> {
+  let job: ReadJob | undefined;
+  try {
+    const read = readLog(file, false);
+    const { session } = sessionFromRead(file, read);
+    if (!session || !sessionTermsMatch(q, sessionMeta(session))) return;
+    job = startReadLog(file, { retain: true, keepLine }, read.reader.consumed, true);
+    const doc = new SearchDocBuilder();
+    const positive = hasPositiveEventTerms(q);
+    for (let done = false; !done; ) {
+      done = job.step(() => true);
+      const entries = doc.add(job.drain());
+      if (!positive) {
+        // only negated event terms: the session matches when no event holds any of them
+        if (entries.some((e) => q.terms.some((t) => isEventTerm(t) && eventTermHolds(t, e)))) return;
+        continue;
+      }
+      for (const m of matchEntries(q, entries)) yield { id: session.id, file, ...m };
+    }
+    if (!positive) yield sessionMatch(session, file);
+  } catch (e) {
+    if (vanished(e)) return;
+    throw e;
+  } finally {
+    job?.close();
+  }
+}
+
+export async function cmdFind(dir: string, query: string, out: Out): Promise<number> {
+  const q = parseOrThrow(query);
+  let found = 0;
+  const counted = (function* () {
+    for (const m of findEach(dir, q)) {
+      found++;
+      yield m;
+    }
+  })();
+  if (out.json) await writePieces(out, batched(jsonWithStreamedArray({ matches: [] }, 'matches', counted, (v) => JSON.stringify(v, null, 2)), 16 * 1024));
   else {
     const p = painter(out.color);
-    for (const m of matches) {
-      const where = m.seq === null ? '' : `#${m.seq}${m.turn !== null ? ` turn ${m.turn}` : ''} `;
-      out.write(`${p('magenta', cell(m.file, 120))}: ${p('bold', cell(m.id, 40))} ${p('gray', where)}${p('cyan', cell(m.type, 30))} ${cell(m.snippet, 100)}\n`);
-    }
+    const lines = (function* () {
+      for (const m of counted) {
+        const where = m.seq === null ? '' : `#${m.seq}${m.turn !== null ? ` turn ${m.turn}` : ''} `;
+        yield `${p('magenta', cell(m.file, 120))}: ${p('bold', cell(m.id, 40))} ${p('gray', where)}${p('cyan', cell(m.type, 30))} ${cell(m.snippet, 100)}\n`;
+      }
+    })();
+    await writePieces(out, batched(lines, 16 * 1024));
   }
-  return matches.length > 0 ? 0 : 1;
+  if (out.json) out.write('\n');
+  return found > 0 ? 0 : 1;
 }

@@ -232,6 +232,8 @@ export function eventTermHolds(t: Term, e: SearchEntry): boolean {
 
 export const hasEventTerms = (q: Query): boolean => q.terms.some(isEventTerm);
 const positiveEventTerms = (q: Query): Term[] => q.terms.filter((t) => isEventTerm(t) && !t.negated);
+/** The query has an event term that must hold (not only negated ones): its matches are events, not sessions. */
+export const hasPositiveEventTerms = (q: Query): boolean => positiveEventTerms(q).length > 0;
 
 /** Whether one entry satisfies every event term of the query. */
 export function entryMatches(q: Query, e: SearchEntry): boolean {

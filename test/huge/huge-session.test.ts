@@ -128,6 +128,18 @@ describe('a 200 MB session: find', () => {
     expect([r.code, JSON.parse(r.stdout)]).toEqual([1, { matches: [] }]);
     expect(r.peak, `peak ${MB(r.peak)}`).toBeLessThanOrEqual(BOUND);
   }, 360_000);
+
+  it('a word in thousands of 60 KB tool results: matched a batch at a time, never held (under 200 MB), exit 0', async () => {
+    // holding the matched events, as find did, peaked at 293 MB here
+    const r = await runBounded(['find', 'test', '--json', '--dir', root, '--no-cache'], { killAt: 2 * BOUND, timeoutMs: 300_000 });
+    expect(r.killed, `killed at ${MB(r.peak)}`).toBe(false);
+    expect(r.code, r.stderr).toBe(0);
+    const matches = JSON.parse(r.stdout).matches as Array<{ seq: number; type: string }>;
+    expect(matches.length).toBeGreaterThan(5000);
+    expect(matches.filter((m) => m.type === 'tool/result').length).toBeGreaterThan(1000);
+    for (let i = 1; i < matches.length; i++) expect(matches[i].seq).toBeGreaterThan(matches[i - 1].seq);
+    expect(r.peak, `peak ${MB(r.peak)}`).toBeLessThanOrEqual(200 * 2 ** 20);
+  }, 360_000);
 });
 
 /** The read position of the child's open descriptor on `file` (undefined: none open). */

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findMatches, type FindMatch } from '../../src/cli/find-command.js';
+import { findMatches, setFindStreamMin, type FindMatch } from '../../src/cli/find-command.js';
 import { foldCodePoint } from '../../src/session/literal.js';
 import { isQueryError, parseQuery, type Query } from '../../src/session/query.js';
 import { buildSearchDoc, FOLDS_TO_ASCII, matchSession, maybeMadeUp, rawMayMatch, sessionMeta } from '../../src/session/search.js';
@@ -120,6 +120,31 @@ describe('find prefilters', () => {
       }),
       { numRuns: runs(1500) },
     );
+  });
+
+  it('a large log read in batches (facts first, then events a chunk at a time) gives the same matches', () => {
+    setFindStreamMin(0);
+    try {
+      fc.assert(
+        fc.property(fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { minLength: 1, maxLength: 3 }), fc.array(term, { minLength: 1, maxLength: 3 }), (seeds, terms) => {
+          const q = parseQuery(terms.join(' '));
+          if (isQueryError(q)) return;
+          const dir = path.join(tmp, `r${n++}`);
+          seeds.forEach((seed, i) => {
+            fs.mkdirSync(path.join(dir, `f${i}`), { recursive: true });
+            fs.writeFileSync(path.join(dir, `f${i}`, `s${i}.jsonl`), makeLog(seed, 4 + (seed % 30)));
+          });
+          try {
+            expect(findMatches(dir, q)).toEqual(reference(dir, q));
+          } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+          }
+        }),
+        { numRuns: runs(300) },
+      );
+    } finally {
+      setFindStreamMin(64 * 1024 * 1024);
+    }
   });
 
   it('finds the words the generator writes (the property is not vacuous)', () => {
