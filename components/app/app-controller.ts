@@ -13,11 +13,12 @@ import { hasEventTerms } from '../../src/session/search.js';
 import type { FilterAnswers } from '../../src/view/sessions/session-filter.js';
 import { newChildId } from '../../src/session/ids.js';
 import type { ProjectScope } from '../../src/storage/project-scope.js';
-import { exportToFile } from '../../src/export/export.js';
+import { ExportJob, exportToFile } from '../../src/export/export.js';
+import { compareSteps } from '../../src/session/compare.js';
 import type { ResumeCommand } from '../../src/session/resume-command.js';
 import type { RootIndex } from '../../src/storage/load-root.js';
 import { reduce } from '../../src/view/app/reducer.js';
-import { initialAppState, type AppAction, type AppState, type Effect } from '../../src/view/app/state.js';
+import { initialAppState, type AppAction, type AppState, type Effect, type WorkResult } from '../../src/view/app/state.js';
 import type { Size } from '../../src/view/app/layout.js';
 import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
 import type { ViewName } from '../../src/view/app/keymap.js';
@@ -337,6 +338,85 @@ export class AppController {
     }, 0);
   }
 
+  // ---- an export or a comparison of a large log, made in the background -----
+  private work?: { id: number; step: (spent: () => boolean) => WorkResult | undefined; progress: () => number; close: () => void; drawn: number };
+  private workTimer?: ReturnType<typeof setTimeout>;
+
+  private startWork(id: number, work: { step: (spent: () => boolean) => WorkResult | undefined; progress: () => number; close: () => void }): void {
+    this.work?.close();
+    this.work = { id, ...work, drawn: performance.now() };
+    this.scheduleWork();
+  }
+
+  /** Slices of ~8 ms; the progress is drawn every 250 ms; dropped (reads and temp file closed) once the state no longer has it (Esc). */
+  private scheduleWork(): void {
+    if (this.workTimer || this.closed || !this.work) return;
+    this.workTimer = setTimeout(() => {
+      this.workTimer = undefined;
+      const job = this.work;
+      if (!job) return this.checkIdle();
+      if (this.snap.state.work?.id !== job.id) {
+        job.close();
+        this.work = undefined;
+        return this.checkIdle();
+      }
+      this.sliceEnd = performance.now() + 8;
+      let result: WorkResult | undefined;
+      try {
+        result = job.step(() => performance.now() > this.sliceEnd);
+      } catch (err) {
+        job.close();
+        this.work = undefined;
+        this.dispatch({ type: 'workFailed', id: job.id, message: err instanceof Error ? err.message : String(err) });
+        return;
+      }
+      if (result) {
+        job.close();
+        this.work = undefined;
+        this.dispatch({ type: 'workDone', id: job.id, result });
+        return;
+      }
+      if (performance.now() - job.drawn >= 250) {
+        job.drawn = performance.now();
+        this.dispatch({ type: 'workProgress', id: job.id, done: job.progress() });
+      }
+      this.scheduleWork();
+    }, 0);
+  }
+
+  /** x on a large log: its transcript written in slices (ExportJob). */
+  private startExport(id: number, session: Session, upTo: number | undefined): void {
+    let job: ExportJob;
+    try {
+      job = new ExportJob(session, this.index.store.list(), this.opts.exportDir ?? process.cwd(), { format: 'md', upTo });
+    } catch (err) {
+      this.dispatch({ type: 'workFailed', id, message: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    this.startWork(id, {
+      step: (spent) => (job.run(spent) ? { kind: 'export', file: job.result!.file, bytes: job.result!.bytes } : undefined),
+      progress: () => job.progress(),
+      close: () => job.close(),
+    });
+  }
+
+  /** c with a large log on either side: both read side by side in slices (compareSteps). */
+  private startCompare(id: number, left: Session, right: Session): void {
+    const total = left === right ? left.length : left.length + right.length;
+    let read = 0;
+    const steps = compareSteps(left, right, this.index.store.list(), () => performance.now() > this.sliceEnd);
+    this.startWork(id, {
+      step: () => {
+        const r = steps.next();
+        if (r.done) return { kind: 'compare', comparison: r.value };
+        read = r.value;
+        return undefined;
+      },
+      progress: () => (total > 0 ? Math.min(1, read / total) : 1),
+      close: () => void steps.return(undefined as never),
+    });
+  }
+
   // ---- the Sessions filter's query, answered in the background -------------
   private readonly searchIndex = new SearchIndex();
   /** when the filter's answers were last drawn */
@@ -399,7 +479,7 @@ export class AppController {
    * does not count. With `audit: false` the scan is not waited for.
    */
   get busy(): boolean {
-    return !this.closed && (this.auditTimer !== undefined || this.filterTimer !== undefined || this.loadTimer !== undefined || this.turnScanTimer !== undefined || this.frame !== undefined);
+    return !this.closed && (this.auditTimer !== undefined || this.filterTimer !== undefined || this.loadTimer !== undefined || this.turnScanTimer !== undefined || this.workTimer !== undefined || this.frame !== undefined);
   }
 
   /**
@@ -589,6 +669,7 @@ export class AppController {
         return;
       }
       case 'export':
+        if (e.work !== undefined) return this.startExport(e.work, e.session, e.upTo);
         try {
           const out = exportToFile(e.session, this.index.store.list(), this.opts.exportDir ?? process.cwd(), { format: 'md', upTo: e.upTo });
           this.dispatch({ type: 'exported', file: out.file, bytes: out.bytes });
@@ -605,6 +686,9 @@ export class AppController {
         this.timers.add(t);
         return;
       }
+      case 'compare':
+        this.startCompare(e.work, e.left, e.right);
+        return;
       case 'searchTurns':
         this.startTurnScan(e.session, e.key, e.query, e.text);
         return;
@@ -626,6 +710,9 @@ export class AppController {
     if (this.filterTimer) clearTimeout(this.filterTimer);
     if (this.loadTimer) clearTimeout(this.loadTimer);
     if (this.turnScanTimer) clearTimeout(this.turnScanTimer);
+    if (this.workTimer) clearTimeout(this.workTimer);
+    this.work?.close();
+    this.work = undefined;
     this.turnScan?.scan.close();
     cancelFilter(this.filter?.job);
     for (const s of this.loads) cancelOpen(s);

@@ -1,6 +1,7 @@
 // The app shell: draws the one app state (src/view/app/state.ts) held by the
 // controller. Title/status bar, tab bar, the active view, an open dialog, a
 // one-line key-hint footer. No state of its own beyond the terminal size.
+import { workLine } from '../../src/view/app/verdicts.js';
 import { Box, Text, useApp, useStdout } from 'ink';
 import React, { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import type { RootIndex } from '../../src/storage/load-root.js';
@@ -138,7 +139,7 @@ export function App(props: AppProps): React.JSX.Element {
 
   const lay = layoutOf(state);
   const index = props.index;
-  const liveNotice: Status | undefined = index.live?.message ? { tone: 'info', text: sanitizeInline(index.live.message) } : undefined;
+  const liveNotice: Status | undefined = state.work ? { tone: 'info', text: `${workLine(state.work)} · Esc cancels` } : index.live?.message ? { tone: 'info', text: sanitizeInline(index.live.message) } : undefined;
   const selected = selectedSession(state, world);
   return (
     <ThemeProvider color={props.color ?? colorFromEnv()}>

@@ -1,14 +1,16 @@
 // Export entry points: a transcript in a format, to a string or to a new file.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Session } from '../session/session.js';
 import { batched } from '../cli/batched.js';
 import { FILE_MODE } from '../storage/atomic-writer.js';
 import { encodeId } from '../storage/id-encoding.js';
 import { htmlText } from './html.js';
 import { jsonText } from './json.js';
 import { markdownText } from './markdown.js';
-import { streamTranscript, type Sessions } from './transcript.js';
+import { foldPrefixUsage, streamTranscript, transcriptCount, type Sessions, type TranscriptRead } from './transcript.js';
+import type { SessionEvent } from '../session/events.js';
+import { readOn, type Session } from '../session/session.js';
+import { emptyUsage, withSplit, type SessionUsage } from '../session/usage.js';
 
 export type ExportFormat = 'md' | 'html' | 'json';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['md', 'html', 'json'];
@@ -23,8 +25,8 @@ export function isExportFormat(s: string): s is ExportFormat {
  * store.list(), to resolve the lineage line). A huge log is read in batches
  * and never held, nor is its text.
  */
-export function exportText(s: Session, sessions: Sessions, format: ExportFormat, upTo?: number): Generator<string> {
-  const t = streamTranscript(s, sessions, upTo);
+export function exportText(s: Session, sessions: Sessions, format: ExportFormat, upTo?: number, read?: TranscriptRead): Generator<string> {
+  const t = streamTranscript(s, sessions, upTo, read);
   return batched(format === 'md' ? markdownText(t) : format === 'html' ? htmlText(t) : jsonText(t));
 }
 
@@ -48,36 +50,127 @@ export interface ExportedFile {
  * creation leaves no moment when others could open it.
  */
 export function exportToFile(s: Session, sessions: Sessions, dir: string, opts: { format?: ExportFormat; upTo?: number } = {}): ExportedFile {
-  const format = opts.format ?? 'html';
-  const base = encodeId(s.id) + (opts.upTo !== undefined && opts.upTo < s.length - 1 ? `.at-${opts.upTo}` : '');
-  const abs = path.resolve(dir);
-  const tmp = path.join(abs, `.${base}.${process.pid}.${Date.now()}.export.tmp`);
-  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, FILE_MODE);
-  let bytes = 0;
+  const job = new ExportJob(s, sessions, dir, opts);
   try {
-    try {
-      for (const text of exportText(s, sessions, format, opts.upTo)) {
-        const buf = Buffer.from(text, 'utf8');
-        for (let off = 0; off < buf.length; ) off += fs.writeSync(fd, buf, off);
-        bytes += buf.length;
-      }
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+    while (!job.run(() => false)) {
+      /* no pause: runs to the end */
     }
+    return job.result!;
+  } finally {
+    job.close();
+  }
+}
+
+/**
+ * exportToFile in steps (the app exports a large log in its ~8 ms slices,
+ * keys answered meanwhile): run(spent) writes until done (true) or spent()
+ * says the slice is over (false: run again later). close() before the end
+ * cancels: the temp file goes, no export file is made.
+ */
+export class ExportJob {
+  result?: ExportedFile;
+  private readonly format: ExportFormat;
+  private readonly base: string;
+  private readonly abs: string;
+  private readonly tmp: string;
+  private fd: number | undefined;
+  private bytes = 0;
+  private readonly count: number;
+  /** events read so far (by the usage fold, then by the transcript) */
+  private read = 0;
+  /** the usage fold of a transcript that stops early, while it runs */
+  private fold?: { u: SessionUsage; it: Iterator<readonly SessionEvent[] | undefined> };
+  private pieces?: Iterator<string>;
+  private spent: () => boolean = () => false;
+
+  constructor(
+    private readonly s: Session,
+    private readonly sessions: Sessions,
+    dir: string,
+    private readonly opts: { format?: ExportFormat; upTo?: number } = {},
+  ) {
+    this.format = opts.format ?? 'html';
+    this.base = encodeId(s.id) + (opts.upTo !== undefined && opts.upTo < s.length - 1 ? `.at-${opts.upTo}` : '');
+    this.abs = path.resolve(dir);
+    this.tmp = path.join(this.abs, `.${this.base}.${process.pid}.${Date.now()}.export.tmp`);
+    this.count = transcriptCount(s, opts.upTo);
+    this.fd = fs.openSync(this.tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, FILE_MODE);
+    // the usage of a transcript that stops early is read first, in slices too (pause: the slice is spent)
+    if (this.count !== s.length) this.fold = { u: emptyUsage() as SessionUsage, it: s.pausedBatches(this.count, () => this.spent()) };
+  }
+
+  /** How much is done, 0 to 1 (events read of those to read). */
+  progress(): number {
+    const total = this.count * (this.count !== this.s.length ? 2 : 1);
+    return total > 0 ? Math.min(1, this.read / total) : 1;
+  }
+
+  run(spent: () => boolean): boolean {
+    if (this.result) return true;
+    this.spent = spent;
+    if (this.fold) {
+      const f = this.fold;
+      const done = readOn(f.it, spent, (batch) => {
+        foldPrefixUsage(f.u, batch, this.s.seedLength);
+        this.read += batch.length;
+      });
+      if (!done) return false;
+      this.fold = undefined;
+      this.pieces = exportText(this.s, this.sessions, this.format, this.opts.upTo, { usage: withSplit(f.u, this.s.seedLength), batches: this.counted });
+    }
+    this.pieces ??= exportText(this.s, this.sessions, this.format, this.opts.upTo, { batches: this.counted });
+    for (;;) {
+      const r = this.pieces.next();
+      if (r.done) break;
+      const buf = Buffer.from(r.value, 'utf8');
+      for (let off = 0; off < buf.length; ) off += fs.writeSync(this.fd!, buf, off);
+      this.bytes += buf.length;
+      if (spent()) return false;
+    }
+    fs.fsyncSync(this.fd!);
+    this.closeFd();
+    this.result = { file: this.link(), bytes: this.bytes };
+    this.close();
+    return true;
+  }
+
+  /** the transcript's batches, counted for progress() */
+  private readonly counted = (n: number): Iterable<readonly SessionEvent[]> => {
+    const job = this;
+    return (function* () {
+      for (const b of job.s.eventBatches(n)) {
+        job.read += b.length;
+        yield b;
+      }
+    })();
+  };
+
+  private link(): string {
     for (let n = 1; n < 1000; n++) {
-      const file = path.join(abs, `${base}${n === 1 ? '' : `-${n}`}.${format}`);
+      const file = path.join(this.abs, `${this.base}${n === 1 ? '' : `-${n}`}.${this.format}`);
       try {
-        fs.linkSync(tmp, file);
-        return { file, bytes };
+        fs.linkSync(this.tmp, file);
+        return file;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
     }
-    throw new Error(`no free file name for ${base}.${format} in ${abs}`);
-  } finally {
+    throw new Error(`no free file name for ${this.base}.${this.format} in ${this.abs}`);
+  }
+
+  private closeFd(): void {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  /** Ends the job: its reads closed, its temp file gone (the export file, when made, stays). */
+  close(): void {
+    this.fold?.it.return?.(undefined);
+    this.fold = undefined;
+    this.pieces?.return?.(undefined);
+    this.closeFd();
     try {
-      fs.unlinkSync(tmp);
+      fs.unlinkSync(this.tmp);
     } catch {
       /* gone */
     }

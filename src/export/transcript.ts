@@ -7,6 +7,7 @@ import { textOf } from '../session/json-safe.js';
 import { segmentTrees, type TreeNode } from '../session/replay.js';
 import { indexSessions, parentOf, type SessionIndex } from '../session/compare.js';
 import type { Session } from '../session/session.js';
+import type { SessionEvent } from '../session/events.js';
 import { emptyUsage, foldSessionUsage, usageOf, withSplit, type SessionUsage, type TokenUsage } from '../session/usage.js';
 
 export interface LineageStep {
@@ -115,21 +116,40 @@ export function buildTranscript(s: Session, sessions: Sessions, upTo?: number): 
   return { ...t.head, blocks: [...t.blocks] };
 }
 
+/** How the events of a transcript are read: the default reads the log here; an export in the app's slices reads it itself. */
+export interface TranscriptRead {
+  /** the usage of the events exported, folded by the caller (foldPrefixUsage) when they are not the whole log */
+  usage?: SessionUsage;
+  /** the log's first `count` events in batches (default: Session.eventBatches) */
+  batches?: (count: number) => Iterable<readonly SessionEvent[]>;
+}
+
+/** How many events a transcript up to `upTo` (inclusive; default all) holds. */
+export const transcriptCount = (s: Session, upTo?: number): number => (upTo === undefined ? s.length : Math.min(upTo, s.length - 1) + 1);
+
+/** The usage of a transcript that stops early: its events folded batch by batch (`u` from emptyUsage; withSplit when done). */
+export function foldPrefixUsage(u: SessionUsage, batch: readonly SessionEvent[], seedLength: number | undefined): void {
+  for (const e of batch) foldSessionUsage(u, e, seedLength);
+}
+
 /**
  * buildTranscript as a head and its blocks made one turn at a time from the
  * log read in batches (Session.eventBatches): a 10 GB session exports in the
  * memory of its largest turn. The whole log's usage is its facts' (folded as
- * it was read); a transcript that stops early reads its events once more for it.
+ * it was read); a transcript that stops early reads its events once more for
+ * it, unless `read.usage` brings it.
  */
-export function streamTranscript(s: Session, sessions: Sessions, upTo?: number): TranscriptStream {
-  const last = upTo === undefined ? s.length - 1 : Math.min(upTo, s.length - 1);
-  const count = last + 1;
+export function streamTranscript(s: Session, sessions: Sessions, upTo?: number, read: TranscriptRead = {}): TranscriptStream {
+  const count = transcriptCount(s, upTo);
+  const last = count - 1;
   const seedLength = s.seedLength;
+  const batches = read.batches ?? ((n: number) => s.eventBatches(n));
   let usage: SessionUsage;
   if (count === s.length) usage = withSplit(s.facts.usage, seedLength);
+  else if (read.usage) usage = read.usage;
   else {
     const u = emptyUsage() as SessionUsage;
-    for (const b of s.eventBatches(count)) for (const e of b) foldSessionUsage(u, e, seedLength);
+    for (const b of batches(count)) foldPrefixUsage(u, b, seedLength);
     usage = withSplit(u, seedLength);
   }
   const head: Omit<Transcript, 'blocks'> = {
@@ -142,10 +162,10 @@ export function streamTranscript(s: Session, sessions: Sessions, upTo?: number):
     events: Math.max(0, count),
     usage,
   };
-  return { head, blocks: transcriptBlocks(s, count) };
+  return { head, blocks: transcriptBlocks(s, count, batches) };
 }
 
-function* transcriptBlocks(s: Session, count: number): Generator<Block> {
+function* transcriptBlocks(s: Session, count: number, batches: (count: number) => Iterable<readonly SessionEvent[]>): Generator<Block> {
   const seedLength = s.seedLength;
   let seedMarked = seedLength === undefined || seedLength === 0 || seedLength > count;
   function* markSeed(beforeSeq: number): Generator<Block> {
@@ -154,7 +174,7 @@ function* transcriptBlocks(s: Session, count: number): Generator<Block> {
       yield { kind: 'seed-end', seq: seedLength!, ...(s.parentSession !== undefined ? { parent: s.parentSession } : {}) };
     }
   }
-  for (const seg of segmentTrees(s.eventBatches(count))) {
+  for (const seg of segmentTrees(batches(count))) {
     for (const n of seg.nodes) {
       yield* markSeed(n.seq);
       if (n.kind === 'turn') {

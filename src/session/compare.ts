@@ -238,18 +238,19 @@ export function compareSessions(a: Session, b: Session, sessions: readonly Sessi
 
 /**
  * compareSessions in steps: it yields where the reads pause (`pause()` says
- * when: the app's ~8 ms slices) and returns the comparison; return() closes
- * the logs (a comparison cancelled).
+ * when: the app's ~8 ms slices) the events read so far (of a.length +
+ * b.length, or a.length when a is b), and returns the comparison; return()
+ * closes the logs (a comparison cancelled).
  */
-export function* compareSteps(a: Session, b: Session, sessions: readonly Session[] | SessionIndex, pause: () => boolean = NEVER): Generator<undefined, Comparison> {
+export function* compareSteps(a: Session, b: Session, sessions: readonly Session[] | SessionIndex, pause: () => boolean = NEVER): Generator<number, Comparison> {
   const index = Array.isArray(sessions) ? indexSessions(sessions) : (sessions as SessionIndex);
   const ra = new SideRead(a, pause);
   const rb = a === b ? ra : new SideRead(b, pause);
-  const take = function* (r: SideRead): Generator<undefined, SessionEvent | undefined> {
+  const take = function* (r: SideRead): Generator<number, SessionEvent | undefined> {
     for (;;) {
       const e = r.next();
       if (e !== PAUSED) return e;
-      yield;
+      yield ra.count + (rb === ra ? 0 : rb.count);
     }
   };
   try {

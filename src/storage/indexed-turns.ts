@@ -41,6 +41,15 @@ export function usesIndex(session: Session): boolean {
   return session.file !== undefined && !session.isLoaded && !isCompressedLog(session.file) && session.log.consumed >= indexedMin;
 }
 
+/**
+ * Whether reading the session's whole log takes seconds (its export, its
+ * comparison): a log over the same threshold whose events are not in memory,
+ * compressed or not. The app reads such a log in its slices, in the background.
+ */
+export function readsLong(session: Session): boolean {
+  return session.file !== undefined && !session.isLoaded && session.log.consumed >= indexedMin;
+}
+
 /** Reads a segment of `session`'s file again. */
 function segmentReader(session: Session) {
   return (seg: IndexedSegment) => readRange(session.file!, session.header, seg.from, seg.to, seg.nextSeq).filter((e) => e.seq >= seg.seq && e.seq <= seg.lastSeq);

@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exportSession, exportToFile, type ExportFormat } from '../../src/export/export.js';
+import { ExportJob, exportSession, exportToFile, type ExportFormat } from '../../src/export/export.js';
 import { buildTranscript } from '../../src/export/transcript.js';
 import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
-import { cleanupTmp, copyDir, REAL_DIR, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
+import { cleanupTmp, copyDir, evs, hdr, REAL_DIR, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 import { HOSTILE_ID, HOSTILE_PROMPT, PWN, writeHostile } from './hostile-log.js';
 
 afterAll(cleanupTmp);
@@ -215,5 +215,47 @@ describe('exportToFile: a new file, never an overwrite', () => {
     const index = loadRootSync(src);
     const s = index.store.getAll('bump-vitest')[0];
     expect(() => exportToFile(s, lookup(index), path.join(src, 'no', 'such', 'dir'))).toThrow(/ENOENT/);
+  });
+});
+
+describe('ExportJob: an export in steps (the app exports a large log in its slices)', () => {
+  const bigLog = () => {
+    const dir = tmpDir();
+    const rows = Array.from({ length: 300 }, (_, i) => turnRows(i + 1, { kind: 'completed' }, `prompt ${i + 1} ${'z'.repeat(5000)}`)).flat();
+    writeLog(path.join(dir, 'big.jsonl'), hdr('big'), evs(...rows));
+    return { dir, out: tmpDir() };
+  };
+
+  for (const upTo of [undefined, 700]) {
+    it(`paused as often as it can${upTo === undefined ? '' : ' (up to a seq: its usage read first)'}, it writes the file exportToFile writes`, () => {
+      const { dir, out } = bigLog();
+      const index = loadRootSync(dir);
+      const s = index.store.get('big')!;
+      const job = new ExportJob(s, index.store.list(), out, { format: 'md', upTo });
+      let steps = 0;
+      const progress: number[] = [];
+      while (!job.run(() => true)) {
+        steps++;
+        progress.push(job.progress());
+      }
+      expect(steps).toBeGreaterThan(2);
+      for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]);
+      expect(job.progress()).toBe(1);
+      const fresh = loadRootSync(dir);
+      expect(fs.readFileSync(job.result!.file, 'utf8')).toBe(exportSession(fresh.store.get('big')!, fresh.store.list(), 'md', upTo));
+      expect(path.basename(job.result!.file)).toBe(upTo === undefined ? 'big.md' : `big.at-${upTo}.md`);
+      expect(fs.readdirSync(out)).toEqual([path.basename(job.result!.file)]);
+      expect(s.isLoaded).toBe(false);
+    });
+  }
+
+  it('closed before its end: no export file and no temp file', () => {
+    const { dir, out } = bigLog();
+    const index = loadRootSync(dir);
+    const job = new ExportJob(index.store.get('big')!, index.store.list(), out, { format: 'md' });
+    expect(job.run(() => true)).toBe(false);
+    expect(fs.readdirSync(out).length).toBe(1); // the temp file, while it runs
+    job.close();
+    expect(fs.readdirSync(out)).toEqual([]);
   });
 });

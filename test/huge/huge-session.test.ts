@@ -41,7 +41,7 @@ describe('a 200 MB session: commands stream their output in bounded memory', () 
 });
 
 describe('a 200 MB session: browsing it in the app', () => {
-  it(`opens tail first and browses (index, g/G, expand, reader, / search, history) under ${MB(BOUND)}`, async () => {
+  it(`opens tail first and browses (index, g/G, expand, reader, / search, history, export in the background) under ${MB(BOUND)}`, async () => {
     const dir = tmpDir('huge-browse-');
     fs.linkSync(path.join(root, 'huge.jsonl'), path.join(dir, 'huge.jsonl')); // the same file, alone in its root
     const b = await browseHuge(dir, huge.turns, (2 * BOUND) / 2 ** 20, BIN);

@@ -4,12 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { alignTurns, commonPrefix, compareSessions, comparisonJson, type Comparison } from '../../src/session/compare.js';
+import { alignTurns, commonPrefix, compareSessions, compareSteps, comparisonJson, type Comparison } from '../../src/session/compare.js';
 import type { SessionEvent } from '../../src/session/events.js';
 import type { Session } from '../../src/session/session.js';
 import { turnSummaries, type TurnSummary } from '../../src/session/turn-summary.js';
 import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
-import { cleanupTmp, copyDir, REAL_DIR, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
+import { cleanupTmp, copyDir, evs, hdr, REAL_DIR, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
 afterAll(cleanupTmp);
 
@@ -296,5 +296,29 @@ describe('turn alignment and equal-turn folding', () => {
       expect(turn.usage.messages).toBe(2);
       expect(turn.ms).toBeGreaterThanOrEqual(0);
     }
+  });
+});
+
+describe('compareSteps: two logs read side by side in pieces', () => {
+  it('paused after every chunk of either log, it gives the comparison made at once (and says how far it read)', () => {
+    const dir = tmpDir();
+    const turnsOf = (n: number, variant: string) =>
+      Array.from({ length: n }, (_, i) => turnRows(i + 1, { kind: 'completed' }, `prompt ${i + 1} ${i >= 150 ? variant : 'shared'} ${'y'.repeat(4000)}`)).flat();
+    writeLog(path.join(dir, 'a.jsonl'), hdr('a'), evs(...turnsOf(400, 'left')));
+    writeLog(path.join(dir, 'b.jsonl'), hdr('b'), evs(...turnsOf(300, 'right')));
+    const index = load(dir);
+    const [a, b] = [byId(index, 'a'), byId(index, 'b')];
+    const steps = compareSteps(a, b, index.store.list(), () => true);
+    const seen: number[] = [];
+    let r = steps.next();
+    for (; !r.done; r = steps.next()) seen.push(r.value);
+    // 1.6 + 1.2 MB read a megabyte at a time: paused between chunks, reading on each time
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
+    expect(seen.at(-1)!).toBeLessThanOrEqual(a.length + b.length);
+    const fresh = load(dir);
+    expect(comparisonJson(r.value)).toEqual(comparisonJson(compareSessions(byId(fresh, 'a'), byId(fresh, 'b'), fresh.store.list())));
+    expect([r.value.prefix, r.value.sharedTurns.length, r.value.left.turns.length, r.value.right.turns.length]).toEqual([150 * 7 + 1, 150, 250, 150]);
+    expect(a.isLoaded || b.isLoaded).toBe(false);
   });
 });

@@ -8,9 +8,10 @@ import { initialCompareState } from '../compare/compare-state.js';
 import { openForkDialog } from '../dialog/fork-dialog-state.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import type { World } from './world.js';
-import { forkVerdict, resumeDisabled, compareDisabled } from './verdicts.js';
+import { forkVerdict, resumeDisabled, compareDisabled, workBusy } from './verdicts.js';
+import { readsLong } from '../../storage/indexed-turns.js';
 import { hasTarget, target } from './target.js';
-import { type AppState, type Step, compareBody, openTurns, select, step, withStatus } from './state.js';
+import { type AppAction, type AppState, type BackgroundWork, type Step, compareBody, openTurns, select, step, withStatus } from './state.js';
 
 /** f: the fork dialog for the target at its cut (a store refusal opens as the refusal dialog, with b to a boundary). */
 export function forkCommand(s: AppState, world: World): Step {
@@ -39,28 +40,67 @@ export function markKey(s: AppState, world: World): Step {
   return withStatus({ ...s, mark: t.key }, `marked ${sanitizeInline(t.session.id)}: select another session and press c to compare`);
 }
 
-/** c: the marked session (left) against the target (right), from their common ancestor. */
+/** c: the marked session (left) against the target (right), from their common ancestor (a large log's in the background). */
 export function openCompare(s: AppState, world: World): Step {
   const why = compareDisabled(s, world);
   const t = target(s, world);
   if (why || !hasTarget(t)) return withStatus(s, `compare: ${why ?? 'no session selected'}`, 'error');
   const left = world.session(s.mark!)!;
+  if (readsLong(left) || readsLong(t.session)) {
+    const work = startWork(s, 'compare', `${sanitizeInline(left.id)} with ${sanitizeInline(t.session.id)}`);
+    return step(work.state, [{ type: 'compare', left, right: t.session, work: work.id }]);
+  }
   let comparison: Comparison;
   try {
     comparison = compareSessions(left, t.session, world.sessions());
   } catch (e) {
     return withStatus(s, `compare failed: ${sanitizeInline(e instanceof Error ? e.message : String(e))}`, 'error');
   }
-  const rows = compareRows(comparison);
-  return step({ ...s, compare: { comparison, rows, cs: initialCompareState(rows, compareBody(s)), open: true, from: s.view }, help: undefined });
+  return showComparison(s, comparison);
 }
 
-/** x: a transcript of the target session (in Turns up to the highlighted row) to a new file. */
+/** The Compare surface over the current view, on a comparison made (now, or by the background). */
+function showComparison(s: AppState, comparison: Comparison): Step {
+  const rows = compareRows(comparison);
+  return step({ ...s, compare: { comparison, rows, cs: initialCompareState(rows, compareBody(s)), open: true, from: s.view }, help: undefined, menu: undefined });
+}
+
+/** x: a transcript of the target session (in Turns up to the highlighted row) to a new file (a large log's in the background). */
 export function exportKey(s: AppState, world: World): Step {
   const t = target(s, world);
   if (!hasTarget(t)) return withStatus(s, `${t.none}: nothing to export`, 'error');
-  return step(s, [{ type: 'export', session: t.session, upTo: s.view === 'turns' ? t.cut : undefined }]);
+  const why = workBusy(s);
+  if (why) return withStatus(s, `export: ${why}`, 'error');
+  const upTo = s.view === 'turns' ? t.cut : undefined;
+  if (!readsLong(t.session)) return step(s, [{ type: 'export', session: t.session, upTo }]);
+  const work = startWork(s, 'export', sanitizeInline(t.session.id));
+  return step(work.state, [{ type: 'export', session: t.session, upTo, work: work.id }]);
 }
+
+function startWork(s: AppState, kind: BackgroundWork['kind'], label: string): { state: AppState; id: number } {
+  const id = s.workSeq + 1;
+  return { state: { ...s, workSeq: id, work: { id, kind, label, done: 0 } }, id };
+}
+
+/** Esc while a background work runs: it is dropped (the app closes its reads and its temp file). */
+export function cancelWork(s: AppState): Step {
+  const w = s.work!;
+  return withStatus({ ...s, work: undefined }, `${w.kind === 'export' ? 'export' : 'compare'} cancelled`);
+}
+
+/** The background work read on, ended or failed: its answer, if it is still the work under way. */
+export function workAnswer(s: AppState, a: Extract<AppAction, { type: 'workProgress' | 'workDone' | 'workFailed' }>): Step {
+  const w = s.work;
+  if (w?.id !== a.id) return step(s); // cancelled meanwhile
+  if (a.type === 'workProgress') return step({ ...s, work: { ...w, done: a.done } });
+  const rest = { ...s, work: undefined };
+  if (a.type === 'workFailed') return withStatus(rest, `${w.kind} failed: ${sanitizeInline(a.message)}`, 'error');
+  if (a.result.kind === 'export') return exported(rest, a.result.file, a.result.bytes);
+  return showComparison(rest, a.result.comparison);
+}
+
+/** The export file is written. */
+export const exported = (s: AppState, file: string, bytes: number): Step => withStatus(s, `exported to ${sanitizeInline(file)} (${bytes} bytes)`, 'ok');
 
 /** Enter in a list: the target session in Turns, at the target's seq (a problem's event, a child's fork point). */
 export function openTarget(s: AppState, world: World): Step {

@@ -5,7 +5,7 @@
 // action menu are generated from these tables, and the reducer dispatches
 // with them: what they say is what the app does.
 import { ch, either, flag, type Binding } from './binding.js';
-import { compareDisabled, forkVerdict, needsTarget, resumeDisabled } from './verdicts.js';
+import { compareDisabled, exportDisabled, forkVerdict, needsTarget, resumeDisabled } from './verdicts.js';
 import { hasTarget, target } from './target.js';
 import { SESSIONS_KEYS } from '../sessions/keys.js';
 import { TURNS_KEYS } from '../turns/keys.js';
@@ -69,7 +69,7 @@ function viewTable(view: ViewName, own: readonly ViewBinding[]): ViewBinding[] {
     },
     { keys: 'c', command: 'compare', help: 'compare the marked session with this one, from their common ancestor', menu: 'compare with the marked session', match: ch('c'), disabled: compareDisabled },
     {
-      keys: 'x', command: 'export', match: ch('x'), disabled: needsTarget,
+      keys: 'x', command: 'export', match: ch('x'), disabled: exportDisabled,
       help: view === 'turns' ? 'export the session up to the selected row as Markdown to a new file (0600) in the current folder' : 'export the session as Markdown to a new file (0600) in the current folder',
       menu: view === 'turns' ? 'export up to here (Markdown)' : 'export (Markdown)',
     },

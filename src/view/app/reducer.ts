@@ -21,7 +21,7 @@ import { initialTurnsState, turnsReducer } from '../turns/turns-state.js';
 import { visibleWindow } from './window.js';
 import type { World } from './world.js';
 import { type AppState, type AppAction, type Step, cycleView, indexOfKey, layoutOf, readerHeight, select, selectedSession, sessionsRows, setTurns, step, turnsView, withStatus } from './state.js';
-import { exportKey, forkCommand, markKey, openCompare, resumeKey } from './commands.js';
+import { cancelWork, exportKey, exported, forkCommand, markKey, openCompare, resumeKey, workAnswer } from './commands.js';
 import { sessionsCommand } from '../sessions/commands.js';
 import { filterKey } from '../sessions/filter-key.js';
 import { turnsCommand } from '../turns/commands.js';
@@ -127,7 +127,11 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
     case 'forked':
       return afterFork(s, a.child, a.source, world);
     case 'exported':
-      return withStatus(s, `exported to ${sanitizeInline(a.file)} (${a.bytes} bytes)`, 'ok');
+      return exported(s, a.file, a.bytes);
+    case 'workProgress':
+    case 'workDone':
+    case 'workFailed':
+      return workAnswer(s, a);
     case 'exportFailed':
       return withStatus(s, `${a.pager ? 'pager' : 'export'} failed: ${sanitizeInline(a.message)}`, 'error');
     case 'forkFailed': {
@@ -162,6 +166,8 @@ function onKey(s0: AppState, p: KeyPress, world: World): Step {
   }
   const b: ViewBinding | undefined = bindingFor(bindingsFor(surface), p);
   if (!b) return step(s);
+  // Esc ends a background export or comparison first (the title bar says so while it runs)
+  if (s.work && b.command === 'back') return cancelWork(s);
   // a disabled action says why, as its hint and menu entry do (a fork shows the store's refusal in its dialog)
   const why = b.disabled?.(s, world);
   if (why && !b.showsRefusal) return withStatus(s, disabledStatus(s, world, b.menu ? labelOf(b.menu, s, world) : b.help, why), 'error');

@@ -72,7 +72,27 @@ export interface AppState {
   reader?: ReaderState;
   /** the `/` search of the Turns session: the query being typed, then its matches (n/N) */
   turnSearch?: TurnSearch;
+  /** an export or a comparison of a large log, made in the background (Esc cancels) */
+  work?: BackgroundWork;
+  workSeq: number;
 }
+
+/**
+ * An export or a comparison that reads a large log (readsLong): seconds of
+ * reading, so the app makes it in its slices, keys answered meanwhile; its
+ * progress is on the title bar and Esc cancels it. One at a time.
+ */
+export interface BackgroundWork {
+  id: number;
+  kind: 'export' | 'compare';
+  /** the session(s) it reads, as the status names them (sanitized) */
+  label: string;
+  /** how much is read, 0 to 1 */
+  done: number;
+}
+
+/** What a background work brings back. */
+export type WorkResult = { kind: 'export'; file: string; bytes: number } | { kind: 'compare'; comparison: Comparison };
 
 export interface TurnSearch {
   /** the session it searched */
@@ -108,7 +128,11 @@ export type AppAction =
   /** the background search of a large log (searchTurns) has read on, or is done: its matches */
   | { type: 'searchProgress'; key: string; query: string; seen: number }
   | { type: 'searchDone'; key: string; query: string; seqs: number[] }
-  | { type: 'searchFailed'; key: string; query: string; message: string };
+  | { type: 'searchFailed'; key: string; query: string; message: string }
+  /** the background work `id` has read on, is done, or failed (ignored once cancelled) */
+  | { type: 'workProgress'; id: number; done: number }
+  | { type: 'workDone'; id: number; result: WorkResult }
+  | { type: 'workFailed'; id: number; message: string };
 
 export type Effect =
   /** write the child: exactly the dialog's pinned source instance and cut */
@@ -121,8 +145,10 @@ export type Effect =
   | { type: 'run'; command: ResumeCommand }
   /** leave the screen for $PAGER with `content`, then come back */
   | { type: 'pager'; content: string }
-  /** write a transcript of `session` (up to seq `upTo`) to a new file in the export folder */
-  | { type: 'export'; session: Session; upTo?: number }
+  /** write a transcript of `session` (up to seq `upTo`) to a new file in the export folder; `work`: in the background, as that work */
+  | { type: 'export'; session: Session; upTo?: number; work?: number }
+  /** compare `left` with `right` in the background, as the work `work` (workDone brings the comparison) */
+  | { type: 'compare'; left: Session; right: Session; work: number }
   /** search a large log's events in the background (the `/` search of Turns); its answers come back as searchProgress/searchDone */
   | { type: 'searchTurns'; session: Session; key: string; query: Query; text: string };
 
@@ -149,6 +175,7 @@ export function initialAppState(size: Size, view: ViewName = 'sessions'): AppSta
     allProjects: true,
     turns: new Map(),
     statusSeq: 0,
+    workSeq: 0,
   };
 }
 

@@ -6,7 +6,7 @@ import type { Session } from '../../session/session.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { rowSurface } from './surface.js';
 import { hasTarget, target } from './target.js';
-import type { AppState } from './state.js';
+import type { AppState, BackgroundWork } from './state.js';
 import type { World } from './world.js';
 
 export interface ForkVerdict {
@@ -68,6 +68,8 @@ export function resumeDisabled(s: AppState, world: World, run: boolean): string 
 
 /** Why `c` cannot compare now. */
 export function compareDisabled(s: AppState, world: World): string | undefined {
+  const busy = workBusy(s);
+  if (busy) return busy;
   if (s.mark === undefined) return 'mark a session first (m)';
   if (!world.session(s.mark)) return 'the marked session is gone';
   const t = target(s, world);
@@ -75,6 +77,19 @@ export function compareDisabled(s: AppState, world: World): string | undefined {
   if (t.key === s.mark) return 'select another session than the marked one';
   return undefined;
 }
+
+/** x and c while a background work runs (one at a time): what runs, and how to end it. */
+export function workBusy(s: AppState): string | undefined {
+  return s.work ? `${workLine(s.work)} under way: wait, or Esc to cancel it` : undefined;
+}
+
+/** What a background work does and how far it is: `exporting big 42%` (the title bar adds `· Esc cancels`). */
+export function workLine(w: BackgroundWork): string {
+  return `${w.kind === 'export' ? 'exporting' : 'comparing'} ${w.label} ${Math.floor(100 * w.done)}%`;
+}
+
+/** x: a session under the cursor, and no background work under way. */
+export const exportDisabled = (s: AppState, world: World): string | undefined => workBusy(s) ?? needsTarget(s, world);
 
 /** Actions that need a session under the cursor (m, x, Enter in the lists). */
 export function needsTarget(s: AppState, world: World): string | undefined {
