@@ -219,6 +219,9 @@ export async function browseHuge(dir: string, turns: number, killAtMB: number, c
     // tail first: the last turn on screen, the cursor on the end
     const tailMs = await key(KEYS.enter, has(new RegExp(`turn ${turns} `)), 'Enter');
     const tailAt = performance.now();
+    // g while only the tail is indexed: the earliest turn read so far, and it says turn 1 is not read yet
+    // (checked only when the index is still under way on screen: a fast machine may be done already)
+    const partialTop = p.screen().includes('indexing earlier turns') ? (await key('g', has(/turn 1 is not read yet \(\d+% indexed\)/), 'g while indexing'), true) : false;
     // (a whole frame: its status line drawn, without the indexing progress)
     const indexed = (s: string) => s.includes('d detail') && !s.includes('indexing earlier turns');
     const indexMs = (indexed(p.screen()) ? performance.now() : await p.waitFor(indexed, 600_000)) - tailAt + tailMs;
@@ -242,7 +245,7 @@ export async function browseHuge(dir: string, turns: number, killAtMB: number, c
     const exportMs = performance.now() - exportAt;
     const exportBytes = statSync(join(exportDir, 'huge.md')).size;
     if (killed) throw new Error(`killed at ${peak.toFixed(0)} MB (twice the bound)`);
-    return { tailMs, topMs, bottomMs, indexMs, searchMs, historyMs, exportMs, exportBytes, peakMB: peak };
+    return { tailMs, partialTop, topMs, bottomMs, indexMs, searchMs, historyMs, exportMs, exportBytes, peakMB: peak };
   } catch (e) {
     if (killed) throw new Error(`killed at ${peak.toFixed(0)} MB (twice the bound)`);
     throw e;

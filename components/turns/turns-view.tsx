@@ -101,7 +101,7 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 
 const STATE_BADGES = { empty: { text: 'empty', color: 'gray' }, 'at-boundary': { text: 'at boundary', color: 'green' }, 'open-turn': { text: 'open turn', color: 'yellow' } } as const;
 
-function headerSegments(session: Session, history: { upTo: number; entries: number } | undefined, duplicates = 0, older: readonly string[] = []): Segment[] {
+function headerSegments(session: Session, history: { upTo: number; entries: number; hidden: number } | undefined, duplicates = 0, older: readonly string[] = []): Segment[] {
   const badge = session.gone ? ({ text: 'file deleted', color: 'red' } as const) : STATE_BADGES[session.state];
   const out: Segment[] = [{ text: clip(session.id, 80), bold: true }, { text: '  ' }, { text: `[${badge.text}]`, color: badge.color, bold: true }];
   if (duplicates > 1) out.push({ text: `  [DUPLICATE_ID: ${duplicates} sessions share this id]`, color: 'yellow', bold: true });
@@ -111,7 +111,12 @@ function headerSegments(session: Session, history: { upTo: number; entries: numb
   const h = session.header;
   const rc8 = [h.version > 0 ? `format v${h.version}` : '', older.length ? `older: ${older.map((f) => clip(path.basename(f), 40)).join(', ')}` : '', h.origin !== undefined ? `origin ${clip(h.origin, 20)}` : '', typeof h.delegationDepth === 'number' ? `depth ${h.delegationDepth}` : '', h.agentPreset !== undefined ? `preset ${clip(h.agentPreset, 30)}` : ''].filter(Boolean);
   if (rc8.length) out.push({ text: `  · ${rc8.join(' · ')}`, dim: true });
-  if (history) out.push({ text: `  · model history up to seq ${history.upTo}: ${history.entries} entries (t: tree)`, color: 'magenta', bold: true });
+  if (history)
+    out.push({
+      text: `  · model history up to seq ${history.upTo}: ${history.hidden > 0 ? `the last ${history.entries} of ${history.entries + history.hidden} entries (t on an earlier row: the history there)` : `${history.entries} entries`} (t: tree)`,
+      color: 'magenta',
+      bold: true,
+    });
   else {
     out.push({ text: `  · ${plural(session.facts.turns, 'turn')} · ${plural(session.length, 'event')}`, dim: true });
     // tokens, and for a fork child what the seed inherited and what it spent itself
@@ -156,7 +161,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
 
   const search = state.turnSearch?.key === state.selection ? state.turnSearch : undefined;
   const duplicates = world.sameId(session.id);
-  lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length } : undefined, duplicates, world.olderGenerations(session))} />);
+  lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length, hidden: data.historyHidden(t.historyUpTo) } : undefined, duplicates, world.olderGenerations(session))} />);
   visible.rows.forEach((row, i) => {
     const isSel = visible.top + i === sel.index;
     let segs = rowSegments(row, gutter, isSel, search && !search.editing ? search.seqs : undefined, data.divergence?.seq);

@@ -310,8 +310,11 @@ export function cmdLineage(index: RootIndex, out: Out): number {
     const sessions = index.store.list();
     const parents = resolveParents(sessions);
     const refusal = rootRefusals(index.files.keys());
-    const nodes = sessions.map((s) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s), older: olderGenerations(index, s.file) }));
-    out.write(JSON.stringify({ nodes, edges: layout.edges, orphans: layout.orphans, ambiguous: layout.ambiguous, cycles: layout.cycles }, null, 2) + '\n');
+    // written a node at a time (writeJsonWithArray), laid out as one JSON.stringify of the whole
+    const nodes = (function* () {
+      for (const s of sessions) yield sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s), older: olderGenerations(index, s.file) });
+    })();
+    writeJsonWithArray((t) => out.write(t), 'nodes', nodes, { edges: layout.edges, orphans: layout.orphans, ambiguous: layout.ambiguous, cycles: layout.cycles });
     return 0;
   }
   out.write(renderLineageText(layout, { color: out.color, legend: true }) + '\n');
@@ -322,7 +325,7 @@ export function cmdAudit(index: RootIndex, out: Out): number {
   const fileDiags = [...index.files.values()].flatMap((f) => f.refused ?? []);
   const findings = auditSessions(index.store.list(), fileDiags);
   const errors = findings.filter((f) => f.severity === 'error').length;
-  if (out.json) out.write(JSON.stringify({ findings }, null, 2) + '\n');
+  if (out.json) writeJsonWithArray((t) => out.write(t), 'findings', findings);
   else {
     const p = painter(out.color);
     for (const f of findings) out.write(findingLine(f, p) + '\n');

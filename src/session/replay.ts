@@ -261,9 +261,14 @@ export class HistoryFold {
   entries: HistoryEntry[] = [];
   /** events folded */
   seen = 0;
+  /** seqs of the entries dropped from the front to keep `keep` (a later replace op may remove some of them too) */
+  private dropped = new Int32Array(0);
+  private droppedCount = 0;
   constructor(
     readonly upToSeq: number,
     private readonly textMax: number,
+    /** at most this many entries are kept, the latest (a 10 GB log's history has millions; `t` on an earlier row shows the history there) */
+    private readonly keep = Infinity,
   ) {}
 
   /** Folds a batch in; true once past `upToSeq` (the rest is not needed). */
@@ -271,9 +276,61 @@ export class HistoryFold {
     for (const e of batch) {
       if (e.seq > this.upToSeq) return true;
       this.seen++;
+      const op = e.surfaceOp;
+      if (this.droppedCount > 0 && op && typeof op === 'object' && op.op === 'replace' && typeof op.start === 'number' && typeof op.end === 'number' && this.undrop(op.start, op.end)) {
+        // it covers dropped entries: its own takes the place of the first of them, among the dropped
+        const { start, end } = op as { start: number; end: number };
+        this.entries = this.entries.filter((h) => h.seq < start || h.seq > end);
+        if (historyEntryOf(e)) this.dropSeq(e.seq);
+        continue;
+      }
       this.entries = addToHistory(this.entries, e, this.textMax);
+      // dropped in bulk (at twice the bound: a drop a batch would cost the bound each time); finish() trims to it
+      if (this.entries.length > 2 * this.keep) this.trim();
     }
     return false;
+  }
+
+  /** The fold is complete: at most `keep` entries from here on. */
+  finish(): void {
+    if (this.entries.length > this.keep) this.trim();
+  }
+
+  /** How many earlier entries are not kept (0 when none were dropped). */
+  get hidden(): number {
+    return this.droppedCount;
+  }
+
+  private trim(): void {
+    const cut = this.entries.length - this.keep;
+    if (this.dropped.length < this.droppedCount + cut) {
+      const grown = new Int32Array(Math.max(1024, 2 * (this.droppedCount + cut)));
+      grown.set(this.dropped.subarray(0, this.droppedCount));
+      this.dropped = grown;
+    }
+    for (let i = 0; i < cut; i++) this.dropped[this.droppedCount++] = this.entries[i].seq;
+    this.entries = this.entries.slice(cut);
+  }
+
+  private dropSeq(seq: number): void {
+    if (this.dropped.length === this.droppedCount) {
+      const grown = new Int32Array(Math.max(1024, 2 * this.droppedCount));
+      grown.set(this.dropped);
+      this.dropped = grown;
+    }
+    this.dropped[this.droppedCount++] = seq;
+  }
+
+  /** A replace op removes the dropped entries it covers: whether there were any. */
+  private undrop(start: number, end: number): boolean {
+    let n = 0;
+    for (let i = 0; i < this.droppedCount; i++) {
+      const seq = this.dropped[i];
+      if (seq < start || seq > end) this.dropped[n++] = seq;
+    }
+    const any = n < this.droppedCount;
+    this.droppedCount = n;
+    return any;
   }
 }
 

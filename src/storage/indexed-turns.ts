@@ -204,9 +204,9 @@ interface HistoryState {
 const histories = new WeakMap<Session, HistoryState>();
 
 /** The history after events [0, upTo] when it has been read for the log as it is (undefined: not yet). */
-export function historyOf(session: Session, upTo: number): HistoryEntry[] | undefined {
+export function historyOf(session: Session, upTo: number): { entries: HistoryEntry[]; hidden: number } | undefined {
   const h = histories.get(session);
-  return h && !h.batches && h.upTo === upTo && h.log === session.log && h.consumed === session.log.consumed ? h.fold.entries : undefined;
+  return h && !h.batches && h.upTo === upTo && h.log === session.log && h.consumed === session.log.consumed ? { entries: h.fold.entries, hidden: h.fold.hidden } : undefined;
 }
 
 /** How far the read of a history under way has got: events folded of those up to `upTo`. */
@@ -219,16 +219,16 @@ export function historyProgress(session: Session): { seen: number; of: number } 
  * Reads on the history after events [0, upTo] (starting it, or over again
  * for another cut or a changed log): true once read, false when pause()
  * stopped it. One history per session; the read holds a batch at a time,
- * and each entry's first `textMax` characters.
+ * and each entry's first `textMax` characters, of the last `keep` entries.
  */
-export function historyStep(session: Session, upTo: number, pause: () => boolean, textMax: number): boolean {
+export function historyStep(session: Session, upTo: number, pause: () => boolean, textMax: number, keep = Infinity): boolean {
   let h = histories.get(session);
   if (h && (h.upTo !== upTo || h.log !== session.log || h.consumed !== session.log.consumed)) {
     h.batches?.return(undefined);
     h = undefined;
   }
   if (!h) {
-    h = { upTo, log: session.log, consumed: session.log.consumed, fold: new HistoryFold(upTo, textMax) };
+    h = { upTo, log: session.log, consumed: session.log.consumed, fold: new HistoryFold(upTo, textMax, keep) };
     h.batches = session.pausedBatches(Infinity, pause);
     histories.set(session, h);
   }
@@ -237,6 +237,7 @@ export function historyStep(session: Session, upTo: number, pause: () => boolean
   const end = () => {
     state.batches!.return(undefined);
     state.batches = undefined;
+    state.fold.finish();
     return true;
   };
   try {

@@ -53,6 +53,8 @@ describe('read-only commands without --dir', () => {
     const exp = runCli(['export', '--session', 'child', '--format', 'json'], o);
     expect(exp.code, exp.stderr).toBe(0);
     expect(JSON.parse(exp.stdout).id).toBe('child');
+    // each --json is written in pieces as it is made, laid out as one JSON.stringify(…, null, 2) of the whole
+    for (const r of [lineage, audit, find]) expect(r.stdout).toBe(JSON.stringify(JSON.parse(r.stdout), null, 2) + '\n');
   });
 
   it('without a harness root: the current folder, as the browser', () => {

@@ -65,6 +65,12 @@ describe('a large log in the app', () => {
       expect(session.isLoaded).toBe(false);
       await m.press('t');
 
+      // e would read every event and hold a row for each: refused, with what to do instead
+      const before = m.state().turns.get(session.file!)?.expansion;
+      await m.press('e');
+      expect(m.frame()).toMatch(/expand all \(big\): \d+ KiB is read a turn at a time: expand turns with →, or search with \//);
+      expect(m.state().turns.get(session.file!)?.expansion).toBe(before);
+
       // a search started and cancelled before its first slice: it is dropped, and says so
       await m.press('/', ...'hay', KEY.enter, KEY.esc);
       expect(m.state().turnSearch).toBeUndefined();

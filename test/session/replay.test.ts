@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/session/events.js';
-import { buildTurnTree, modelHistory, type TreeNode } from '../../src/session/replay.js';
+import { buildTurnTree, HistoryFold, modelHistory, type TreeNode } from '../../src/session/replay.js';
 import { readLog } from '../../src/storage/session-file.js';
 import { cleanupTmp, evs, plainRead, REAL_DIR, turnRows } from '../support/fixtures.js';
 
@@ -236,5 +236,29 @@ describe('modelHistory', () => {
     const child = eventsOf(real('rc8__subagent-fork-in-process__session.1'));
     expect(modelHistory(child, 41)).toEqual(modelHistory(parent, 41));
     expect(child[42].type).toBe('session/end-seed');
+  });
+});
+
+describe('HistoryFold with a bound (a large log keeps the last entries of its history)', () => {
+  const userMsg = (text: string): [string, unknown] => ['user/message', { content: [{ type: 'text', text }], source: 'user' }];
+  it('keeps the last `keep` entries of the whole fold, and counts the rest, a replace op included', () => {
+    const rows = Array.from({ length: 60 }, (_, i) => userMsg(`m${i}`));
+    const events: SessionEvent[] = evs(...rows);
+    // a replace op late in the log covering seqs 5-9 (dropped by then) and 40-41 (kept)
+    events.push({ type: 'user/message', seq: 60, time: 1, data: { content: [{ type: 'text', text: 'summary' }], source: 'user' }, surfaceOp: { op: 'replace', start: 5, end: 9 } });
+    events.push({ type: 'user/message', seq: 61, time: 2, data: { content: [{ type: 'text', text: 'summary 2' }], source: 'user' }, surfaceOp: { op: 'replace', start: 40, end: 41 } });
+    const whole = modelHistory(events);
+    for (const batchSize of [1, 7, 100]) {
+      const fold = new HistoryFold(Infinity, Infinity, 10);
+      for (let i = 0; i < events.length; i += batchSize) fold.add(events.slice(i, i + batchSize));
+      fold.finish();
+      expect(fold.entries.map((h) => h.seq)).toEqual(whole.slice(-10).map((h) => h.seq));
+      expect(fold.hidden).toBe(whole.length - 10);
+    }
+    // unbounded, it is the whole history
+    const all = new HistoryFold(Infinity, Infinity);
+    all.add(events);
+    all.finish();
+    expect([all.entries.length, all.hidden]).toEqual([whole.length, 0]);
   });
 });

@@ -60,7 +60,7 @@ function viewTable(view: ViewName, own: readonly ViewBinding[]): ViewBinding[] {
     { keys: 'f', command: 'fork', help: 'fork at the selection (only at a turn boundary)', hint: 'fork', menu: (s, w) => forkVerdict(s, w).label, match: ch('f'), disabled: (s, w) => forkVerdict(s, w).disabled, showsRefusal: true },
     { keys: 'a', command: 'menu', help: 'actions: everything that can be done here, with the reason when it cannot', hint: 'actions', match: ch('a') },
     ...own,
-    { keys: 'Esc', command: 'back', help: BACK_HELP[view], hint: view === 'sessions' ? undefined : 'back', match: flag('escape') },
+    { keys: 'Esc', command: 'back', help: `${BACK_HELP[view]} (first: cancel an export or comparison under way)`, hint: view === 'sessions' ? undefined : 'back', match: flag('escape') },
     { keys: 'Tab', command: 'nextView', help: 'next view', hint: 'view', match: (_i, k) => Boolean(k.tab) && !k.shift },
     { keys: 'Shift-Tab', command: 'prevView', help: 'previous view', match: (_i, k) => Boolean(k.tab) && Boolean(k.shift) },
     {

@@ -33,6 +33,8 @@ export type TurnsData =
       tree: readonly TreeNode[];
       rows(expansion: Expansion): TurnRowsModel;
       history(upTo: number): TurnRow[];
+      /** how many earlier entries of that history are not among its rows (a large log keeps its last HISTORY_KEEP) */
+      historyHidden(upTo: number): number;
       /** a fork child whose seed differs from its parent's log: where, with both versions (null: it does not) */
       readonly divergence: SeedDivergence | null;
       /** the event with this seq (in memory, or read through the offset index) */
@@ -141,6 +143,7 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
     let history: (upTo: number) => TurnRow[] | undefined;
     let event: (seq: number) => SessionEvent | undefined;
     let partial: (() => LoadProgress | undefined) | undefined;
+    let hidden: (upTo: number) => number = (upTo) => historyOf(session, upTo)?.hidden ?? 0;
     if (usesIndex(session)) {
       // a large log: rows from its offset index, a turn's events read when a row needs them (issue 23)
       const index = turnIndexOf(session);
@@ -159,11 +162,11 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
         // read in the background (the app's slices, as the index): no rows until it is read
         let h = historyOf(session, upTo);
         try {
-          if (!h && historyProgress(session) === undefined && historyStep(session, upTo, pauseAfter(OPEN_INDEX_MS), HISTORY_TEXT_MAX)) h = historyOf(session, upTo);
+          if (!h && historyProgress(session) === undefined && historyStep(session, upTo, pauseAfter(OPEN_INDEX_MS), HISTORY_TEXT_MAX, HISTORY_KEEP)) h = historyOf(session, upTo);
         } catch {
           return []; // the log cannot be read now (deleted, replaced): the follower says so; no error in a frame
         }
-        if (h) return historyEntryRows(h);
+        if (h) return historyEntryRows(h.entries);
         indexing.add(session);
         return undefined;
       };
@@ -176,6 +179,7 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
       clock = rowsContext(session, now);
       event = (seq) => eventAtSeq(events, seq);
       history = (upTo) => historyRows(events, upTo);
+      hidden = () => 0;
     }
     const ctx = clock;
     let last: { e: Expansion; m: TurnRowsModel } | undefined;
@@ -202,6 +206,7 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
         }
         return lastHistory.rows;
       },
+      historyHidden: (upTo) => hidden(upTo),
       get historyLoading() {
         return historyProgress(session);
       },
@@ -234,6 +239,13 @@ const indexing = new WeakSet<Session>();
  */
 const HISTORY_TEXT_MAX = 2 * LABEL_CAP + 1;
 
+/**
+ * How many entries of a large log's history are kept: its last ones (a
+ * 10 GB log's history has millions of entries, and a row each took 1.2 GB);
+ * `t` on an earlier row shows the history up to there.
+ */
+export const HISTORY_KEEP = 20_000;
+
 /** How long opening a large log may index it at once before the rest goes to the background slices. */
 export const OPEN_INDEX_MS = 50;
 
@@ -251,7 +263,7 @@ export function openStep(session: Session, pause: () => boolean): boolean {
   if (usesIndex(session)) {
     let done = indexStep(session, pause);
     const h = historyUpTo(session); // (a history being read goes on beside the index)
-    if (h !== undefined) done = historyStep(session, h, pause, HISTORY_TEXT_MAX) && done;
+    if (h !== undefined) done = historyStep(session, h, pause, HISTORY_TEXT_MAX, HISTORY_KEEP) && done;
     if (done) indexing.delete(session);
     return done;
   }

@@ -5,6 +5,7 @@ import type { Session } from '../../session/session.js';
 import type { SessionEvent } from '../../session/events.js';
 import { initialReaderState, readerDoc, eventReaderContent } from '../reader/reader-state.js';
 import { seedDiffText } from './seed-diff.js';
+import { partialPercent } from './turn-loading.js';
 import { openToSeq, stepMatch } from './turn-search.js';
 import { type Command } from '../app/keymap.js';
 import { sanitizeInline } from '../text/sanitize.js';
@@ -91,9 +92,14 @@ export function turnsCommand(s: AppState, cmd: Command, world: World): Step {
   const auto = autoDetail(s);
   const apply = (action: TurnsAction): Step => step(setTurns(s, key, turnsReducer(t, action)));
   switch (cmd) {
+    case 'top': {
+      // tail first: while the earlier turns are indexed, the top is the first turn read so far
+      const p = data.partial;
+      const moved = apply({ type: cmd, view });
+      return p && !t.showHistory ? withStatus(moved.state, `turn 1 is not read yet (${partialPercent(p)}% indexed): this is the earliest turn read so far`) : moved;
+    }
     case 'up':
     case 'down':
-    case 'top':
     case 'bottom':
     case 'pageUp':
     case 'pageDown':

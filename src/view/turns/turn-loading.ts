@@ -25,8 +25,10 @@ export function loadingLines(p: LoadProgress): string[] {
   return ['loading this session…', what, 'keys keep working: Esc goes back, Tab to another view'];
 }
 
+/** How much of a large log is indexed while only its last turns are (0-100). */
+export const partialPercent = (p: LoadProgress): number => (p.end > 0 ? Math.min(100, Math.floor((100 * p.read) / p.end)) : 0);
+
 /** The line above a large log's rows while only its last turns are indexed (tail first). */
 export function partialLine(p: LoadProgress): string {
-  const pct = p.end > 0 ? Math.min(100, Math.floor((100 * p.read) / p.end)) : 0;
-  return `indexing earlier turns ${pct}%${p.skipFrom !== undefined ? ` (skipping an over-long line: line ${p.line})` : ''}`;
+  return `indexing earlier turns ${partialPercent(p)}%${p.skipFrom !== undefined ? ` (skipping an over-long line: line ${p.line})` : ''}`;
 }
