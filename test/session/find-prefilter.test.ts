@@ -101,47 +101,36 @@ const term = fc.oneof(
 );
 
 let n = 0;
+/** The property: random logs (1-3 files) and random queries, findMatches against parsing every event. */
+function sameAsReference(numRuns: number): void {
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { minLength: 1, maxLength: 3 }), fc.array(term, { minLength: 1, maxLength: 3 }), (seeds, terms) => {
+      const q = parseQuery(terms.join(' '));
+      if (isQueryError(q)) return;
+      const dir = path.join(tmp, `r${n++}`);
+      seeds.forEach((seed, i) => {
+        fs.mkdirSync(path.join(dir, `f${i}`), { recursive: true });
+        fs.writeFileSync(path.join(dir, `f${i}`, `s${i}.jsonl`), makeLog(seed, 4 + (seed % 30)));
+      });
+      try {
+        expect(findMatches(dir, q)).toEqual(reference(dir, q));
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }),
+    { numRuns },
+  );
+}
+
 describe('find prefilters', () => {
   it('give the same matches as parsing every event (random logs, escapes, number spellings, case folding)', () => {
-    fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { minLength: 1, maxLength: 3 }), fc.array(term, { minLength: 1, maxLength: 3 }), (seeds, terms) => {
-        const q = parseQuery(terms.join(' '));
-        if (isQueryError(q)) return;
-        const dir = path.join(tmp, `r${n++}`);
-        seeds.forEach((seed, i) => {
-          fs.mkdirSync(path.join(dir, `f${i}`), { recursive: true });
-          fs.writeFileSync(path.join(dir, `f${i}`, `s${i}.jsonl`), makeLog(seed, 4 + (seed % 30)));
-        });
-        try {
-          expect(findMatches(dir, q)).toEqual(reference(dir, q));
-        } finally {
-          fs.rmSync(dir, { recursive: true, force: true });
-        }
-      }),
-      { numRuns: runs(1500) },
-    );
+    sameAsReference(runs(1500));
   });
 
   it('a large log read in batches (facts first, then events a chunk at a time) gives the same matches', () => {
     setFindStreamMin(0);
     try {
-      fc.assert(
-        fc.property(fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { minLength: 1, maxLength: 3 }), fc.array(term, { minLength: 1, maxLength: 3 }), (seeds, terms) => {
-          const q = parseQuery(terms.join(' '));
-          if (isQueryError(q)) return;
-          const dir = path.join(tmp, `r${n++}`);
-          seeds.forEach((seed, i) => {
-            fs.mkdirSync(path.join(dir, `f${i}`), { recursive: true });
-            fs.writeFileSync(path.join(dir, `f${i}`, `s${i}.jsonl`), makeLog(seed, 4 + (seed % 30)));
-          });
-          try {
-            expect(findMatches(dir, q)).toEqual(reference(dir, q));
-          } finally {
-            fs.rmSync(dir, { recursive: true, force: true });
-          }
-        }),
-        { numRuns: runs(300) },
-      );
+      sameAsReference(runs(300));
     } finally {
       setFindStreamMin(64 * 1024 * 1024);
     }
