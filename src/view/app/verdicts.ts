@@ -88,8 +88,10 @@ export function workLine(w: BackgroundWork): string {
   return `${w.kind === 'export' ? 'exporting' : 'comparing'} ${w.label} ${Math.floor(100 * w.done)}%`;
 }
 
-/** x: a session under the cursor, and no background work under way. */
-export const exportDisabled = (s: AppState, world: World): string | undefined => workBusy(s) ?? needsTarget(s, world);
+/** x: a session under the cursor, and no background work under way. (A declaration: the keymap's table reads it while the modules load.) */
+export function exportDisabled(s: AppState, world: World): string | undefined {
+  return workBusy(s) ?? needsTarget(s, world);
+}
 
 /** Actions that need a session under the cursor (m, x, Enter in the lists). */
 export function needsTarget(s: AppState, world: World): string | undefined {
