@@ -10,8 +10,8 @@
 // however many of its events match (issue 23).
 import fs from 'node:fs';
 import path from 'node:path';
-import { isEventTerm, isQueryError, parseQuery, queryErrorLine, type Query, type QueryError } from '../session/query.js';
-import { buildSearchDoc, eventLineFilter, eventTermHolds, fileMayMatch, hasPositiveEventTerms, matchEntries, matchSession, requiredLiterals, SearchDocBuilder, sessionMeta, sessionTermsMatch, type EventMatch } from '../session/search.js';
+import { isQueryError, parseQuery, queryErrorLine, type Query, type QueryError } from '../session/query.js';
+import { buildSearchDoc, eventLineFilter, fileMayMatch, holdsAnyEventTerm, hasPositiveEventTerms, matchEntries, matchSession, requiredLiterals, SearchDocBuilder, sessionMeta, sessionTermsMatch, type EventMatch } from '../session/search.js';
 import type { Session } from '../session/session.js';
 import { readLog, sessionFromRead, startReadLog, type ReadJob } from '../storage/session-file.js';
 import { currentGeneration, registerGeneration, type GenerationMap } from '../storage/generations.js';
@@ -127,7 +127,7 @@ function* findInLarge(file: string, q: Query, keepLine: ReturnType<typeof eventL
       const entries = doc.add(job.drain());
       if (!positive) {
         // only negated event terms: the session matches when no event holds any of them
-        if (entries.some((e) => q.terms.some((t) => isEventTerm(t) && eventTermHolds(t, e)))) return;
+        if (entries.some((e) => holdsAnyEventTerm(q, e))) return;
         continue;
       }
       for (const m of matchEntries(q, entries)) yield { id: session.id, file, ...m };

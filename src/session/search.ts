@@ -235,6 +235,11 @@ const positiveEventTerms = (q: Query): Term[] => q.terms.filter((t) => isEventTe
 /** The query has an event term that must hold (not only negated ones): its matches are events, not sessions. */
 export const hasPositiveEventTerms = (q: Query): boolean => positiveEventTerms(q).length > 0;
 
+/** Whether any event term of the query (ignoring negation) holds for the entry: with only negated ones, such an entry rules its session out. */
+export function holdsAnyEventTerm(q: Query, e: SearchEntry): boolean {
+  return q.terms.some((t) => isEventTerm(t) && eventTermHolds(t, e));
+}
+
 /** Whether one entry satisfies every event term of the query. */
 export function entryMatches(q: Query, e: SearchEntry): boolean {
   for (const t of q.terms) if (isEventTerm(t) && eventTermHolds(t, e) === t.negated) return false;
@@ -327,7 +332,7 @@ export function matchSession(q: Query, meta: SessionMeta, entries: () => readonl
   if (!sessionTermsMatch(q, meta)) return null;
   if (!hasEventTerms(q)) return { kind: 'session' };
   const doc = entries();
-  if (positiveEventTerms(q).length === 0) return doc.some((e) => q.terms.some((t) => isEventTerm(t) && eventTermHolds(t, e))) ? null : { kind: 'session' };
+  if (positiveEventTerms(q).length === 0) return doc.some((e) => holdsAnyEventTerm(q, e)) ? null : { kind: 'session' };
   const matches = matchEntries(q, doc);
   return matches.length ? { kind: 'events', matches } : null;
 }
