@@ -170,7 +170,9 @@ export async function hugeFigures(o: HugeOptions): Promise<void> {
           floorLabel: '—',
           goal: `tail ≤ 1 s; ≤ ${HUGE_RSS_BOUND_MB} MB`,
           pass: o.quick ? undefined : b.tailMs <= 1000 && b.peakMB <= HUGE_RSS_BOUND_MB,
-          note: `peak RSS ${b.peakMB.toFixed(0)} MB (the app and its background audit) through: the whole index ${(b.indexMs / 1000).toFixed(1)} s after Enter; g ${b.topMs.toFixed(0)} ms, G ${b.bottomMs.toFixed(0)} ms; turn 1 expanded and read; / search to its first match ${(b.searchMs / 1000).toFixed(1)} s; the history of the whole log ${(b.historyMs / 1000).toFixed(1)} s; x (the whole log, ${(b.exportBytes / 2 ** 20).toFixed(0)} MB of Markdown, in the background, g answered meanwhile) ${(b.exportMs / 1000).toFixed(1)} s`,
+          note: `peak RSS ${b.peakMB.toFixed(0)} MB (the app and its background audit) through: the whole index ${(b.indexMs / 1000).toFixed(1)} s after Enter; g ${b.topMs.toFixed(0)} ms, G ${b.bottomMs.toFixed(0)} ms; turn 1 expanded and read; / search to its first match ${(b.searchMs / 1000).toFixed(1)} s; the history of the whole log ${(b.historyMs / 1000).toFixed(1)} s; x (the whole log, ${(b.exportBytes / 2 ** 20).toFixed(0)} MB of Markdown, in the background, g answered meanwhile) ${(b.exportMs / 1000).toFixed(1)} s; peak by step (MB): ${Object.entries(b.phasePeaks)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
         });
       });
     } finally {
@@ -192,10 +194,17 @@ export async function browseHuge(dir: string, turns: number, killAtMB: number, c
   const p = spawnBenchPty(process.execPath, [cli, dir, '--no-cache'], 140, 40, exportDir);
   let peak = 0;
   let killed = false;
+  // the peak of each step (named for the key that started it): which one takes the memory
+  let phase = 'open';
+  const phasePeaks: Record<string, number> = {};
   const timer = setInterval(() => {
     try {
       const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+      if (m) {
+        const mb = Number(m[1]) / 1024;
+        peak = Math.max(peak, mb);
+        phasePeaks[phase] = Math.max(phasePeaks[phase] ?? 0, Math.round(mb));
+      }
     } catch {
       /* exited */
     }
@@ -207,6 +216,7 @@ export async function browseHuge(dir: string, turns: number, killAtMB: number, c
   const has = (re: RegExp) => (s: string) => re.test(s);
   const key = async (k: string, until: (s: string) => boolean, what: string, ms = 60_000): Promise<number> => {
     const t = performance.now();
+    phase = what;
     p.write(k);
     try {
       return (await p.waitFor(until, ms)) - t;
@@ -224,6 +234,7 @@ export async function browseHuge(dir: string, turns: number, killAtMB: number, c
     const partialTop = p.screen().includes('indexing earlier turns') ? (await key('g', has(/turn 1 is not read yet \(\d+% indexed\)/), 'g while indexing'), true) : false;
     // (a whole frame: its status line drawn, without the indexing progress)
     const indexed = (s: string) => s.includes('d detail') && !s.includes('indexing earlier turns');
+    phase = 'index';
     const indexMs = (indexed(p.screen()) ? performance.now() : await p.waitFor(indexed, 600_000)) - tailAt + tailMs;
     const topMs = await key('g', has(/› +0 ▸ turn 1 /), 'g');
     const bottomMs = await key('G', has(/› +── fork here/), 'G');
@@ -231,6 +242,7 @@ export async function browseHuge(dir: string, turns: number, killAtMB: number, c
     await key(KEYS.right, has(/▾ turn 1 /), 'expand');
     await key('o', has(/huge · user\/message/), 'reader');
     await key(KEYS.esc, (s) => !/huge · user\/message/.test(s), 'reader closed');
+    phase = 'search';
     p.write('/');
     p.write('optimizeReader');
     const searchMs = await key(KEYS.enter, has(/match \d+ of \d+|no match for/), 'search', 600_000);
@@ -241,11 +253,12 @@ export async function browseHuge(dir: string, turns: number, killAtMB: number, c
     await key('x', has(/exporting huge \d+% · Esc cancels/), 'export started');
     const exportAt = performance.now();
     await key('g', has(/› +0 .*turn 1 /), 'g while exporting');
+    phase = 'export';
     await p.waitFor(has(/exported to .*huge\.md/), 600_000);
     const exportMs = performance.now() - exportAt;
     const exportBytes = statSync(join(exportDir, 'huge.md')).size;
     if (killed) throw new Error(`killed at ${peak.toFixed(0)} MB (twice the bound)`);
-    return { tailMs, partialTop, topMs, bottomMs, indexMs, searchMs, historyMs, exportMs, exportBytes, peakMB: peak };
+    return { tailMs, partialTop, topMs, bottomMs, indexMs, searchMs, historyMs, exportMs, exportBytes, peakMB: peak, phasePeaks };
   } catch (e) {
     if (killed) throw new Error(`killed at ${peak.toFixed(0)} MB (twice the bound)`);
     throw e;

@@ -33,7 +33,7 @@ export function shouldCollect(p: { quiet: boolean; sinceKeyMs: number; heapUsed:
  * 320 MB for 145 MB of live objects); compaction moves the live ones together
  * and the emptied pages go back (~3x the pause: measured ~250 ms for 240 MB).
  */
-export function fullGc(): (() => void) | undefined {
+export function fullGc(compact = true): (() => void) | undefined {
   let gc: unknown;
   try {
     v8.setFlagsFromString('--expose-gc');
@@ -45,6 +45,7 @@ export function fullGc(): (() => void) | undefined {
   }
   if (typeof gc !== 'function') return undefined;
   const collect = gc as () => void;
+  if (!compact) return collect;
   return () => {
     v8.setFlagsFromString('--compact-on-every-full-gc');
     try {
@@ -78,6 +79,47 @@ export function collectWhenQuiet(o: { isQuiet: () => boolean; sinceKeyMs: () => 
     } else if (used < baseline) baseline = used; // V8 collected on its own: grow from there
     quietBefore = quiet;
   }, QUIET_MS);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
+
+/** the heap (used, dead objects included) below which no collection under pressure runs: a small root never pays for one */
+export const PRESSURE_FLOOR_BYTES = 150 * 1024 * 1024;
+/** how far the heap may grow past its size after the last collection before one runs under pressure: this share of it, or PRESSURE_STEP_BYTES if more */
+export const PRESSURE_FACTOR = 0.25;
+export const PRESSURE_STEP_BYTES = 32 * 1024 * 1024;
+/** how often the heap is looked at (getHeapStatistics is cheap); a collection under pressure at most once per check */
+export const PRESSURE_CHECK_MS = 500;
+
+/** Whether to collect now under pressure: the heap is past the floor and grew past PRESSURE_FACTOR of its size after the last collection (and PRESSURE_STEP_BYTES). */
+export function underPressure(heapUsed: number, baseline: number): boolean {
+  return heapUsed > PRESSURE_FLOOR_BYTES && heapUsed - baseline > Math.max(PRESSURE_STEP_BYTES, PRESSURE_FACTOR * baseline);
+}
+
+/**
+ * Collects while the browser works when the heap grows by a quarter past
+ * what the last collection left. Why: V8 lets the old generation grow
+ * to up to ~4x its live size before a full collection, and a long background
+ * read promotes what it passes: a 10 GB log's history promoted each entry's
+ * head through its 20,000-entry window and peaked at 655 MB for ~330 MB
+ * live, past the 300 MB a session of any size may take. The collection is
+ * not compacting (a third of the pause): the pages it frees are reused by
+ * what comes next, so the resident size stops growing; the quiet collection
+ * compacts once the work is done. Returns a stop function.
+ */
+export function collectUnderPressure(o: { gc?: () => void } = {}): () => void {
+  const gc = o.gc ?? fullGc(false);
+  if (!gc) return () => undefined;
+  let baseline = heapUsed();
+  const timer = setInterval(() => {
+    const used = heapUsed();
+    if (underPressure(used, baseline)) {
+      milestone('collection under pressure');
+      gc();
+      baseline = heapUsed();
+      milestone('collection under pressure done');
+    } else if (used < baseline) baseline = used; // V8 collected on its own: grow from there
+  }, PRESSURE_CHECK_MS);
   timer.unref?.();
   return () => clearInterval(timer);
 }

@@ -27,7 +27,7 @@ import { attachCache, newRootIndex } from './storage/load-root.js';
 import { FindingsCache } from './storage/findings-cache.js';
 import { scanRoot, type ScanProgress } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
-import { collectWhenQuiet } from './quiet-gc.js';
+import { collectUnderPressure, collectWhenQuiet } from './quiet-gc.js';
 import { milestone } from './trace.js';
 
 export interface TuiOptions extends Partial<TuiStartOptions> {
@@ -84,6 +84,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   const app = render(React.createElement(App, { index, controller }), { exitOnCtrlC: false });
   // the first scan's garbage goes back to the system once the browser is quiet (quiet-gc.ts)
   const stopGc = collectWhenQuiet({ isQuiet: () => index.scan?.finished === true && !controller.busy, sinceKeyMs: () => controller.sinceKeyMs });
+  // and a long background read's garbage is collected while it runs, before V8 would (quiet-gc.ts)
+  const stopPressureGc = collectUnderPressure();
   // O in the reader: leave the screen for $PAGER (default less -R) with the content on its stdin, then come back
   controller.onPager = (content) => {
     const { command, args } = pagerCommand(process.env);
@@ -123,6 +125,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   let follower: Follower | undefined;
   const onProgress = (p: ScanProgress): void => {
     index.scan = p;
+    if (p.reading) controller.scanProgressed();
     if (p.finished) {
       milestone('scan finished');
       controller.scanFinished();
@@ -150,6 +153,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   } finally {
     abort.abort();
     stopGc();
+    stopPressureGc();
     await scanned.catch(() => undefined);
     await auditMemory?.written; // a findings write under way ends (it never rejects): no temp file left behind
     follower?.close();

@@ -66,6 +66,8 @@ const sameEntries = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, stri
 const GAP_FACTOR = 16;
 /** a change waits at most this long to be drawn (while keys keep coming, or frames are costly) */
 const MAX_WAIT_MS = 1000;
+/** a large log's first scan redraws its progress at most this often */
+const SCAN_PROGRESS_MS = 250;
 /** keys closer together than this are a burst: background frames wait for its end (j held or tapped ~4 a second: the news come at most MAX_WAIT_MS late) */
 const KEY_QUIET_MS = 300;
 /** the model's steps before a background frame take at most this long at once (then keys and other work) */
@@ -553,6 +555,20 @@ export class AppController {
     if (this.frame) return;
     this.armFrame(Math.min(MAX_WAIT_MS, Math.max(this.opts.frameMs ?? 33, GAP_FACTOR * this.frameCost)));
   }
+
+  /**
+   * The first scan read on in a large log (the title bar says how far): a
+   * frame at most every SCAN_PROGRESS_MS, none for a scan of small files
+   * (their progress shows with the sessions they bring).
+   */
+  scanProgressed(): void {
+    if (this.closed || this.frame || performance.now() - this.progressShownAt < SCAN_PROGRESS_MS) return;
+    this.progressShownAt = performance.now();
+    this.pendingSince ??= performance.now();
+    this.dirty = true;
+    this.armFrame(this.opts.frameMs ?? 33);
+  }
+  private progressShownAt = -Infinity;
 
   /**
    * The first scan is over: the complete list is drawn in the next frame

@@ -1,6 +1,7 @@
 // The app shell: draws the one app state (src/view/app/state.ts) held by the
 // controller. Title/status bar, tab bar, the active view, an open dialog, a
 // one-line key-hint footer. No state of its own beyond the terminal size.
+import path from 'node:path';
 import { workLine } from '../../src/view/app/verdicts.js';
 import { Box, Text, useApp, useStdout } from 'ink';
 import React, { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
@@ -49,7 +50,12 @@ export interface AppProps {
 
 /** Scan progress, then the live-follow mode, for the title bar. */
 function backgroundText(index: RootIndex): string | undefined {
-  if (index.scan && !index.scan.finished) return `scanning ${index.scan.done}${index.scan.total === undefined ? '' : `/${index.scan.total}`} files…`;
+  const scan = index.scan;
+  if (scan && !scan.finished) {
+    // a large log read over many slices: which, and how far (its first scan takes seconds per GB)
+    const reading = scan.reading ? ` (${sanitizeInline(path.basename(scan.reading.file))} ${Math.floor(scan.reading.fraction * 100)}%)` : '';
+    return `scanning ${scan.done}${scan.total === undefined ? '' : `/${scan.total}`} files…${reading}`;
+  }
   if (index.live) return index.live.mode === 'poll' ? 'live (polling)' : 'live';
   return undefined;
 }

@@ -83,7 +83,7 @@ export interface RootIndex {
   /** the generation files of each session folder (generations.ts): only the highest is a session */
   generations: GenerationMap;
   /** background work, for a status line: the initial scan, then live following */
-  scan?: { done: number; total?: number; finished: boolean };
+  scan?: { done: number; total?: number; finished: boolean; reading?: { file: string; fraction: number } };
   live?: { mode: 'watch' | 'poll'; message?: string };
   /** the fact cache while the first load or scan runs (detached once saved) */
   cache?: FactCache;
@@ -142,7 +142,7 @@ export function indexFile(index: RootIndex, file: string): void {
  * undefined when the file is indexed, or a function that continues the work
  * (true when done) after pause() asked to stop (a multi-GB over-long line).
  */
-export type IndexStep = (() => boolean) & { cancel?(): void };
+export type IndexStep = (() => boolean) & { cancel?(): void; /** how much of the file is read, 0 to 1 */ progress?(): number };
 
 function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
   index.skipped.delete(file);
@@ -161,7 +161,8 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
     supersede();
     return undefined;
   }
-  const r = startReadLog(file, false);
+  // (paused between 1 MB chunks too: a 10 GB log's first scan leaves the loop free for keys)
+  const r = startReadLog(file, false, undefined, 'read');
   const finish = () => {
     const read = r.result();
     const { session, diagnostics } = sessionFromRead(file, read);
@@ -179,7 +180,13 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
       finish();
       return true;
     },
-    { cancel: r.close },
+    {
+      cancel: r.close,
+      progress: () => {
+        const p = r.progress();
+        return p.end > 0 ? Math.min(1, p.read / p.end) : 1;
+      },
+    },
   );
 }
 
@@ -250,7 +257,7 @@ export function indexFileStepped(index: RootIndex, file: string, pause?: () => b
       return true;
     }
   };
-  return Object.assign(run, { cancel: s.cancel });
+  return Object.assign(run, { cancel: s.cancel, progress: s.progress });
 }
 
 /** The diagnostic for a file that could not be read: what it is and why. */

@@ -12,6 +12,8 @@ export interface ScanProgress {
   /** known once the walk has finished (or when a file list was given) */
   total?: number;
   finished: boolean;
+  /** a file read over several slices (a large log): which, and how much of it is read, 0 to 1 */
+  reading?: { file: string; fraction: number };
 }
 
 export interface ScanOptions {
@@ -60,7 +62,7 @@ async function scanFiles(index: RootIndex, opts: ScanOptions, files: Iterable<st
               break;
             }
             index.store.release();
-            opts.onProgress?.({ ...progress });
+            opts.onProgress?.({ ...progress, reading: { file: next.value, fraction: more.progress?.() ?? 0 } });
             await yieldToLoop();
             index.store.hold();
             until = performance.now() + budget;

@@ -43,11 +43,14 @@ const STEP_CHUNK = 64 * 1024;
  * the file is given up. A live follow passes no cap: it only ever scans the
  * bytes appended since its last look, in steps, so it goes on following
  * whatever comes after a line of any length. `everyChunk`: pause() is also
- * asked between chunks of ordinary lines (smaller ones, STEP_CHUNK), so a
- * large log loads in slices; an unfinished line under a chunk is read again
- * on the next call (all the state is in the reader).
+ * asked between chunks of ordinary lines (true: smaller ones, STEP_CHUNK, for
+ * slices of a few ms; 'read': READ_CHUNK, for the root scan, whose first read
+ * of a 10 GB log held the loop, keys and all, for 30 s), so a large log loads
+ * in slices; an unfinished line under a chunk is read again on the next call
+ * (all the state is in the reader). Without it (a live follow) only an
+ * over-long line pauses: the follower takes any other pause as the end.
  */
-export function feedFd(fd: number, reader: LogReader, end: number, pause?: () => boolean, scanCap = MAX_LINE_SCAN, everyChunk = false): boolean {
+export function feedFd(fd: number, reader: LogReader, end: number, pause?: () => boolean, scanCap = MAX_LINE_SCAN, everyChunk: boolean | 'read' = false): boolean {
   if (reader.gaveUp) return true;
   let pos = reader.skipFrom !== undefined ? Math.max(reader.scanned, reader.consumed) : reader.consumed;
   // The incomplete line so far, as a list of chunks: they are joined only
@@ -58,7 +61,7 @@ export function feedFd(fd: number, reader: LogReader, end: number, pause?: () =>
   // The read buffer is reused unless part of it is held in `parts`.
   let buf: Buffer | undefined;
   let held = false;
-  const chunk = everyChunk ? STEP_CHUNK : READ_CHUNK;
+  const chunk = everyChunk === true ? STEP_CHUNK : READ_CHUNK;
   while (pos < end) {
     if (reader.skipFrom !== undefined) {
       skipBuf ??= Buffer.allocUnsafe(SKIP_CHUNK);
@@ -118,7 +121,7 @@ export function feedFd(fd: number, reader: LogReader, end: number, pause?: () =>
       parts = [];
       partLen = 0;
       held = false;
-    } else if (everyChunk && partLen < chunk && pos < end && pause?.()) return false;
+    } else if (everyChunk !== false && partLen < chunk && pos < end && pause?.()) return false;
   }
   return true;
 }
@@ -155,16 +158,16 @@ export interface ReadJob {
 /**
  * readLog in steps: step(pause) reads until done (true) or until pause()
  * says so (false: call step again later): while skipping an over-long line,
- * and with `everyChunk` between any two chunks. The file stays open until
+ * and with `everyChunk` between any two chunks (see feedFd). The file stays open until
  * done (or close()).
  */
-export function startReadLog(file: string, retain: boolean | LogReaderOptions, limit?: number, everyChunk = false): ReadJob {
+export function startReadLog(file: string, retain: boolean | LogReaderOptions, limit?: number, everyChunk: boolean | 'read' = false): ReadJob {
   if (isCompressedLog(file)) return startReadZstdLog(file, retain, limit);
   return readJob(file, new LogReader(file, typeof retain === 'boolean' ? { retain } : retain), limit, everyChunk);
 }
 
 /** `reader` fed `file`'s bytes from where it stands up to `limit` (default: the size at open), in steps. */
-function readJob(file: string, reader: LogReader, limit: number | undefined, everyChunk: boolean): ReadJob {
+function readJob(file: string, reader: LogReader, limit: number | undefined, everyChunk: boolean | 'read'): ReadJob {
   const { fd, st } = openRegular(file);
   let end = limit ?? st.size;
   let open = true;

@@ -3,7 +3,7 @@
 // grew enough; with V8's real full collection, got without --expose-gc.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import v8 from 'node:v8';
-import { collectWhenQuiet, fullGc, GROWTH_BYTES, QUIET_MS, shouldCollect } from '../../src/quiet-gc.js';
+import { collectUnderPressure, collectWhenQuiet, fullGc, GROWTH_BYTES, PRESSURE_CHECK_MS, PRESSURE_FACTOR, PRESSURE_FLOOR_BYTES, PRESSURE_STEP_BYTES, QUIET_MS, shouldCollect, underPressure } from '../../src/quiet-gc.js';
 
 const used = () => v8.getHeapStatistics().used_heap_size;
 /** ~100 MB of small objects (more than GROWTH_BYTES) */
@@ -67,5 +67,44 @@ describe('a full collection once the browser is quiet', () => {
     expect(gc).toHaveBeenCalledTimes(1); // the heap did not grow again since
     stop();
     expect(kept.length).toBe(1_500_000);
+  });
+});
+
+describe('a collection under pressure while the browser works', () => {
+  it('underPressure: past the floor and grown past PRESSURE_FACTOR of what the last collection left (and PRESSURE_STEP_BYTES)', () => {
+    const floor = PRESSURE_FLOOR_BYTES;
+    expect(underPressure(floor + 1, 1)).toBe(true);
+    expect(underPressure(floor, 1)).toBe(false); // a small heap never pays for one
+    expect(underPressure(floor + PRESSURE_STEP_BYTES, floor)).toBe(false); // grown, but not enough past its live size
+    expect(underPressure(floor + PRESSURE_FACTOR * floor + 1, floor)).toBe(true);
+    const big = 4 * floor; // a big live heap grows by its share first
+    expect(underPressure(big + PRESSURE_FACTOR * big, big)).toBe(false);
+    expect(underPressure(big + PRESSURE_FACTOR * big + 1, big)).toBe(true);
+  });
+
+  it('collectUnderPressure collects while busy once the heap grew enough, then from what is left', () => {
+    vi.useFakeTimers();
+    const gc = vi.fn();
+    const stop = collectUnderPressure({ gc });
+    const start = used();
+    // grow until past both the floor and the factor (kept alive: the fake gc frees nothing)
+    const kept: unknown[][] = [];
+    while (!underPressure(used(), start)) kept.push(grow());
+    vi.advanceTimersByTime(PRESSURE_CHECK_MS);
+    expect(gc).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(PRESSURE_CHECK_MS * 4);
+    expect(gc).toHaveBeenCalledTimes(1); // nothing freed, but nothing grew since: the baseline is what it left
+    stop();
+    expect(kept.length).toBeGreaterThan(0);
+  });
+
+  it('the plain (not compacting) full collection frees the garbage too', () => {
+    const gc = fullGc(false)!;
+    let junk: unknown[] | undefined = grow();
+    const before = used();
+    expect(junk.length).toBe(1_500_000);
+    junk = undefined;
+    gc();
+    expect(before - used()).toBeGreaterThan(GROWTH_BYTES);
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadRootSync, newRootIndex } from '../../src/storage/load-root.js';
 import { scanRoot, type ScanProgress } from '../../src/storage/scan.js';
 import { iterateSessionFiles, listSessionFiles } from '../../src/storage/walk.js';
+import { writeHugeSession } from '../../bench/generate.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
 
@@ -94,6 +95,28 @@ describe('scanRoot', () => {
     expect(emits).toBe(1);
     expect(sizes).toEqual([300]);
     expect(batches).toBeGreaterThan(0);
+  });
+
+  it('reads a large log in slices, saying how far (the first scan of a 10 GB log held the loop for 30 s), with the facts of a read at once', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-scan-'));
+    made.push(root);
+    const file = writeHugeSession(path.join(root, 'big.jsonl'), 6e6, { id: 'big' }).file;
+    const index = newRootIndex(root);
+    const fractions: number[] = [];
+    let loopRan = 0;
+    const ticker = setInterval(() => loopRan++, 0);
+    try {
+      await scanRoot(index, { budgetMs: 0, onProgress: (p) => p.reading && (expect(p.reading.file).toBe(file), fractions.push(p.reading.fraction)) });
+    } finally {
+      clearInterval(ticker);
+    }
+    // a slice per 1 MB chunk with a zero budget: the fraction grows, the loop runs between
+    expect(fractions.length).toBeGreaterThanOrEqual(4);
+    expect(fractions.every((f, i) => f > 0 && f < 1 && (i === 0 || f > fractions[i - 1]))).toBe(true);
+    expect(loopRan).toBeGreaterThan(0);
+    const full = loadRootSync(root);
+    expect(index.store.list().map((s) => s.facts)).toEqual(full.store.list().map((s) => s.facts));
+    expect(index.store.list()[0].facts.events).toBeGreaterThan(1000);
   });
 
   it('stops when aborted', async () => {
