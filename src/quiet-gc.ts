@@ -86,8 +86,8 @@ export function collectWhenQuiet(o: { isQuiet: () => boolean; sinceKeyMs: () => 
 /** the heap (used, dead objects included) below which no collection under pressure runs: a small root never pays for one */
 export const PRESSURE_FLOOR_BYTES = 150 * 1024 * 1024;
 /** how far the heap may grow past its size after the last collection before one runs under pressure: this share of it, or PRESSURE_STEP_BYTES if more */
-export const PRESSURE_FACTOR = 0.25;
-export const PRESSURE_STEP_BYTES = 32 * 1024 * 1024;
+export const PRESSURE_FACTOR = 0.15;
+export const PRESSURE_STEP_BYTES = 16 * 1024 * 1024;
 /** how often the heap is looked at (getHeapStatistics is cheap); a collection under pressure at most once per check */
 export const PRESSURE_CHECK_MS = 500;
 
@@ -97,7 +97,7 @@ export function underPressure(heapUsed: number, baseline: number): boolean {
 }
 
 /**
- * Collects while the browser works when the heap grows by a quarter past
+ * Collects while the browser works when the heap grows by 15% past
  * what the last collection left. Why: V8 lets the old generation grow
  * to up to ~4x its live size before a full collection, and a long background
  * read promotes what it passes: a 10 GB log's history promoted each entry's

@@ -81,8 +81,8 @@ export class SegmentCache {
   }
 }
 
-/** ~24 MB of log text held for rows, the reader and the detail pane (their parsed form is a few times that). */
-export const segmentCache = new SegmentCache(24 * 1024 * 1024);
+/** ~12 MB of log text held for rows, the reader and the detail pane (their parsed form is a few times that). */
+export const segmentCache = new SegmentCache(12 * 1024 * 1024);
 
 const NO_BODY: SegmentBody = { events: [], nodes: [] };
 const UNREAD: ParentNode = { kind: 'step', seq: -1, lastSeq: -1, turn: 0, step: 0, open: false, children: [] };
