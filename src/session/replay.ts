@@ -303,17 +303,13 @@ export class HistoryFold {
 
   private trim(): void {
     const cut = this.entries.length - this.keep;
-    if (this.dropped.length < this.droppedCount + cut) {
-      const grown = new Int32Array(Math.max(1024, 2 * (this.droppedCount + cut)));
-      grown.set(this.dropped.subarray(0, this.droppedCount));
-      this.dropped = grown;
-    }
-    for (let i = 0; i < cut; i++) this.dropped[this.droppedCount++] = this.entries[i].seq;
+    for (let i = 0; i < cut; i++) this.dropSeq(this.entries[i].seq);
     this.entries = this.entries.slice(cut);
   }
 
   private dropSeq(seq: number): void {
     if (this.dropped.length === this.droppedCount) {
+      // (doubled: a trim of many entries grows it a few times, not once per seq)
       const grown = new Int32Array(Math.max(1024, 2 * this.droppedCount));
       grown.set(this.dropped);
       this.dropped = grown;
