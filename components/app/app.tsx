@@ -28,6 +28,7 @@ import { ReaderView } from '../reader/reader-view.js';
 import { SessionsView } from '../sessions/sessions-view.js';
 import { colorFromEnv, ThemeProvider } from './theme.js';
 import { TurnsView } from '../turns/turns-view.js';
+import { partialPercent } from '../../src/view/turns/turn-loading.js';
 import { useKeyInput } from './use-key-input.js';
 import { useTerminalSize, type TermSize } from './use-terminal-size.js';
 
@@ -53,7 +54,7 @@ function backgroundText(index: RootIndex): string | undefined {
   const scan = index.scan;
   if (scan && !scan.finished) {
     // a large log read over many slices: which, and how far (its first scan takes seconds per GB)
-    const reading = scan.reading ? ` (${sanitizeInline(path.basename(scan.reading.file))} ${Math.floor(scan.reading.fraction * 100)}%)` : '';
+    const reading = scan.reading ? ` (${sanitizeInline(path.basename(scan.reading.file))} ${scan.reading.progress ? partialPercent(scan.reading.progress) : 0}%)` : '';
     return `scanning ${scan.done}${scan.total === undefined ? '' : `/${scan.total}`} files…${reading}`;
   }
   if (index.live) return index.live.mode === 'poll' ? 'live (polling)' : 'live';

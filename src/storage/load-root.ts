@@ -3,11 +3,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
+import type { LoadProgress } from '../session/session.js';
 import { SessionStore } from '../session/store.js';
 import { DiskPersistence } from './disk-persistence.js';
 import { FactCache, type CacheHit, type CacheSource, type FactCacheOptions } from './fact-cache.js';
 import { LogReader } from './log-reader.js';
 import { sessionFromRead, startReadLog, type FileStat } from './session-file.js';
+import type { ScanProgress } from './scan.js';
 import { iterateSessionFiles, listSessionFiles, probe, type Skip } from './walk.js';
 import { currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
 import { NotAFileError, errorText, openRegular } from './open-file.js';
@@ -83,7 +85,7 @@ export interface RootIndex {
   /** the generation files of each session folder (generations.ts): only the highest is a session */
   generations: GenerationMap;
   /** background work, for a status line: the initial scan, then live following */
-  scan?: { done: number; total?: number; finished: boolean; reading?: { file: string; fraction: number } };
+  scan?: ScanProgress;
   live?: { mode: 'watch' | 'poll'; message?: string };
   /** the fact cache while the first load or scan runs (detached once saved) */
   cache?: FactCache;
@@ -142,7 +144,7 @@ export function indexFile(index: RootIndex, file: string): void {
  * undefined when the file is indexed, or a function that continues the work
  * (true when done) after pause() asked to stop (a multi-GB over-long line).
  */
-export type IndexStep = (() => boolean) & { cancel?(): void; /** how much of the file is read, 0 to 1 */ progress?(): number };
+export type IndexStep = (() => boolean) & { cancel?(): void; /** how much of the file is read */ progress?(): LoadProgress };
 
 function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
   index.skipped.delete(file);
@@ -182,10 +184,7 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
     },
     {
       cancel: r.close,
-      progress: () => {
-        const p = r.progress();
-        return p.end > 0 ? Math.min(1, p.read / p.end) : 1;
-      },
+      progress: r.progress,
     },
   );
 }

@@ -4,6 +4,7 @@
 // whole tree to be listed: the first frame costs the same for 10 files or 10,000.
 // With a fact cache attached (index.cache), an unchanged file is not read at all,
 // and an unchanged folder is not listed again.
+import type { LoadProgress } from '../session/session.js';
 import { indexFileStepped, recordSkip, saveCacheAsync, type RootIndex } from './load-root.js';
 import { iterateSessionFiles, type FolderWatches } from './walk.js';
 
@@ -12,8 +13,8 @@ export interface ScanProgress {
   /** known once the walk has finished (or when a file list was given) */
   total?: number;
   finished: boolean;
-  /** a file read over several slices (a large log): which, and how much of it is read, 0 to 1 */
-  reading?: { file: string; fraction: number };
+  /** a file read over several slices (a large log): which, and how much of it is read */
+  reading?: { file: string; progress?: LoadProgress };
 }
 
 export interface ScanOptions {
@@ -62,7 +63,7 @@ async function scanFiles(index: RootIndex, opts: ScanOptions, files: Iterable<st
               break;
             }
             index.store.release();
-            opts.onProgress?.({ ...progress, reading: { file: next.value, fraction: more.progress?.() ?? 0 } });
+            opts.onProgress?.({ ...progress, reading: { file: next.value, progress: more.progress?.() } });
             await yieldToLoop();
             index.store.hold();
             until = performance.now() + budget;

@@ -106,7 +106,7 @@ describe('scanRoot', () => {
     let loopRan = 0;
     const ticker = setInterval(() => loopRan++, 0);
     try {
-      await scanRoot(index, { budgetMs: 0, onProgress: (p) => p.reading && (expect(p.reading.file).toBe(file), fractions.push(p.reading.fraction)) });
+      await scanRoot(index, { budgetMs: 0, onProgress: (p) => p.reading && (expect(p.reading.file).toBe(file), fractions.push(p.reading.progress!.read / p.reading.progress!.end)) });
     } finally {
       clearInterval(ticker);
     }

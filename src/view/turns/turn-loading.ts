@@ -25,7 +25,7 @@ export function loadingLines(p: LoadProgress): string[] {
   return ['loading this session…', what, 'keys keep working: Esc goes back, Tab to another view'];
 }
 
-/** How much of a large log is indexed while only its last turns are (0-100). */
+/** How much of a log is read, 0-100 (a large log indexed behind its last turns, a first scan's read of it). */
 export const partialPercent = (p: LoadProgress): number => (p.end > 0 ? Math.min(100, Math.floor((100 * p.read) / p.end)) : 0);
 
 /** The line above a large log's rows while only its last turns are indexed (tail first). */
