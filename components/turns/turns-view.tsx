@@ -33,7 +33,7 @@ const INSIDE_HINT = ' fork: inside turn';
 
 type LineProps = { segments: Segment[]; width: number; inverse?: boolean };
 
-/** Rows are rebuilt as new arrays each frame; compare their content so unchanged rows skip React's work. */
+/** Rows are built again as read (TurnRows keeps a few blocks); compare their content so unchanged rows skip React's work. */
 const sameLine = (a: LineProps, b: LineProps): boolean =>
   a.width === b.width &&
   a.inverse === b.inverse &&
@@ -153,7 +153,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   const lay = turnsLayout(height, detailShown);
   const active = turnsView(state, data)(t);
   const sel = cursorWindow(t.showHistory ? t.history : t.tree, active);
-  const selectedRow: TurnRow | undefined = active.rows[sel.index];
+  const selectedRow: TurnRow | undefined = active.rows.at(sel.index);
   const fork = forkVerdict(state, world);
   const gutter = Math.max(2, String(Math.max(0, session.length - 1)).length);
   const visible = visibleWindow(active.rows, sel.index, lay.list, sel.top);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/session/events.js';
-import { buildTurnTree } from '../../src/session/replay.js';
+import { buildTurnTree, type TreeNode } from '../../src/session/replay.js';
 import type { Session } from '../../src/session/session.js';
 import { SegmentCache } from '../../src/session/turn-index.js';
 import { eventAtSeq } from '../../src/session/turn-summary.js';
@@ -19,7 +19,8 @@ import { indexStep, turnIndexOf } from '../../src/storage/indexed-turns.js';
 import { LogReader } from '../../src/storage/log-reader.js';
 import { feedAppended } from '../../src/storage/follow.js';
 import { openSessionFile } from '../../src/storage/session-file.js';
-import { buildTurnRows, indexedContext, rowsContext, type Expansion, type TurnRow } from '../../src/view/turns/turn-rows.js';
+import { buildTurnRows, indexedContext, nodeKey, rowIndexForSeq, rowsContext, type Expansion, type TurnRow } from '../../src/view/turns/turn-rows.js';
+import { isBoundary, type LogFacts } from '../../src/session/log-facts.js';
 import { matchingSeqs, openToSeq, turnMatches } from '../../src/view/turns/turn-search.js';
 import { detailLines } from '../../src/view/turns/turn-detail.js';
 import { cleanupTmp, hdr, tmpDir } from '../support/fixtures.js';
@@ -68,6 +69,33 @@ let n = 0;
 /** The row as the screen and the keys see it. */
 const shown = (r: TurnRow) => ({ key: r.key, depth: r.depth, kind: r.kind, seq: r.seq, lastSeq: r.lastSeq, text: r.text, expandable: r.expandable, expanded: r.expanded, parent: r.parent, inherited: r.inherited, color: r.color, reason: r.reason });
 
+const shape = (r: TurnRow) => ({ key: r.key, depth: r.depth, kind: r.kind, seq: r.seq, lastSeq: r.lastSeq, expanded: r.expanded, parent: r.parent });
+
+/** The visible rows of a tree flattened whole, in one walk (what TurnRows builds a block at a time); no fork dividers. */
+function flattened(tree: readonly TreeNode[], e: Expansion, facts: LogFacts): ReturnType<typeof shape>[] {
+  const out: ReturnType<typeof shape>[] = [];
+  const last = tree.at(-1);
+  const has = (n: TreeNode) => (n.kind === 'turn' || n.kind === 'step' ? n.children.length > 0 : n.kind === 'tool');
+  const open = (n: TreeNode) => has(n) && (e.mode === 'auto' ? (n.kind === 'turn' ? n === last && n.open : n.kind === 'step') : e.mode === 'all') !== e.toggled.has(nodeKey(n));
+  const visit = (n: TreeNode, depth: number, parent: number) => {
+    const key = nodeKey(n);
+    const at = out.push({ key, depth, kind: n.kind, seq: n.seq, lastSeq: n.lastSeq, expanded: open(n), parent }) - 1;
+    if (!open(n)) return;
+    if (n.kind === 'turn' || n.kind === 'step') n.children.forEach((c) => visit(c, depth + 1, at));
+    else if (n.kind === 'tool') {
+      out.push({ key: `${key}a`, depth: depth + 1, kind: 'tool', seq: n.seq, lastSeq: n.seq, expanded: false, parent: at });
+      if (n.result) out.push({ key: `${key}r`, depth: depth + 1, kind: 'tool', seq: n.result.seq, lastSeq: n.result.seq, expanded: false, parent: at });
+    }
+  };
+  tree.forEach((n, i) => {
+    visit(n, 0, -1);
+    const next = tree[i + 1];
+    if (isBoundary(facts, n.lastSeq) && !(n.kind !== 'turn' && next && next.kind !== 'turn' && isBoundary(facts, next.lastSeq)))
+      out.push({ key: `b${n.lastSeq}`, depth: 0, kind: 'boundary', seq: n.lastSeq, lastSeq: n.lastSeq, expanded: false, parent: -1 });
+  });
+  return out;
+}
+
 /** The session as the browser knows a large log: facts only, events on disk. */
 const factsOnly = (file: string): Session => openSessionFile(file).session!;
 
@@ -82,9 +110,18 @@ function agree(file: string, idx: Session, steps: readonly Step[], cache: Segmen
   const iCtx = indexedContext(idx, index, 1_700_000_500_000);
   let expansion: Expansion = { mode: 'auto', toggled: new Set() };
   const check = () => {
-    const w = buildTurnRows(wTree, expansion, wCtx).rows;
-    const i = buildTurnRows(index.tree, expansion, iCtx).rows;
+    const model = buildTurnRows(wTree, expansion, wCtx);
+    const w = model.rows.slice();
+    const im = buildTurnRows(index.tree, expansion, iCtx);
+    const i = im.rows.slice();
     expect(i.map(shown)).toEqual(w.map(shown));
+    // the rows built a block at a time are the tree flattened whole, and each is found by its key and seqs
+    expect(w.map(shape)).toEqual(flattened(wTree, expansion, whole.facts));
+    for (let k = w.length - 1; k >= 0; k--) {
+      expect(im.rows.at(k)!.key).toBe(w[k].key);
+      expect(im.index.get(w[k].key)).toBe(k);
+    }
+    for (let seq = -1; seq <= whole.length; seq++) expect(rowIndexForSeq(im.rows, seq)).toBe(rowIndexForSeq(w, seq));
     for (let k = 0; k < w.length; k += 3) expect(detailLines(i[k], (s) => index.event(s))).toEqual(detailLines(w[k], (s) => eventAtSeq(whole.events, s)));
     return w;
   };
@@ -203,7 +240,7 @@ describe('a log whose file is gone', () => {
     expect(indexStep(s, undefined, cache)).toBe(true);
     const index = turnIndexOf(s)!.index;
     fs.rmSync(file);
-    const rows = buildTurnRows(index.tree, { mode: 'all', toggled: new Set() }, indexedContext(s, index, 0)).rows;
+    const rows = buildTurnRows(index.tree, { mode: 'all', toggled: new Set() }, indexedContext(s, index, 0)).rows.slice();
     expect(rows.map((r) => r.kind)).toEqual(['turn', 'boundary']);
     expect(index.event(1)).toBeUndefined();
   });

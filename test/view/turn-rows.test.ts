@@ -26,7 +26,11 @@ import { cursorIndex, initialTurnsState, turnsReducer, type RowsView, type Turns
 const { store } = loadRootSync('sample-sessions');
 const NOW = 1_800_000_000_000;
 const ALL: Expansion = { mode: 'all', toggled: new Set() };
-const rowsOf = (s: Session, exp: Expansion = defaultExpansion) => buildTurnRows(buildTurnTree(s.events), exp, rowsContext(s, NOW));
+/** The rows as an array (read whole through the model's RowSeq), and the model. */
+const rowsOf = (s: Session, exp: Expansion = defaultExpansion) => {
+  const model = buildTurnRows(buildTurnTree(s.events), exp, rowsContext(s, NOW));
+  return { rows: model.rows.slice(), index: model.index, model };
+};
 const get = (id: string): Session => store.get(id)!;
 
 /** A synthetic log: `turns` turns of one step with chunks, a message, a tool call and its result. */
@@ -80,7 +84,7 @@ describe('turn rows', () => {
     const real = loadRootSync(dir).store;
     let boundaries = 0;
     for (const s of real.list()) {
-      const reach = forkable(rowsOf(s).rows, s, real);
+      const reach = forkable(rowsOf(s).rows.slice(), s, real);
       for (const b of s.facts.boundaries) expect(reach.has(b), `${s.file} boundary ${b}`).toBe(true);
       boundaries += s.facts.boundaries.length;
     }
@@ -94,7 +98,7 @@ describe('turn rows', () => {
     const openTurn = (w: ReturnType<typeof worldAt>): TurnRow => {
       const data = w.turns(s);
       if (!data.ok) throw new Error(data.error);
-      return data.rows(defaultExpansion).rows.find((r) => r.kind === 'turn' && r.reason === 'open')!;
+      return data.rows(defaultExpansion).rows.slice().find((r) => r.kind === 'turn' && r.reason === 'open')!;
     };
     const lastTime = s.events[s.length - 1].time;
     const early = worldAt(1, lastTime + 5_000);
@@ -106,15 +110,15 @@ describe('turn rows', () => {
   });
 
   it('collapses turns except the open last one; keys are stable', () => {
-    const live = rowsOf(get('add-retry-metrics')).rows;
+    const live = rowsOf(get('add-retry-metrics')).rows.slice();
     const turns = live.filter((r) => r.kind === 'turn');
     expect(turns.map((r) => [r.expanded, r.reason])).toEqual([[false, 'completed'], [true, 'open']]);
     expect(turns[1].text).toMatch(/^turn 2 {2}open · last event \S+ ago {2}in [^ ]+ out [^ ]+( cache [^ ]+)? {2}Also add a histogram/);
     expect(live.at(-1)!.kind).toBe('tool');
-    const closed = rowsOf(get('fix-flaky-retry-test')).rows;
+    const closed = rowsOf(get('fix-flaky-retry-test')).rows.slice();
     expect(closed.every((r) => r.depth === 0 && (r.kind === 'turn' || r.kind === 'boundary'))).toBe(true);
     expect(new Set(closed.map((r) => r.key)).size).toBe(closed.length);
-    expect(rowsOf(get('fix-flaky-retry-test'), ALL).rows.filter((r) => r.kind === 'turn').map((r) => r.key)).toEqual(closed.filter((r) => r.kind === 'turn').map((r) => r.key));
+    expect(rowsOf(get('fix-flaky-retry-test'), ALL).rows.slice().filter((r) => r.kind === 'turn').map((r) => r.key)).toEqual(closed.filter((r) => r.kind === 'turn').map((r) => r.key));
   });
 
   it('sets a fork child\'s inherited events apart', () => {
@@ -130,18 +134,18 @@ describe('turn rows', () => {
     expect(forkTargetAt(rows[0], s, store)).toEqual({ boundary: 78 });
     const parent = get('fix-flaky-retry-test');
     expect(historyRows(s.events, 78).map((r) => r.text)).toEqual(historyRows(parent.events, 78).map((r) => r.text));
-    expect(rowsOf(get('fix-flaky-retry-test')).rows.some((r) => r.kind === 'inherited-divider')).toBe(false);
+    expect(rowsOf(get('fix-flaky-retry-test')).rows.slice().some((r) => r.kind === 'inherited-divider')).toBe(false);
   });
 
   it('colours reasons, shows unknown reasons by name in the neutral colour', () => {
     expect([reasonColor('completed'), reasonColor('aborted'), reasonColor('interrupted'), reasonColor('error'), reasonColor('rejected'), reasonColor('blocked')]).toEqual(['green', 'yellow', 'yellow', 'red', 'red', 'red']);
     expect([reasonColor('max-tokens'), reasonColor('disposed'), reasonColor('teleported')]).toEqual(['magenta', 'cyan', undefined]);
-    const byId = (id: string) => rowsOf(get(id)).rows.filter((r) => r.kind === 'turn').map((r) => [r.reason, r.color]);
+    const byId = (id: string) => rowsOf(get(id)).rows.slice().filter((r) => r.kind === 'turn').map((r) => [r.reason, r.color]);
     expect(byId('review-pr-482')).toContainEqual(['disposed', 'cyan']);
     expect(byId('bump-vitest')).toContainEqual(['interrupted', 'yellow']);
     expect(byId('cleanup-stale-branches')).toContainEqual(['rejected', 'red']);
     const { s } = memStore('odd', synthetic(2, { reason: (t) => (t === 2 ? { kind: 'teleported' } : { kind: 'completed' }) }));
-    const odd = rowsOf(s).rows.filter((r) => r.kind === 'turn');
+    const odd = rowsOf(s).rows.slice().filter((r) => r.kind === 'turn');
     expect(odd[1]).toMatchObject({ reason: 'teleported', color: undefined });
     expect(odd[1].text).toContain('teleported');
     expect(rowsOf(s).rows.at(-1)).toMatchObject({ kind: 'boundary', seq: s.length - 1 });
@@ -174,8 +178,17 @@ describe('turn rows', () => {
     const { rows } = rowsOf(s);
     expect(rows[rowIndexForSeq(rows, 43)]).toMatchObject({ kind: 'boundary', seq: 43 });
     expect(rows[rowIndexForSeq(rows, 12)]).toMatchObject({ kind: 'turn', seq: 0 });
-    const all = rowsOf(s, ALL).rows;
+    const all = rowsOf(s, ALL).rows.slice();
     expect(all[rowIndexForSeq(all, 12)]).toMatchObject({ kind: 'tool', seq: 12, depth: 3 }); // the call's arguments line
+    // the rows' own lookup (the block holding the seq) is the scan of the whole list, for every seq and key, forks too
+    for (const id of ['fix-flaky-retry-test', 'add-retry-metrics', ...store.list().filter((x) => x.kind === 'fork').map((x) => x.id)]) {
+      for (const exp of [defaultExpansion, ALL, { mode: 'none', toggled: new Set<string>() } as Expansion]) {
+        const { rows: list, model } = rowsOf(get(id), exp);
+        for (let seq = -1; seq <= get(id).length + 1; seq++) expect(rowIndexForSeq(model.rows, seq)).toBe(rowIndexForSeq(list, seq));
+        list.forEach((r, i) => expect(model.index.get(r.key)).toBe(i));
+        expect(model.index.get('t999999')).toBeUndefined();
+      }
+    }
   });
 
   it('builds rows for a 50k-event session (collapsed and expanded)', () => {
@@ -209,14 +222,14 @@ describe('turnsReducer', () => {
   const s = get('fix-flaky-retry-test');
   const run = (state: TurnsState, ...types: Array<'down' | 'up' | 'expand' | 'collapse' | 'expandAll' | 'collapseAll' | 'toggleHistory' | 'pageDown' | 'bottom' | 'top'>) => {
     for (const type of types) {
-      const view: RowsView = { ...rowsOf(s, state.expansion), height: 5 };
+      const view: RowsView = { ...rowsOf(s, state.expansion).model, height: 5 }; // the rows as the app reads them
       state = type === 'expandAll' ? turnsReducer(state, { type }) : turnsReducer(state, { type, view } as never);
     }
     return state;
   };
   const selected = (state: TurnsState) => {
-    const view = { ...rowsOf(s, state.expansion), height: 5 };
-    return view.rows[cursorIndex(state.tree, view)];
+    const view = { ...rowsOf(s, state.expansion).model, height: 5 };
+    return view.rows.at(cursorIndex(state.tree, view));
   };
 
   it('moves, expands to children and collapses to the parent', () => {

@@ -37,7 +37,7 @@ describe('turn search', () => {
         for (const m of matches.slice(0, 15)) {
           for (const start of [defaultExpansion, { mode: 'none', toggled: new Set<string>() } as Expansion]) {
             const exp = openToSeq(start, tree, m.seq);
-            const rows = buildTurnRows(tree, exp, ctx).rows;
+            const rows = buildTurnRows(tree, exp, ctx).rows.slice();
             const i = rowIndexForSeq(rows, m.seq);
             const path = pathToSeq(tree, m.seq);
             const deepest = path[path.length - 1];

@@ -47,7 +47,7 @@ export function turnsCursor(s: AppState, world: World, session = selectedSession
   const t = turnsStateOf(s, SessionStore.keyOf(session));
   const view = turnsView(s, data)(t);
   const index = cursorIndex(t.showHistory ? t.history : t.tree, view);
-  return { session, data, t, view, index, row: view.rows[index] };
+  return { session, data, t, view, index, row: view.rows.at(index) };
 }
 
 function ofSession(s: AppState, world: World): TargetOf {

@@ -8,6 +8,7 @@ import { seedDiffText } from './seed-diff.js';
 import { partialPercent } from './turn-loading.js';
 import { openToSeq, stepMatch } from './turn-search.js';
 import { type Command } from '../app/keymap.js';
+import type { RowSeq } from '../app/window.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { textField } from '../text/text-field.js';
 import { nearestBoundaries } from '../../session/log-facts.js';
@@ -70,8 +71,8 @@ export function gotoMatch(s: AppState, world: World, dir: 1 | -1, inclusive = fa
 
 /** b: the nearest boundary; on a boundary already, the next one. */
 export function pickBoundary(session: Session) {
-  return (rows: readonly TurnRow[], index: number): number | undefined => {
-    const row = rows[index];
+  return (rows: RowSeq<TurnRow>, index: number): number | undefined => {
+    const row = rows.at(index);
     if (!row) return undefined;
     let b = nearestBoundary(session, row.lastSeq);
     if (b !== undefined && rowIndexForSeq(rows, b) === index) b = nearestBoundaries(session.facts, row.lastSeq).after;

@@ -7,9 +7,9 @@ import type { World } from '../app/world.js';
 import { byteSize } from './turn-loading.js';
 
 /**
- * e in Turns on a large log: expanding all would read every event of it and
- * hold a row for each (its rows are built whole, not for the window shown),
- * so a log read from its offset index is expanded a turn at a time.
+ * e in Turns on a large log: expanding all would read every event of it to
+ * count the rows each turn shows (the rows themselves are built as read,
+ * TurnRows), so a log read from its offset index is expanded a turn at a time.
  * (Types only from app/: this table is part of the keymap that state.ts reads.)
  */
 function expandAllDisabled(s: AppState, world: World): string | undefined {

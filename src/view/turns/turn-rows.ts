@@ -1,57 +1,32 @@
 // The Turns view's model: the turn tree (src/session/replay.ts) flattened to
 // the rows that are visible under an expansion state, with a marker row at
 // every fork boundary and dividers around a fork child's inherited seed.
+// The rows are a sequence that builds only the rows read (a 10 GB log has
+// 58,495 turns: its whole row list took ~40 MB, twice that while an expansion
+// was rebuilt), from the size of each top-level node's block of rows.
 // Pure: no Ink, no I/O. Every string from a file is sanitised (turn-row-text).
-import { emptyUsage, usageOfSeqs, usageText } from '../../session/usage.js';
+import { emptyUsage, usageOfSeqs } from '../../session/usage.js';
 import { eventAtSeq } from '../../session/turn-summary.js';
-import type { TurnFacts, TurnIndex } from '../../session/turn-index.js';
+import type { TurnIndex } from '../../session/turn-index.js';
 import type { SessionForkError } from '../../session/errors.js';
 import type { SessionEvent } from '../../session/events.js';
-import { isBoundary, nearestBoundaries, type LogFacts } from '../../session/log-facts.js';
+import { isBoundary, nearestBoundaries } from '../../session/log-facts.js';
 import { childCount, modelHistory, type HistoryEntry, type TreeNode } from '../../session/replay.js';
 import type { Session } from '../../session/session.js';
 import type { SessionStore } from '../../session/store.js';
+import type { RowSeq } from '../app/window.js';
 import * as label from './turn-row-text.js';
-import type { RowColor, Segment } from './turn-row-text.js';
+import type { Segment } from './turn-row-text.js';
+import { marker, nodeColor, nodeKey, nodeLabel, Row, type RowKind, type RowsContext, type TurnRow } from './turn-row.js';
 
 export type { RowColor, Segment } from './turn-row-text.js';
+export { nodeKey, type RowKind, type RowsContext, type TurnRow } from './turn-row.js';
 export { turnsReducer, initialTurnsState, type TurnsState, type TurnsAction, type Cursor, type RowsView, type ViewOf } from './turns-state.js';
 
-export type RowKind = 'turn' | 'step' | 'message' | 'tool' | 'chunks' | 'event' | 'boundary' | 'inherited-divider';
-
-export interface TurnRow {
-  /** stable across rebuilds and live appends (derived from the node's kind and first seq) */
-  key: string;
-  depth: number;
-  kind: RowKind;
-  seq: number;
-  /** last seq the row covers (a fork at this row cuts here; both seed dividers: seedLength - 1) */
-  lastSeq: number;
-  /** the one-line label, sanitised: the segments joined */
-  text: string;
-  segments: Segment[];
-  expandable: boolean;
-  expanded: boolean;
-  /** the row stands for seed events of a fork child (seq < seedLength) */
-  inherited: boolean;
-  /** main colour hint of the row */
-  color: RowColor;
-  /** turn rows: the end reason (`open` for an open turn) */
-  reason?: string;
-  /** index of the parent row, -1 at the top level */
-  parent: number;
-  /** the tree node the row shows (not for boundary/divider rows) */
-  node?: TreeNode;
-  /** tool rows: 'args' / 'result' for the lines of an expanded call */
-  part?: 'args' | 'result';
-  /** history rows: the entry */
-  entry?: HistoryEntry;
-}
-
 export interface TurnRowsModel {
-  rows: TurnRow[];
+  rows: TurnRows;
   /** row key -> index */
-  index: Map<string, number>;
+  index: { get(key: string): number | undefined };
 }
 
 /** Expansion: a mode and the keys flipped relative to the mode's default. */
@@ -61,17 +36,6 @@ export interface Expansion {
 }
 
 export const defaultExpansion: Expansion = { mode: 'auto', toggled: new Set() };
-
-export interface RowsContext {
-  facts: LogFacts;
-  /** a turn's usage and the time of its last event (the age of an open turn) */
-  turnFacts(n: TurnNode): TurnFacts;
-  fork?: { parent: string; seedLength: number };
-  /** the clock ages are told from; the owner moves it on (rows relabel by themselves: Row) */
-  now: number;
-}
-
-type TurnNode = Extract<TreeNode, { kind: 'turn' }>;
 
 /** The context of rows built from the session's events in memory. */
 export function rowsContext(session: Session, now = Date.now()): RowsContext {
@@ -89,8 +53,6 @@ function withFork(session: Session, ctx: RowsContext): RowsContext {
   return ctx;
 }
 
-export const nodeKey = (n: TreeNode): string => `${n.kind === 'tool' ? 'x' : n.kind[0]}${n.seq}`;
-
 function defaultExpanded(n: TreeNode, mode: Expansion['mode'], isLastOpen: boolean): boolean {
   if (mode !== 'auto') return mode === 'all';
   if (n.kind === 'turn') return isLastOpen;
@@ -99,180 +61,237 @@ function defaultExpanded(n: TreeNode, mode: Expansion['mode'], isLastOpen: boole
 
 const hasChildren = (n: TreeNode): boolean => (n.kind === 'turn' || n.kind === 'step' ? childCount(n) > 0 : n.kind === 'tool');
 
+/** How many top-level nodes' blocks of rows are kept built; a block read again after that is built again (a few µs). */
+const KEPT_BLOCKS = 1024;
+
 /**
- * A row whose label is built on first use: flattening 50k events makes cheap
- * objects of one shape, and only the rows Ink shows pay for sanitising. The
- * label is kept as long as its clock stamp holds, so an open turn's age follows
- * `ctx.now` (the world's clock) and only that row is relabelled as it moves.
+ * The visible rows of a tree under an expansion: the row list of
+ * `RowSeq`, built a block at a time. A top-level node's block is its row,
+ * its visible descendants (built at once when it is expanded: they are
+ * counted), the own-events divider when it falls there, and its boundary
+ * marker. Only the blocks' first indexes are kept for every node (4 bytes
+ * each); a block is built when a row of it is read, and a few are kept.
  */
-class Row implements TurnRow {
-  private segs?: Segment[];
-  private stamp = '';
-  private joined?: { of: Segment[]; text: string };
+export class TurnRows implements RowSeq<TurnRow> {
+  readonly length: number;
+  /** starts[i]: the index of top-level node i's first row; starts[n]: the end of the last block */
+  private readonly starts: Int32Array;
+  private readonly head?: TurnRow;
+  private readonly tail?: TurnRow;
+  /** the block the own-events divider is drawn in (-1: none, or after every block) */
+  private readonly ownBlock: number;
+  /** the top-level nodes are in seq order and disjoint (as replay builds them): a seq is in one block */
+  private readonly ordered: boolean;
+  private readonly lastOpen?: TreeNode;
+  private readonly blocks = new Map<number, TurnRow[]>();
+
   constructor(
-    readonly key: string,
-    readonly depth: number,
-    readonly kind: RowKind,
-    readonly seq: number,
-    readonly lastSeq: number,
-    readonly expandable: boolean,
-    readonly expanded: boolean,
-    readonly inherited: boolean,
-    readonly color: RowColor,
-    readonly parent: number,
-    readonly node: TreeNode | undefined,
-    readonly part: 'args' | 'result' | undefined,
-    readonly reason: string | undefined,
-    private readonly label: Segment[] | ((r: Row) => Segment[]),
-    readonly ctx?: RowsContext,
-  ) {}
-  get segments(): Segment[] {
-    const stamp = clockStamp(this);
-    if (this.segs === undefined || stamp !== this.stamp) {
-      this.stamp = stamp;
-      this.segs = typeof this.label === 'function' ? this.label(this) : this.label;
+    private readonly tree: readonly TreeNode[],
+    private readonly expansion: Expansion,
+    private readonly ctx: RowsContext,
+  ) {
+    const n = tree.length;
+    const last = tree[n - 1];
+    this.lastOpen = last?.kind === 'turn' && last.open ? last : undefined;
+    const seed = ctx.fork?.seedLength;
+    let at = 0;
+    if (ctx.fork) {
+      const text = `── inherited from ${label.clip(ctx.fork.parent, 120)}, seedLength ${ctx.fork.seedLength} ──`;
+      this.head = new Row('d-inherited', 0, 'inherited-divider', 0, ctx.fork.seedLength - 1, false, false, true, 'cyan', -1, undefined, undefined, undefined, marker(text, 'cyan'));
+      at = 1;
     }
-    return this.segs;
-  }
-  get text(): string {
-    const segs = this.segments;
-    if (this.joined?.of !== segs) this.joined = { of: segs, text: label.segmentsText(segs) };
-    return this.joined.text;
-  }
-}
-
-/** The part of a row's label that moves with the clock: an open turn's age as drawn ('' for every other row). */
-function clockStamp(r: Row): string {
-  const n = r.node;
-  if (n?.kind !== 'turn' || !n.open || !r.ctx || r.part !== undefined) return '';
-  return label.ageText(r.ctx.turnFacts(n).time, r.ctx.now);
-}
-
-function nodeLabel(r: Row): Segment[] {
-  const n = r.node!;
-  switch (n.kind) {
-    case 'turn': {
-      const f = r.ctx?.turnFacts(n);
-      return label.turnSegments(n, f?.time, r.ctx?.now ?? Date.now(), f ? usageText(f.usage) : '');
+    this.starts = new Int32Array(n + 1);
+    let pending = seed !== undefined; // the own-events divider is not placed yet
+    let ownBlock = -1;
+    let ordered = true;
+    for (let i = 0; i < n; i++) {
+      const node = tree[i];
+      if (node.lastSeq < node.seq || (i > 0 && node.seq <= tree[i - 1].lastSeq)) ordered = false;
+      this.starts[i] = at;
+      // A collapsed node's block is its row and its marker; an expanded one, and the one the
+      // divider may fall in (the first with a row at or past the seed), is built to be counted.
+      if (this.expanded(node) || (pending && node.lastSeq >= seed!)) {
+        const rows = this.build(i, at, pending);
+        if (pending && rows.some((r) => r.kind === 'inherited-divider')) {
+          pending = false;
+          ownBlock = i;
+        }
+        at += rows.length;
+      } else at += this.marked(i) ? 2 : 1;
     }
-    case 'step':
-      return label.stepSegments(n);
-    case 'message':
-      return label.messageSegments(n);
-    case 'tool':
-      return r.part === 'args' ? label.toolArgsSegments(n) : r.part === 'result' ? label.toolResultSegments(n) : label.toolSegments(n);
-    case 'chunks':
-      return label.chunksSegments(n);
-    case 'event':
-      return label.eventSegments(n);
+    this.starts[n] = at;
+    if (pending) {
+      this.tail = new Row('d-own', 0, 'inherited-divider', seed!, seed! - 1, false, false, false, 'cyan', -1, undefined, undefined, undefined, marker(`── own events from seq ${seed} ──`, 'cyan'));
+      at++;
+    }
+    this.ownBlock = ownBlock;
+    this.ordered = ordered;
+    this.length = at;
+  }
+
+  at(i: number): TurnRow | undefined {
+    i = Math.trunc(i);
+    if (i < 0) i += this.length;
+    if (!(i >= 0 && i < this.length)) return undefined;
+    const n = this.tree.length;
+    if (i < this.starts[0]) return this.head;
+    if (i >= this.starts[n]) return this.tail;
+    const b = this.blockAt(i);
+    return this.block(b)[i - this.starts[b]];
+  }
+
+  slice(start?: number, end?: number): TurnRow[] {
+    const len = this.length;
+    const clamp = (x: number | undefined, dflt: number): number => {
+      if (x === undefined) return dflt;
+      const t = Math.trunc(x) || 0;
+      return t < 0 ? Math.max(len + t, 0) : Math.min(t, len);
+    };
+    const out: TurnRow[] = [];
+    for (let i = clamp(start, 0), e = clamp(end, len); i < e; i++) out.push(this.at(i)!);
+    return out;
+  }
+
+  /** The index of the row with this key (a node's kind letter and first seq, `b` and a boundary's seq, a divider's name). */
+  indexOfKey(key: string): number | undefined {
+    if (key === 'd-inherited') return this.head ? 0 : undefined;
+    if (key === 'd-own') return this.tail ? this.length - 1 : this.ownBlock >= 0 ? this.findInBlock(this.ownBlock, (r) => r.key === key) : undefined;
+    const m = /^[a-z](\d+)[ar]?$/.exec(key);
+    if (!m) return undefined;
+    if (!this.ordered) return this.scan((r) => r.key === key);
+    const b = this.blockOfSeq(Number(m[1]));
+    return b < 0 ? undefined : this.findInBlock(b, (r) => r.key === key);
+  }
+
+  /** rowIndexForSeq over these rows: only the block holding `seq` can hold its row. */
+  indexForSeq(seq: number): number {
+    if (!this.ordered) return indexForSeqIn(this.slice(), seq, 0);
+    const b = this.blockOfSeq(seq);
+    if (b < 0) return this.length ? 0 : -1;
+    return indexForSeqIn(this.block(b), seq, this.starts[b]);
+  }
+
+  private expanded(n: TreeNode): boolean {
+    const { mode, toggled } = this.expansion;
+    return hasChildren(n) && defaultExpanded(n, mode, n === this.lastOpen) !== (toggled.size > 0 && toggled.has(nodeKey(n)));
+  }
+
+  /** One marker after every turn/end, and after the last of a run of standalone events between turns (each of those rows is forkable itself). */
+  private marked(i: number): boolean {
+    const n = this.tree[i];
+    if (!isBoundary(this.ctx.facts, n.lastSeq)) return false;
+    const next = this.tree[i + 1];
+    return !(n.kind !== 'turn' && next !== undefined && next.kind !== 'turn' && isBoundary(this.ctx.facts, next.lastSeq));
+  }
+
+  /** the block holding row i (a binary search of the blocks' first rows) */
+  private blockAt(i: number): number {
+    let lo = 0;
+    let hi = this.tree.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid] <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** the last top-level node starting at or before `seq` (-1: none) */
+  private blockOfSeq(seq: number): number {
+    let lo = -1;
+    let hi = this.tree.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.tree[mid].seq <= seq) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  private findInBlock(b: number, test: (r: TurnRow) => boolean): number | undefined {
+    const at = this.block(b).findIndex(test);
+    return at < 0 ? undefined : this.starts[b] + at;
+  }
+
+  private scan(test: (r: TurnRow) => boolean): number | undefined {
+    for (let i = 0; i < this.length; i++) if (test(this.at(i)!)) return i;
+    return undefined;
+  }
+
+  private block(b: number): TurnRow[] {
+    let rows = this.blocks.get(b);
+    if (!rows) rows = this.build(b, this.starts[b], b === this.ownBlock);
+    return rows;
+  }
+
+  /** Builds (and keeps) block b, its first row at index `offset`. */
+  private build(b: number, offset: number, dividerHere: boolean): TurnRow[] {
+    const rows: TurnRow[] = [];
+    const { ctx } = this;
+    const seed = ctx.fork?.seedLength;
+    let ownShown = !dividerHere;
+    const push = (key: string, depth: number, kind: RowKind, seq: number, lastSeq: number, expandable: boolean, expanded: boolean, parent: number, node: TreeNode | undefined, part: Row['part'], segs: Row['label'], color: Row['color']): number => {
+      if (!ownShown && seq >= seed!) {
+        ownShown = true;
+        rows.push(new Row('d-own', depth, 'inherited-divider', seed!, seed! - 1, false, false, false, 'cyan', parent, undefined, undefined, undefined, marker(`── own events from seq ${seed} ──`, 'cyan')));
+      }
+      const reason = kind === 'turn' && node?.kind === 'turn' ? (node.open ? 'open' : node.reason ?? '?') : undefined;
+      rows.push(new Row(key, depth, kind, seq, lastSeq, expandable, expanded, seed !== undefined && seq < seed, color, parent, node, part, reason, segs, ctx));
+      return offset + rows.length - 1;
+    };
+    const visit = (n: TreeNode, depth: number, parent: number): void => {
+      const key = nodeKey(n);
+      const expandable = hasChildren(n);
+      const expanded = expandable && this.expanded(n);
+      const at = push(key, depth, n.kind, n.seq, n.lastSeq, expandable, expanded, parent, n, undefined, nodeLabel, nodeColor(n));
+      if (!expanded) return;
+      if (n.kind === 'turn' || n.kind === 'step') for (const c of n.children) visit(c, depth + 1, at);
+      else if (n.kind === 'tool') {
+        push(`${key}a`, depth + 1, 'tool', n.seq, n.seq, false, false, at, n, 'args', nodeLabel, undefined);
+        if (n.result) push(`${key}r`, depth + 1, 'tool', n.result.seq, n.result.seq, false, false, at, n, 'result', nodeLabel, nodeColor(n));
+      }
+    };
+    const n = this.tree[b];
+    visit(n, 0, -1);
+    if (this.marked(b)) push(`b${n.lastSeq}`, 0, 'boundary', n.lastSeq, n.lastSeq, false, false, -1, undefined, undefined, marker(`── fork here · seq ${n.lastSeq} ──`, 'green'), 'green');
+    if (this.blocks.size >= KEPT_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
+    this.blocks.set(b, rows);
+    return rows;
   }
 }
-
-function nodeColor(n: TreeNode): RowColor {
-  switch (n.kind) {
-    case 'turn':
-      return n.open ? 'yellow' : label.reasonColor(n.reason ?? '?');
-    case 'message':
-      return label.roleColor(n.role);
-    case 'tool':
-      return label.resultBadge(n).color;
-    case 'chunks':
-    case 'event':
-      return 'gray';
-    default:
-      return undefined;
-  }
-}
-
-const marker = (text: string, color: RowColor): Segment[] => [{ text, color, bold: true }];
 
 /**
- * Flattens the turn tree to the visible rows. O(visible rows + top-level
- * nodes): collapsed subtrees are skipped, not walked; labels are lazy.
+ * Flattens the turn tree to the visible rows. O(top-level nodes + the rows
+ * of expanded ones): collapsed subtrees are skipped, not walked; rows are
+ * built when read, and labels when drawn.
  */
 export function buildTurnRows(tree: readonly TreeNode[], expansion: Expansion, ctx: RowsContext): TurnRowsModel {
-  const rows: TurnRow[] = [];
-  const seed = ctx.fork?.seedLength;
-  let ownShown = seed === undefined;
-  const last = tree[tree.length - 1];
-  const lastOpen = last?.kind === 'turn' && last.open ? last : undefined;
-  const { mode, toggled } = expansion;
-
-  const push = (key: string, depth: number, kind: RowKind, seq: number, lastSeq: number, expandable: boolean, expanded: boolean, parent: number, node: TreeNode | undefined, part: Row['part'], segs: Row['label'], color: RowColor): number => {
-    if (!ownShown && seq >= seed!) {
-      ownShown = true;
-      rows.push(new Row('d-own', depth, 'inherited-divider', seed!, seed! - 1, false, false, false, 'cyan', parent, undefined, undefined, undefined, marker(`── own events from seq ${seed} ──`, 'cyan')));
-    }
-    const reason = kind === 'turn' && node?.kind === 'turn' ? (node.open ? 'open' : node.reason ?? '?') : undefined;
-    rows.push(new Row(key, depth, kind, seq, lastSeq, expandable, expanded, seed !== undefined && seq < seed, color, parent, node, part, reason, segs, ctx));
-    return rows.length - 1;
-  };
-
-  const visit = (n: TreeNode, depth: number, parent: number): void => {
-    const key = nodeKey(n);
-    const expandable = hasChildren(n);
-    const expanded = expandable && defaultExpanded(n, mode, n === lastOpen) !== toggled.has(key);
-    const at = push(key, depth, n.kind, n.seq, n.lastSeq, expandable, expanded, parent, n, undefined, nodeLabel, nodeColor(n));
-    if (!expanded) return;
-    if (n.kind === 'turn' || n.kind === 'step') for (const c of n.children) visit(c, depth + 1, at);
-    else if (n.kind === 'tool') {
-      push(`${key}a`, depth + 1, 'tool', n.seq, n.seq, false, false, at, n, 'args', nodeLabel, undefined);
-      if (n.result) push(`${key}r`, depth + 1, 'tool', n.result.seq, n.result.seq, false, false, at, n, 'result', nodeLabel, nodeColor(n));
-    }
-  };
-
-  if (ctx.fork) {
-    const text = `── inherited from ${label.clip(ctx.fork.parent, 120)}, seedLength ${ctx.fork.seedLength} ──`;
-    rows.push(new Row('d-inherited', 0, 'inherited-divider', 0, ctx.fork.seedLength - 1, false, false, true, 'cyan', -1, undefined, undefined, undefined, marker(text, 'cyan')));
-  }
-  for (let i = 0; i < tree.length; i++) {
-    const n = tree[i];
-    visit(n, 0, -1);
-    if (!isBoundary(ctx.facts, n.lastSeq)) continue;
-    // One marker after every turn/end, and after the last of a run of standalone
-    // events between turns (each of those rows is forkable itself).
-    const next = tree[i + 1];
-    if (n.kind !== 'turn' && next !== undefined && next.kind !== 'turn' && isBoundary(ctx.facts, next.lastSeq)) continue;
-    push(`b${n.lastSeq}`, 0, 'boundary', n.lastSeq, n.lastSeq, false, false, -1, undefined, undefined, marker(`── fork here · seq ${n.lastSeq} ──`, 'green'), 'green');
-  }
-  if (!ownShown) rows.push(new Row('d-own', 0, 'inherited-divider', seed!, seed! - 1, false, false, false, 'cyan', -1, undefined, undefined, undefined, marker(`── own events from seq ${seed} ──`, 'cyan')));
-  return { rows, index: indexRows(rows) };
-}
-
-export function indexRows(rows: readonly TurnRow[]): Map<string, number> {
-  const index = new Map<string, number>();
-  rows.forEach((r, i) => index.set(r.key, i));
-  return index;
-}
-
-/** Every expandable key of the tree (for tests and for "expand all" in a keyed state). */
-export function expandableKeys(tree: readonly TreeNode[]): string[] {
-  const out: string[] = [];
-  const walk = (n: TreeNode) => {
-    if (hasChildren(n)) out.push(nodeKey(n));
-    if (n.kind === 'turn' || n.kind === 'step') n.children.forEach(walk);
-  };
-  tree.forEach(walk);
-  return out;
+  const rows = new TurnRows(tree, expansion, ctx);
+  return { rows, index: { get: (key) => rows.indexOfKey(key) } };
 }
 
 /**
  * The row to select for `seq`: its fork-boundary marker when there is one,
  * else the deepest visible row covering it, else the last row before it.
  */
-export function rowIndexForSeq(rows: readonly TurnRow[], seq: number): number {
+export function rowIndexForSeq(rows: RowSeq<TurnRow>, seq: number): number {
+  return rows instanceof TurnRows ? rows.indexForSeq(seq) : indexForSeqIn(rows.slice(), seq, 0);
+}
+
+/** rowIndexForSeq over `rows`, the first of them at index `offset` of their list. */
+function indexForSeqIn(rows: readonly TurnRow[], seq: number, offset: number): number {
   let best = -1;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    if (r.kind === 'boundary' && r.seq === seq) return i;
+    if (r.kind === 'boundary' && r.seq === seq) return offset + i;
     if (r.kind === 'inherited-divider') continue;
     if (r.seq <= seq && seq <= r.lastSeq) {
       if (best < 0 || r.depth >= rows[best].depth) best = i;
     }
   }
-  if (best >= 0) return best;
-  for (let i = rows.length - 1; i >= 0; i--) if (rows[i].seq <= seq && rows[i].kind !== 'inherited-divider') return i;
-  return rows.length ? 0 : -1;
+  if (best >= 0) return offset + best;
+  for (let i = rows.length - 1; i >= 0; i--) if (rows[i].seq <= seq && rows[i].kind !== 'inherited-divider') return offset + i;
+  return rows.length ? offset : -1;
 }
 
 export type ForkTarget = { boundary: number } | { error: SessionForkError };

@@ -2,7 +2,7 @@
 // scroll window per mode, expansion, the history and detail toggles. Actions
 // that move carry the rows they act on, so every transition is a pure function.
 import type { Expansion, TurnRow } from './turn-rows.js';
-import { visibleWindow } from '../app/window.js';
+import { visibleWindow, type RowSeq } from '../app/window.js';
 
 /** Selection in one list: the selected row's key (stable across rebuilds), its index as a fallback, the window's top. */
 export interface Cursor {
@@ -26,8 +26,9 @@ export interface TurnsState {
 
 /** The rows an action acts on (the active list) and the list's height on screen. */
 export interface RowsView {
-  rows: readonly TurnRow[];
-  index?: ReadonlyMap<string, number>;
+  /** an array, or the tree's rows built as read (TurnRows) */
+  rows: RowSeq<TurnRow>;
+  index?: { get(key: string): number | undefined };
   height: number;
 }
 
@@ -42,7 +43,7 @@ export type TurnsAction =
   | { type: 'up' | 'down' | 'top' | 'bottom' | 'pageUp' | 'pageDown'; view: ViewOf }
   | { type: 'select'; index: number; view: ViewOf }
   /** select the row `pick` chooses (in the tree: closes the history first) */
-  | { type: 'pick'; view: ViewOf; pick: (rows: readonly TurnRow[], index: number) => number | undefined }
+  | { type: 'pick'; view: ViewOf; pick: (rows: RowSeq<TurnRow>, index: number) => number | undefined }
   | { type: 'expand' | 'collapse'; view: ViewOf }
   /** Enter: toggle the row's expansion, or the detail pane on a leaf */
   | { type: 'toggle'; view: ViewOf; autoDetail: boolean }
@@ -72,7 +73,7 @@ export function cursorIndex(c: Cursor, view: RowsView): number {
   if (n === 0) return 0;
   if (c.key !== undefined) {
     const i = view.index?.get(c.key);
-    if (i !== undefined && view.rows[i]?.key === c.key) return i;
+    if (i !== undefined && view.rows.at(i)?.key === c.key) return i;
   }
   return Math.min(Math.max(c.index, 0), n - 1);
 }
@@ -86,7 +87,7 @@ export function cursorWindow(c: Cursor, view: RowsView): { index: number; top: n
 function moveTo(view: RowsView, index: number, top: number): Cursor {
   const n = view.rows.length;
   const i = n === 0 ? 0 : Math.min(Math.max(index, 0), n - 1);
-  return { index: i, key: view.rows[i]?.key, top: visibleWindow(view.rows, i, view.height, top).top };
+  return { index: i, key: view.rows.at(i)?.key, top: visibleWindow(view.rows, i, view.height, top).top };
 }
 
 function flip(e: Expansion, key: string): Expansion {
@@ -147,7 +148,7 @@ export function turnsReducer(state: TurnsState, action: TurnsAction): TurnsState
       if (state.showHistory) return action.type === 'toggle' ? { ...state, showDetail: !detailShown(state, action.autoDetail) } : state;
       const view = viewFor(action.view, state);
       const { index, top } = cursorWindow(state.tree, view);
-      const row = view.rows[index];
+      const row = view.rows.at(index);
       if (!row) return state;
       const tree: Cursor = { index, key: row.key, top };
       if (action.type === 'toggle') {
@@ -155,7 +156,7 @@ export function turnsReducer(state: TurnsState, action: TurnsAction): TurnsState
       }
       if (action.type === 'expand') {
         if (row.expandable && !row.expanded) return { ...state, tree, expansion: flip(state.expansion, row.key) };
-        if (row.expanded && view.rows[index + 1]?.parent === index) return { ...state, tree: moveTo(view, index + 1, top) };
+        if (row.expanded && view.rows.at(index + 1)?.parent === index) return { ...state, tree: moveTo(view, index + 1, top) };
         return state;
       }
       if (row.expandable && row.expanded) return { ...state, tree, expansion: flip(state.expansion, row.key) };
@@ -170,14 +171,15 @@ export function turnsReducer(state: TurnsState, action: TurnsAction): TurnsState
       const view = viewFor(action.view, state);
       const rows = view.rows;
       let i = cursorIndex(state.tree, view);
-      while (rows[i] && rows[i].parent >= 0) i = rows[i].parent;
-      const tree = rows[i] ? { ...state.tree, index: i, key: rows[i].key } : state.tree;
+      let row = rows.at(i);
+      while (row && row.parent >= 0) row = rows.at((i = row.parent));
+      const tree = row ? { ...state.tree, index: i, key: row.key } : state.tree;
       return { ...state, tree, expansion: { mode: 'none', toggled: new Set() } };
     }
     case 'toggleHistory': {
       if (state.showHistory) return { ...state, showHistory: false };
       const view = viewFor(action.view, state);
-      const row = view.rows[cursorIndex(state.tree, view)];
+      const row = view.rows.at(cursorIndex(state.tree, view));
       return { ...state, showHistory: true, historyUpTo: row ? row.lastSeq : -1, history: { index: END, top: END } };
     }
     case 'toggleDetail':
