@@ -98,7 +98,6 @@ const KEEP_TEXT = 4096;
 export class TurnIndex {
   readonly segments: IndexedSegment[];
   readonly tree: TreeNode[];
-  private readonly facts: WeakMap<TreeNode, TurnFacts>;
   /** events indexed */
   events: number;
 
@@ -111,7 +110,6 @@ export class TurnIndex {
     const keep = from ? from.segments.length - 1 : 0;
     this.segments = from ? from.segments.slice(0, keep) : [];
     this.tree = from ? from.tree.slice(0, from.treeLengthBefore(keep)) : [];
-    this.facts = from ? from.facts : new WeakMap();
     this.events = from ? from.events - from.segments[keep].count : 0;
     this.starts = from ? from.starts.slice(0, keep) : [];
   }
@@ -128,31 +126,13 @@ export class TurnIndex {
     this.starts.push(this.tree.length);
     this.events += seg.count;
     buildTurnTree(events).forEach((n, pos) => {
+      let facts: TurnFacts | undefined;
       if (n.kind === 'turn') {
         const at = events.findIndex((e) => e.seq === n.lastSeq);
-        this.facts.set(n, { usage: usageOfSeqs(events, n.seq, n.lastSeq), time: at < 0 ? undefined : events[at].time });
+        facts = { usage: usageOfSeqs(events, n.seq, n.lastSeq), time: at < 0 ? undefined : events[at].time };
       }
-      this.tree.push(n.kind === 'turn' || n.kind === 'step' ? this.lazy(n, seg, pos) : n);
+      this.tree.push(n.kind === 'turn' || n.kind === 'step' ? (new LazyParent(n, this, seg, pos, facts) as unknown as ParentNode) : n);
     });
-  }
-
-  /** The parent's node as the index keeps it: its children (and a long prompt or reason) read from disk when asked for. */
-  private lazy(n: ParentNode, seg: IndexedSegment, pos: number): ParentNode {
-    // (a segment that cannot be read now, its file gone: no children rather than an error in a frame)
-    // (only the segment and place are kept here, never `n`: it holds the children the index leaves on disk)
-    const full = (): ParentNode => (this.body(seg).nodes[pos] as ParentNode | undefined) ?? UNREAD;
-    const { children, ...rest } = n;
-    const node = rest as ParentNode;
-    node.childCount = children.length;
-    Object.defineProperty(node, 'children', { enumerable: true, get: () => full().children });
-    if (n.kind === 'turn') {
-      const facts = this.facts.get(n);
-      if (facts) this.facts.set(node, facts);
-      if (n.prompt !== undefined && n.prompt.length > KEEP_TEXT) Object.defineProperty(node, 'prompt', { enumerable: true, get: () => (full() as typeof n).prompt });
-      if (n.reasonData !== undefined && typeof n.reasonData === 'object' && safeStringify(n.reasonData).length > KEEP_TEXT)
-        Object.defineProperty(node, 'reasonData', { enumerable: true, get: () => (full() as typeof n).reasonData });
-    }
-    return node;
   }
 
   /**
@@ -195,9 +175,76 @@ export class TurnIndex {
 
   /** A turn node's usage and last event time. */
   turnFacts(n: TreeNode): TurnFacts | undefined {
-    return this.facts.get(n);
+    return n instanceof LazyParent ? n.facts : undefined;
   }
 }
+
+/**
+ * A turn's or step's node as the index keeps it: its fields but its children,
+ * which (with a prompt or end reason over KEEP_TEXT) are read again with its
+ * segment when asked for; a turn's facts with it. A class with its reads on
+ * the prototype: made lazy with defineProperty and two closures, a node was a
+ * dictionary-mode object of ~700 bytes (40 of the 10 GB log's 66 MB of index).
+ */
+class LazyParent {
+  readonly kind: ParentNode['kind'];
+  readonly seq: number;
+  readonly lastSeq: number;
+  readonly turn: number;
+  readonly open: boolean;
+  readonly childCount: number;
+  /** a step's number; a turn's end reason */
+  readonly step?: number;
+  readonly reason?: string;
+  /** a prompt or end reason data kept (short), or undefined with `long` telling which is on disk */
+  private readonly keptPrompt?: string;
+  private readonly keptReasonData?: unknown;
+  private readonly long: number;
+
+  constructor(
+    n: ParentNode,
+    private readonly index: TurnIndex,
+    private readonly seg: IndexedSegment,
+    private readonly pos: number,
+    readonly facts?: TurnFacts,
+  ) {
+    this.kind = n.kind;
+    this.seq = n.seq;
+    this.lastSeq = n.lastSeq;
+    this.turn = n.turn;
+    this.open = n.open;
+    this.childCount = n.children.length;
+    let long = 0;
+    if (n.kind === 'step') this.step = n.step;
+    else {
+      this.reason = n.reason;
+      if (n.prompt !== undefined && n.prompt.length > KEEP_TEXT) long |= LONG_PROMPT;
+      else this.keptPrompt = n.prompt;
+      if (n.reasonData !== undefined && typeof n.reasonData === 'object' && safeStringify(n.reasonData).length > KEEP_TEXT) long |= LONG_REASON;
+      else this.keptReasonData = n.reasonData;
+    }
+    this.long = long;
+  }
+
+  get children(): TreeNode[] {
+    return this.full().children;
+  }
+  get prompt(): string | undefined {
+    return this.long & LONG_PROMPT ? (this.full() as TurnNode).prompt : this.keptPrompt;
+  }
+  get reasonData(): unknown {
+    return this.long & LONG_REASON ? (this.full() as TurnNode).reasonData : this.keptReasonData;
+  }
+
+  /** the node read again with its segment (a segment that cannot be read now, its file gone: no children rather than an error in a frame) */
+  private full(): ParentNode {
+    return (this.index.body(this.seg).nodes[this.pos] as ParentNode | undefined) ?? UNREAD;
+  }
+}
+
+const LONG_PROMPT = 1;
+const LONG_REASON = 2;
+type TurnNode = Extract<TreeNode, { kind: 'turn' }>;
 
 /**
  * Cuts events into segments as a log is read: `add` takes each batch with the

@@ -57,11 +57,11 @@ describe('a large log in the app', () => {
       expect(m.frame()).toContain('model history up to seq 2799');
       const whole = historyRows(readLog(file, true).reader.events, 2799);
       const data = m.controller.world().turns(session);
-      expect(data.ok && data.history(2799).map((r) => [r.key, r.seq, r.text])).toEqual(whole.map((r) => [r.key, r.seq, r.text]));
+      expect(data.ok && data.history(2799).slice().map((r) => [r.key, r.seq, r.text])).toEqual(whole.slice().map((r) => [r.key, r.seq, r.text]));
       // a clipped entry's detail reads its event again: the whole text, as from the log in memory
       const events = readLog(file, true).reader.events;
-      expect(data.ok && data.history(2799)[0].entry?.clipped).toBe(true);
-      if (data.ok) for (const i of [0, 1, 400]) expect(detailLines(data.history(2799)[i], data.event)).toEqual(detailLines(whole[i], (seq) => events[seq]));
+      expect(data.ok && data.history(2799).at(0)!.entry?.clipped).toBe(true);
+      if (data.ok) for (const i of [0, 1, 400]) expect(detailLines(data.history(2799).at(i)!, data.event)).toEqual(detailLines(whole.at(i)!, (seq) => events[seq]));
       expect(session.isLoaded).toBe(false);
       await m.press('t');
 

@@ -133,7 +133,7 @@ describe('turn rows', () => {
     // both dividers fork at the seed's end, and the history there equals the parent's at the boundary
     expect(forkTargetAt(rows[0], s, store)).toEqual({ boundary: 78 });
     const parent = get('fix-flaky-retry-test');
-    expect(historyRows(s.events, 78).map((r) => r.text)).toEqual(historyRows(parent.events, 78).map((r) => r.text));
+    expect(historyRows(s.events, 78).slice().map((r) => r.text)).toEqual(historyRows(parent.events, 78).slice().map((r) => r.text));
     expect(rowsOf(get('fix-flaky-retry-test')).rows.slice().some((r) => r.kind === 'inherited-divider')).toBe(false);
   });
 
@@ -188,6 +188,16 @@ describe('turn rows', () => {
         list.forEach((r, i) => expect(model.index.get(r.key)).toBe(i));
         expect(model.index.get('t999999')).toBeUndefined();
       }
+    }
+  });
+
+  it('rows built as read (the tree’s and the history’s) answer at and slice as an array does', () => {
+    const s = get('fix-flaky-retry-test');
+    for (const seq of [rowsOf(s, ALL).model.rows, historyRows(s.events, 78)]) {
+      const arr = seq.slice();
+      expect(arr.length).toBe(seq.length);
+      for (const i of [-arr.length - 1, -arr.length, -1, 0, 1, 2.5, arr.length - 1, arr.length, NaN]) expect(seq.at(i)).toEqual(arr.at(i));
+      for (const [a, b] of [[undefined, undefined], [2, 5], [-3, undefined], [5, 2], [-100, 100], [1.5, 3.5]] as const) expect(seq.slice(a, b)).toEqual(arr.slice(a, b));
     }
   });
 
@@ -266,7 +276,7 @@ describe('turnsReducer', () => {
   it('toggles the model history at the selected point', () => {
     let st = run(initialTurnsState(), 'down', 'toggleHistory');
     expect(st).toMatchObject({ showHistory: true, historyUpTo: 43 });
-    const h = historyRows(s.events, st.historyUpTo);
+    const h = historyRows(s.events, st.historyUpTo).slice();
     expect(h[0].text).toMatch(/^user: /);
     expect(h.every((r) => r.seq <= 43)).toBe(true);
     st = run(st, 'toggleHistory');

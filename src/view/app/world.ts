@@ -23,7 +23,7 @@ import { ItemRows, sessionRows, type SessionListItem, type SessionRow, type Sort
 import type { RowSeq } from './window.js';
 import { RootModel } from './root-model.js';
 import { LABEL_CAP } from '../turns/turn-row-text.js';
-import { buildTurnRows, historyEntryRows, historyRows, indexedContext, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from '../turns/turn-rows.js';
+import { buildTurnRows, HistoryRows, historyRows, indexedContext, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from '../turns/turn-rows.js';
 
 /** A session's turn tree, or why it cannot be read (a file deleted before it was opened). */
 export type TurnsData =
@@ -32,7 +32,7 @@ export type TurnsData =
       session: Session;
       tree: readonly TreeNode[];
       rows(expansion: Expansion): TurnRowsModel;
-      history(upTo: number): TurnRow[];
+      history(upTo: number): RowSeq<TurnRow>;
       /** how many earlier entries of that history are not among its rows (a large log keeps its last HISTORY_KEEP) */
       historyHidden(upTo: number): number;
       /** a fork child whose seed differs from its parent's log: where, with both versions (null: it does not) */
@@ -140,7 +140,7 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
   try {
     let tree: readonly TreeNode[];
     /** undefined: still being read */
-    let history: (upTo: number) => TurnRow[] | undefined;
+    let history: (upTo: number) => RowSeq<TurnRow> | undefined;
     let event: (seq: number) => SessionEvent | undefined;
     let partial: (() => LoadProgress | undefined) | undefined;
     let hidden: (upTo: number) => number = (upTo) => historyOf(session, upTo)?.hidden ?? 0;
@@ -166,7 +166,7 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
         } catch {
           return []; // the log cannot be read now (deleted, replaced): the follower says so; no error in a frame
         }
-        if (h) return historyEntryRows(h.entries);
+        if (h) return new HistoryRows(h.entries);
         indexing.add(session);
         return undefined;
       };
@@ -183,7 +183,7 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
     }
     const ctx = clock;
     let last: { e: Expansion; m: TurnRowsModel } | undefined;
-    let lastHistory: { upTo: number; rows: TurnRow[] } | undefined;
+    let lastHistory: { upTo: number; rows: RowSeq<TurnRow> } | undefined;
     let divergence: SeedDivergence | null | undefined;
     data = {
       ok: true,

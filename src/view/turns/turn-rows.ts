@@ -130,9 +130,8 @@ export class TurnRows implements RowSeq<TurnRow> {
   }
 
   at(i: number): TurnRow | undefined {
-    i = Math.trunc(i);
-    if (i < 0) i += this.length;
-    if (!(i >= 0 && i < this.length)) return undefined;
+    i = indexOf(i, this.length);
+    if (i < 0) return undefined;
     const n = this.tree.length;
     if (i < this.starts[0]) return this.head;
     if (i >= this.starts[n]) return this.tail;
@@ -141,15 +140,7 @@ export class TurnRows implements RowSeq<TurnRow> {
   }
 
   slice(start?: number, end?: number): TurnRow[] {
-    const len = this.length;
-    const clamp = (x: number | undefined, dflt: number): number => {
-      if (x === undefined) return dflt;
-      const t = Math.trunc(x) || 0;
-      return t < 0 ? Math.max(len + t, 0) : Math.min(t, len);
-    };
-    const out: TurnRow[] = [];
-    for (let i = clamp(start, 0), e = clamp(end, len); i < e; i++) out.push(this.at(i)!);
-    return out;
+    return sliceOf(this, start, end);
   }
 
   /** The index of the row with this key (a node's kind letter and first seq, `b` and a boundary's seq, a divider's name). */
@@ -315,19 +306,55 @@ export function nearestBoundary(session: Session, seq: number): number | undefin
   return seq - before <= after - seq ? before : after;
 }
 
-/** The model history after events [0, upTo] as rows (one per transcript entry). */
-export function historyRows(events: readonly SessionEvent[], upTo: number): TurnRow[] {
-  return historyEntryRows(modelHistory(events, upTo));
+/** Array.prototype.at's index: from the end when negative; -1 when out of the list. */
+function indexOf(i: number, length: number): number {
+  i = Math.trunc(i) || 0;
+  if (i < 0) i += length;
+  return i >= 0 && i < length ? i : -1;
 }
 
-/** History entries as rows. */
-export function historyEntryRows(entries: readonly HistoryEntry[]): TurnRow[] {
-  return entries.map((entry, i) => {
-    const color = label.roleColor(entry.role);
-    const segments: Segment[] = [{ text: `${label.clip(entry.role, 20)}: `, color, bold: true }];
-    if (entry.text.trim()) segments.push({ text: label.clip(entry.text.trim()) });
-    for (const c of entry.toolCalls ?? []) segments.push({ text: segments.length > 1 ? ' → ' : '→ ', dim: true }, { text: label.clip(c, 80), dim: true });
-    if (segments.length === 1) segments.push({ text: '(no text)', dim: true });
-    return { key: `h${i}`, depth: 0, kind: 'message', seq: entry.seq, lastSeq: entry.seq, text: label.segmentsText(segments), segments, expandable: false, expanded: false, inherited: false, color, parent: -1, entry };
-  });
+/** Array.prototype.slice over a list read a row at a time. */
+function sliceOf<T>(rows: RowSeq<T>, start = 0, end = rows.length): T[] {
+  const len = rows.length;
+  const clamp = (x: number): number => {
+    const t = Math.trunc(x) || 0;
+    return t < 0 ? Math.max(len + t, 0) : Math.min(t, len);
+  };
+  const out: T[] = [];
+  for (let i = clamp(start), e = clamp(end); i < e; i++) out.push(rows.at(i)!);
+  return out;
+}
+
+/** The model history after events [0, upTo] as rows (one per transcript entry). */
+export function historyRows(events: readonly SessionEvent[], upTo: number): HistoryRows {
+  return new HistoryRows(modelHistory(events, upTo));
+}
+
+/**
+ * History entries as rows, each built when read: a large log's history keeps
+ * its last 20,000 entries, and a row each (its label's segments and text)
+ * held as much again for as long as the history was open or kept.
+ */
+export class HistoryRows implements RowSeq<TurnRow> {
+  constructor(readonly entries: readonly HistoryEntry[]) {}
+  get length(): number {
+    return this.entries.length;
+  }
+  at(i: number): TurnRow | undefined {
+    i = indexOf(i, this.entries.length);
+    return i < 0 ? undefined : historyRow(this.entries[i], i);
+  }
+  slice(start?: number, end?: number): TurnRow[] {
+    return sliceOf(this, start, end);
+  }
+}
+
+/** The row of history entry `i`. */
+function historyRow(entry: HistoryEntry, i: number): TurnRow {
+  const color = label.roleColor(entry.role);
+  const segments: Segment[] = [{ text: `${label.clip(entry.role, 20)}: `, color, bold: true }];
+  if (entry.text.trim()) segments.push({ text: label.clip(entry.text.trim()) });
+  for (const c of entry.toolCalls ?? []) segments.push({ text: segments.length > 1 ? ' → ' : '→ ', dim: true }, { text: label.clip(c, 80), dim: true });
+  if (segments.length === 1) segments.push({ text: '(no text)', dim: true });
+  return { key: `h${i}`, depth: 0, kind: 'message', seq: entry.seq, lastSeq: entry.seq, text: label.segmentsText(segments), segments, expandable: false, expanded: false, inherited: false, color, parent: -1, entry };
 }
