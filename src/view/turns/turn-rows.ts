@@ -121,7 +121,7 @@ export class TurnRows implements RowSeq<TurnRow> {
     }
     this.starts[n] = at;
     if (pending) {
-      this.tail = new Row('d-own', 0, 'inherited-divider', seed!, seed! - 1, false, false, false, 'cyan', -1, undefined, undefined, undefined, marker(`── own events from seq ${seed} ──`, 'cyan'));
+      this.tail = ownDivider(seed!, 0, -1);
       at++;
     }
     this.ownBlock = ownBlock;
@@ -130,7 +130,7 @@ export class TurnRows implements RowSeq<TurnRow> {
   }
 
   at(i: number): TurnRow | undefined {
-    i = indexOf(i, this.length);
+    i = atIndex(i, this.length);
     if (i < 0) return undefined;
     const n = this.tree.length;
     if (i < this.starts[0]) return this.head;
@@ -146,12 +146,12 @@ export class TurnRows implements RowSeq<TurnRow> {
   /** The index of the row with this key (a node's kind letter and first seq, `b` and a boundary's seq, a divider's name). */
   indexOfKey(key: string): number | undefined {
     if (key === 'd-inherited') return this.head ? 0 : undefined;
-    if (key === 'd-own') return this.tail ? this.length - 1 : this.ownBlock >= 0 ? this.findInBlock(this.ownBlock, (r) => r.key === key) : undefined;
+    if (key === 'd-own') return this.tail ? this.length - 1 : this.ownBlock >= 0 ? this.findInBlock(this.ownBlock, key) : undefined;
     const m = /^[a-z](\d+)[ar]?$/.exec(key);
     if (!m) return undefined;
-    if (!this.ordered) return this.scan((r) => r.key === key);
+    if (!this.ordered) return this.scan(key);
     const b = this.blockOfSeq(Number(m[1]));
-    return b < 0 ? undefined : this.findInBlock(b, (r) => r.key === key);
+    return b < 0 ? undefined : this.findInBlock(b, key);
   }
 
   /** rowIndexForSeq over these rows: only the block holding `seq` can hold its row. */
@@ -199,13 +199,13 @@ export class TurnRows implements RowSeq<TurnRow> {
     return lo;
   }
 
-  private findInBlock(b: number, test: (r: TurnRow) => boolean): number | undefined {
-    const at = this.block(b).findIndex(test);
+  private findInBlock(b: number, key: string): number | undefined {
+    const at = this.block(b).findIndex((r) => r.key === key);
     return at < 0 ? undefined : this.starts[b] + at;
   }
 
-  private scan(test: (r: TurnRow) => boolean): number | undefined {
-    for (let i = 0; i < this.length; i++) if (test(this.at(i)!)) return i;
+  private scan(key: string): number | undefined {
+    for (let i = 0; i < this.length; i++) if (this.at(i)!.key === key) return i;
     return undefined;
   }
 
@@ -224,7 +224,7 @@ export class TurnRows implements RowSeq<TurnRow> {
     const push = (key: string, depth: number, kind: RowKind, seq: number, lastSeq: number, expandable: boolean, expanded: boolean, parent: number, node: TreeNode | undefined, part: Row['part'], segs: Row['label'], color: Row['color']): number => {
       if (!ownShown && seq >= seed!) {
         ownShown = true;
-        rows.push(new Row('d-own', depth, 'inherited-divider', seed!, seed! - 1, false, false, false, 'cyan', parent, undefined, undefined, undefined, marker(`── own events from seq ${seed} ──`, 'cyan')));
+        rows.push(ownDivider(seed!, depth, parent));
       }
       const reason = kind === 'turn' && node?.kind === 'turn' ? (node.open ? 'open' : node.reason ?? '?') : undefined;
       rows.push(new Row(key, depth, kind, seq, lastSeq, expandable, expanded, seed !== undefined && seq < seed, color, parent, node, part, reason, segs, ctx));
@@ -249,6 +249,11 @@ export class TurnRows implements RowSeq<TurnRow> {
     this.blocks.set(b, rows);
     return rows;
   }
+}
+
+/** The divider before a fork child's first own event, at the depth of the row it comes before. */
+function ownDivider(seed: number, depth: number, parent: number): TurnRow {
+  return new Row('d-own', depth, 'inherited-divider', seed, seed - 1, false, false, false, 'cyan', parent, undefined, undefined, undefined, marker(`── own events from seq ${seed} ──`, 'cyan'));
 }
 
 /**
@@ -307,7 +312,7 @@ export function nearestBoundary(session: Session, seq: number): number | undefin
 }
 
 /** Array.prototype.at's index: from the end when negative; -1 when out of the list. */
-function indexOf(i: number, length: number): number {
+function atIndex(i: number, length: number): number {
   i = Math.trunc(i) || 0;
   if (i < 0) i += length;
   return i >= 0 && i < length ? i : -1;
@@ -341,7 +346,7 @@ export class HistoryRows implements RowSeq<TurnRow> {
     return this.entries.length;
   }
   at(i: number): TurnRow | undefined {
-    i = indexOf(i, this.entries.length);
+    i = atIndex(i, this.entries.length);
     return i < 0 ? undefined : historyRow(this.entries[i], i);
   }
   slice(start?: number, end?: number): TurnRow[] {
