@@ -9,7 +9,7 @@ import type { SessionEvent } from '../session/events.js';
 import { HistoryFold, type HistoryEntry } from '../session/replay.js';
 import { segmentCache, TurnIndex, TurnIndexBuilder, type IndexedSegment, type SegmentCache } from '../session/turn-index.js';
 import { readRange, startRangeRead, type ReadJob } from './session-file.js';
-import { isCompressedLog } from './zstd-log.js';
+import { isCompressedLog, zstdLineStartAfter } from './zstd-log.js';
 
 /**
  * Logs at least this big open from the index; smaller ones load whole (as
@@ -36,17 +36,14 @@ interface IndexState {
 const states = new WeakMap<Session, IndexState>();
 const ALWAYS = () => true;
 
-/** Whether the session's Turns view draws from an index: a plain log over the threshold whose events are not in memory. */
-export function usesIndex(session: Session): boolean {
-  return session.file !== undefined && !session.isLoaded && !isCompressedLog(session.file) && session.log.consumed >= indexedMin;
-}
-
 /**
- * Whether reading the session's whole log takes seconds (its export, its
- * comparison): a log over the same threshold whose events are not in memory,
- * compressed or not. The app reads such a log in its slices, in the background.
+ * Whether the session is a large log whose events are not in memory: its
+ * Turns view draws from an index, and reading it whole (its export, its
+ * comparison) takes seconds, so the app does that in slices, in the
+ * background. A compressed log's size is its text's (its turns are read
+ * again from the frame before them: zstd-seek.ts).
  */
-export function readsLong(session: Session): boolean {
+export function usesIndex(session: Session): boolean {
   return session.file !== undefined && !session.isLoaded && session.log.consumed >= indexedMin;
 }
 
@@ -109,6 +106,7 @@ function tailIndex(session: Session, cache: SegmentCache): TurnIndex {
 
 /** The offset just after the first newline in [at - 1, end) (the start of the first whole line from `at`), or -1. */
 function lineStartAfter(file: string, at: number, end: number): number {
+  if (isCompressedLog(file)) return zstdLineStartAfter(file, at, end);
   const fd = fs.openSync(file, 'r');
   try {
     const buf = Buffer.allocUnsafe(64 * 1024);

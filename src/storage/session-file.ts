@@ -6,7 +6,7 @@ import { Session, type LoadJob, type LoadProgress, type LogState, type Loader } 
 import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN, type LogReaderOptions } from './log-reader.js';
 import { openRegular } from './open-file.js';
 import type { FileState } from './walk.js';
-import { isCompressedLog, readZstdLog, startReadZstdLog } from './zstd-log.js';
+import { isCompressedLog, readZstdLog, startReadZstdLog, startZstdRangeRead } from './zstd-log.js';
 
 /** size, inode and mtime: what tells a grown file from a replaced one */
 export type FileStat = FileState & {
@@ -272,17 +272,18 @@ export function openSessionFile(file: string, retain = false): { session?: Sessi
 }
 
 /**
- * A read of bytes [from, to) of a plain log read once before, in steps of a
+ * A read of bytes [from, to) of a log read once before, in steps of a
  * chunk (everyChunk): `from` is a line start where the last event read had
  * seq `nextSeq - 1` (LogReader.at). The offset index builds from it and reads
- * a turn again by its byte range. Not for a compressed log (its bytes are
- * not the file's).
+ * a turn again by its byte range. A compressed log's offsets are in its text,
+ * decoded from the last frame noted before `from` (zstd-seek.ts).
  */
 export function startRangeRead(file: string, header: SessionHeader, from: number, to: number, nextSeq: number): ReadJob {
+  if (isCompressedLog(file)) return startZstdRangeRead(file, LogReader.at(file, header, from, nextSeq), from, to);
   return readJob(file, LogReader.at(file, header, from, nextSeq), to, true);
 }
 
-/** The events of bytes [from, to) of a plain log read once before, at once (see startRangeRead). */
+/** The events of bytes [from, to) of a log read once before, at once (see startRangeRead). */
 export function readRange(file: string, header: SessionHeader, from: number, to: number, nextSeq: number): SessionEvent[] {
   const job = startRangeRead(file, header, from, to, nextSeq);
   try {

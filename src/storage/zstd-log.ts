@@ -11,6 +11,7 @@ import { openRegular } from './open-file.js';
 import type { ReadJob, ReadResult } from './session-file.js';
 import { fdSource, initDecoder, wasmDecoderReady } from './zstd-frames.js';
 import { ZstdTextStream } from './zstd-stream.js';
+import { frameMapOf } from './zstd-seek.js';
 
 export const isCompressedLog = (file: string): boolean => file.endsWith('.zstd');
 
@@ -20,7 +21,7 @@ export const MAX_TEXT = MAX_LINE_SCAN;
 /** Feeds a LogReader decoded text piece by piece, holding at most one unfinished line under MAX_LINE_BYTES. */
 class LineFeed {
   /** decoded offset of the next byte */
-  at = 0;
+  at: number;
   /** the text ran past `end` (a limit, or MAX_TEXT) */
   cut = false;
   private parts: Buffer[] = [];
@@ -28,8 +29,11 @@ class LineFeed {
 
   constructor(
     private readonly reader: LogReader,
+    from: number,
     private readonly end: number,
-  ) {}
+  ) {
+    this.at = from;
+  }
 
   push(text: Uint8Array): boolean {
     const r = this.reader;
@@ -97,6 +101,30 @@ function openSource(file: string): { fd: number; st: fs.Stats; src: ReturnType<t
 }
 
 /**
+ * The text of `file` from offset `from` on, handed to `sink` (false stops
+ * it) a piece at a time: decoding starts at the last frame noted before
+ * `from` (zstd-seek.ts) and passes over the text before it, noting frames
+ * as it goes. `fresh`: a read from the start, which notes the map again.
+ */
+function seekStream(file: string, from: number, sink: (t: Uint8Array) => boolean, fresh = false): { fd: number; st: fs.Stats; stream: ZstdTextStream; base: number } {
+  const { fd, st, src } = openSource(file);
+  const map = frameMapOf(file, st, fresh);
+  const place = map.before(from);
+  let pos = place.text;
+  const stream = new ZstdTextStream(
+    src,
+    (t) => {
+      const at = pos;
+      pos += t.length;
+      if (pos <= from) return true;
+      return sink(at < from ? t.subarray(from - at) : t);
+    },
+    { from: place.at, onFrame: (start, decoded) => map.note(start, place.text + decoded) },
+  );
+  return { fd, st, stream, base: place.text };
+}
+
+/**
  * readZstdLog in steps: step(pause) decodes until done (true) or until
  * pause() asks to stop between two pieces of text (false: call again).
  */
@@ -106,10 +134,22 @@ export function startReadZstdLog(
   limit?: number,
   { maxText = MAX_TEXT }: { maxText?: number } = {},
 ): ReadJob {
-  const reader = new LogReader(file, typeof retain === 'boolean' ? { retain } : retain);
-  const { fd, st, src } = openSource(file);
-  const feed = new LineFeed(reader, Math.min(limit ?? Infinity, maxText));
-  const stream = new ZstdTextStream(src, (t) => feed.push(t));
+  return zstdJob(file, new LogReader(file, typeof retain === 'boolean' ? { retain } : retain), 0, Math.min(limit ?? Infinity, maxText), limit === undefined, maxText);
+}
+
+/**
+ * Text [from, to) of a compressed log read once before, through `reader`
+ * (LogReader.at from): the offset index builds from it and reads a turn, or
+ * the tail, again (session-file.ts startRangeRead).
+ */
+export function startZstdRangeRead(file: string, reader: LogReader, from: number, to: number): ReadJob {
+  return zstdJob(file, reader, from, to, false, MAX_TEXT);
+}
+
+/** `reader` fed the text [from, end) of `file`; `whole`: to the end of the text, so a cut at `end` is ZSTD_TOO_LARGE. */
+function zstdJob(file: string, reader: LogReader, from: number, end: number, whole: boolean, maxText: number): ReadJob {
+  const feed = new LineFeed(reader, from, end);
+  const { fd, st, stream } = seekStream(file, from, (t) => feed.push(t), from === 0);
   let open = true;
   const close = () => {
     stream.close();
@@ -123,7 +163,7 @@ export function startReadZstdLog(
       reader.addDiagnostic({ file, severity: 'error', code: 'ZSTD_CORRUPT', message: `${stream.error}: the records before it are shown` });
       if (reader.firstAnomaly > reader.consumed) reader.firstAnomaly = reader.consumed;
       if (reader.lines === 0 && reader.refused === undefined) reader.refused = stream.error;
-    } else if (feed.cut && limit === undefined && !reader.gaveUp) {
+    } else if (feed.cut && whole && !reader.gaveUp) {
       if (reader.skipFrom !== undefined) reader.giveUp();
       else {
         reader.gaveUp = true;
@@ -146,8 +186,9 @@ export function startReadZstdLog(
     result: () => ({ reader, stat: { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs }, pending: reader.gaveUp ? 0 : feed.at - reader.consumed }),
     close,
     // offsets in the decoded text, whose end is known only at the end
-    progress: () => reader.progress(limit ?? Math.max(feed.at, reader.consumed)),
+    progress: () => reader.progress(whole ? Math.max(feed.at, reader.consumed) : end),
     drain: () => reader.takeEvents(),
+    drainRetained: () => reader.takeRetained(),
   };
 }
 
@@ -159,38 +200,48 @@ export function readZstdLog(file: string, retain: boolean | LogReaderOptions, li
   return r.result();
 }
 
-/** Decodes `file` through `sink` (false stops it), at most MAX_TEXT bytes; the fd is closed after. */
-function decodeFile(file: string, sink: (t: Uint8Array) => boolean): ZstdTextStream {
-  const { fd, src } = openSource(file);
+/** Runs a seekStream to its end (or until the sink stops it); the fd is closed after. */
+function seekRun(file: string, from: number, sink: (t: Uint8Array) => boolean): { stream: ZstdTextStream; base: number } {
+  const s = seekStream(file, from, sink);
   try {
-    let n = 0;
-    const s = new ZstdTextStream(src, (t) => sink(t) && (n += t.length) < MAX_TEXT);
-    s.step();
-    return s;
+    s.stream.step();
+    return { stream: s.stream, base: s.base };
   } finally {
-    fs.closeSync(fd);
+    fs.closeSync(s.fd);
   }
 }
 
-/** The decoded text [start, end) of a compressed log (a fork's verbatim seed; end Infinity: to the end, tests); throws when the file no longer holds it. */
+/** The decoded text [start, end) of a compressed log (a fork's verbatim seed; end Infinity: to the end, tests, at most MAX_TEXT); throws when the file no longer holds it. */
 export function readZstdRange(file: string, start: number, end: number): Buffer {
   const out: Buffer[] = [];
-  let at = 0;
-  decodeFile(file, (t) => {
-    const from = Math.max(start, at);
-    const to = Math.min(end, at + t.length);
-    if (to > from) out.push(Buffer.from(t.subarray(from - at, to - at)));
-    at += t.length;
-    return at < end;
+  const want = Math.min(end, MAX_TEXT) - start;
+  let got = 0;
+  seekRun(file, start, (t) => {
+    const take = Math.min(t.length, want - got);
+    if (take > 0) out.push(Buffer.from(t.subarray(0, take)));
+    got += take;
+    return got < want;
   });
   const text = Buffer.concat(out);
   if (text.length !== end - start && end !== Infinity) throw new Error(`${file}: the compressed log no longer holds decoded bytes ${start}-${end}`);
   return text;
 }
 
-/** The decoded text length of a compressed log (a live child's consumed bytes), up to MAX_TEXT. */
+/** The decoded text length of a compressed log (a live child's consumed bytes), up to MAX_TEXT: decoded from the last frame noted. */
 export function zstdTextLength(file: string): number {
-  let n = 0;
-  decodeFile(file, (t) => ((n += t.length), true));
-  return Math.min(n, MAX_TEXT);
+  const { stream, base } = seekRun(file, MAX_TEXT, () => false);
+  return Math.min(base + stream.decoded, MAX_TEXT);
+}
+
+/** The text offset just after the first newline in [at - 1, end) of a compressed log (the start of the first whole line from `at`), or -1. */
+export function zstdLineStartAfter(file: string, at: number, end: number): number {
+  let pos = at - 1;
+  let found = -1;
+  seekRun(file, pos, (t) => {
+    const nl = t.indexOf(10);
+    if (nl >= 0 && pos + nl < end) found = pos + nl + 1;
+    pos += t.length;
+    return found < 0 && pos < end;
+  });
+  return found;
 }

@@ -10,9 +10,10 @@
 //     gives at most 32768 times its size), and the sink can stop it at any point;
 //   - step(pause) returns between pieces, so a caller keeps a UI responsive.
 import { Decompress } from 'fzstd';
+import { seekStep } from './zstd-seek.js';
 import { bufferSource, decodeWhole, frameAt, HeaderReader, MAX_WINDOW, scanFrames, wasmDecoder, type ByteSource } from './zstd-frames.js';
 
-/** Frames whose declared text is at most this are decoded whole (and runs of them together). */
+/** Frames whose declared text is at most this are decoded whole. */
 const WHOLE = 8 * 1024 * 1024;
 /** Compressed bytes handed to a streaming decoder at a time. */
 const SLICE = 8 * 1024;
@@ -26,6 +27,13 @@ let leaked = 0;
 
 /** Receives the text in order; false stops the stream. */
 export type TextSink = (text: Uint8Array) => boolean;
+
+export interface StreamOptions {
+  /** where in the source to start: a frame's first byte (frames are independent, so any frame start will do) */
+  from?: number;
+  /** told where each complete frame (or run of frames decoded together) starts: its first byte, and the text delivered before it */
+  onFrame?: (start: number, decoded: number) => void;
+}
 
 type Advance = 'more' | 'done' | { error: string };
 interface Job {
@@ -55,11 +63,16 @@ export class ZstdTextStream {
   private readonly heads: HeaderReader;
   private job?: Job;
 
+  private readonly onFrame?: StreamOptions['onFrame'];
+
   constructor(
     private readonly src: ByteSource,
     private readonly sink: TextSink,
+    { from = 0, onFrame }: StreamOptions = {},
   ) {
     this.heads = new HeaderReader(src);
+    this.position = from;
+    this.onFrame = onFrame;
   }
 
   /** Decodes until done (true) or until pause() says so between two pieces (false: call again). */
@@ -126,17 +139,21 @@ export class ZstdTextStream {
       return;
     }
     this.position = f.end;
+    this.onFrame?.(f.start, this.decoded);
     if (f.size === undefined || f.size > WHOLE || f.end - f.start > WHOLE) {
       this.job = this.streamJob(f.start, f.end, false, f.window);
       this.frames++;
       return;
     }
-    // a run of small frames with declared sizes: one decode call
+    // a run of small frames with declared sizes: one decode call. Its start is a
+    // place a later read can start from (zstd-seek.ts), so a run is no longer
+    // than the text between two places: a seek decodes little it does not need.
+    const most = seekStep();
     const run = [f];
     let total = f.size;
     for (let pos = f.end; pos < src.size; ) {
       const g = frameAt(this.heads, pos);
-      if (g.kind !== 'frame' || g.size === undefined || g.window > MAX_WINDOW || total + g.size > WHOLE || g.end - f.start > WHOLE) break;
+      if (g.kind !== 'frame' || g.size === undefined || g.window > MAX_WINDOW || total + g.size > most || g.end - f.start > most) break;
       run.push(g);
       total += g.size;
       pos = g.end;

@@ -9,6 +9,8 @@ import { parseQuery, type Query } from '../../src/session/query.js';
 import { indexProgress, setIndexedMin, turnIndexOf } from '../../src/storage/indexed-turns.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { readLog } from '../../src/storage/session-file.js';
+import { encodeStoredFrame } from '../../src/storage/zstd-frames.js';
+import { frameMapOf, setSeekStep } from '../../src/storage/zstd-seek.js';
 import { turnMatches } from '../../src/view/turns/turn-search.js';
 import { historyRows } from '../../src/view/turns/turn-rows.js';
 import { detailLines } from '../../src/view/turns/turn-detail.js';
@@ -80,6 +82,45 @@ describe('a large log in the app', () => {
       expect(m.state().view).toBe('turns');
     } finally {
       m.unmount();
+    }
+  });
+
+  it('a compressed log (the harness’s default) opens from its index too: each turn read again from the frame before it', async () => {
+    setSeekStep(4096); // places every few KB: a turn's read starts mid-file
+    const dir = tmpDir();
+    const all = evs(...Array.from({ length: 300 }, (_, i) => turnRows(i + 1, { kind: 'completed' }, `prompt ${i + 1} ${i % 9 === 0 ? 'needle' : 'hay'} ${'x'.repeat(700)}`)).flat());
+    // as rc.8 writes it: the header alone in frame 1, then a frame per append (a turn's events here)
+    const lines = logText(hdr('zbig'), all).split(/(?<=\n)/);
+    const frames = [encodeStoredFrame(Buffer.from(lines[0]))];
+    for (let i = 1; i < lines.length; i += 7) frames.push(encodeStoredFrame(Buffer.from(lines.slice(i, i + 7).join(''))));
+    const file = path.join(dir, 'session.jsonl.zstd');
+    fs.writeFileSync(file, Buffer.concat(frames));
+    const index = loadRootSync(dir);
+    const session = index.store.get('zbig')!;
+    const m = mountApp({ index, view: 'sessions', size: { columns: 120, rows: 30 } });
+    try {
+      await m.idle();
+      await m.press(KEY.enter);
+      await m.idle();
+      expect(turnIndexOf(session)?.current).toBe(true);
+      expect(session.isLoaded).toBe(false); // never loaded whole
+      expect(frameMapOf(file, fs.statSync(file)).places).toBeGreaterThan(50); // ~260 KB of text, a place every 4 KB
+      expect(m.frame()).toContain('▸ turn 300 ');
+      expect(m.turnsSelected()).toMatch(/fork here · seq 2099/);
+      const events = readLog(file, true).reader.events;
+      // the first turn, expanded: its events read again from the frames that hold them
+      await m.press('g', KEY.right);
+      await m.idle();
+      expect(m.frame()).toContain(`prompt 1 needle`);
+      await m.press('/', ...'needle', KEY.enter);
+      await m.idle();
+      const want = [...new Set(turnMatches(parseQuery('needle') as Query, events).map((x) => x.seq))];
+      expect(want.length).toBeGreaterThan(30);
+      expect(m.state().turnSearch?.seqs).toEqual(want);
+      expect(session.isLoaded).toBe(false);
+    } finally {
+      m.unmount();
+      setSeekStep(1024 * 1024);
     }
   });
 });

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/session/events.js';
 import { buildTurnTree, type TreeNode } from '../../src/session/replay.js';
 import type { Session } from '../../src/session/session.js';
@@ -18,7 +18,9 @@ import { parseQuery, type Query } from '../../src/session/query.js';
 import { indexStep, turnIndexOf } from '../../src/storage/indexed-turns.js';
 import { LogReader } from '../../src/storage/log-reader.js';
 import { feedAppended } from '../../src/storage/follow.js';
-import { openSessionFile } from '../../src/storage/session-file.js';
+import { openSessionFile, readLog } from '../../src/storage/session-file.js';
+import { encodeStoredFrame } from '../../src/storage/zstd-frames.js';
+import { setSeekStep } from '../../src/storage/zstd-seek.js';
 import { buildTurnRows, indexedContext, nodeKey, rowIndexForSeq, rowsContext, type Expansion, type TurnRow } from '../../src/view/turns/turn-rows.js';
 import { isBoundary, type LogFacts } from '../../src/session/log-facts.js';
 import { matchingSeqs, openToSeq, turnMatches } from '../../src/view/turns/turn-search.js';
@@ -96,6 +98,36 @@ function flattened(tree: readonly TreeNode[], e: Expansion, facts: LogFacts): Re
   return out;
 }
 
+/**
+ * The row for `seq` found in the whole list: of the rows of the top-level
+ * node it falls in (when the nodes are in seq order), its boundary marker,
+ * else the deepest row covering it, else the last row before it. Why the
+ * node's rows: a tool call answered after its turn ended covers the events
+ * between, which are another node's.
+ */
+function rowForSeq(rows: readonly TurnRow[], tree: readonly TreeNode[], seq: number): number {
+  const ordered = tree.every((n, i) => n.lastSeq >= n.seq && (i === 0 || n.seq > tree[i - 1].lastSeq));
+  let from = 0;
+  let to = rows.length;
+  if (ordered) {
+    const tops = rows.flatMap((r, i) => (r.parent === -1 && r.kind !== 'boundary' && r.kind !== 'inherited-divider' ? [i] : []));
+    const b = tops.findLastIndex((i) => rows[i].seq <= seq);
+    if (b < 0) return rows.length ? 0 : -1;
+    from = tops[b];
+    to = tops[b + 1] ?? rows.length;
+  }
+  const block = rows.slice(from, to);
+  const marker = block.findIndex((r) => r.kind === 'boundary' && r.seq === seq);
+  if (marker >= 0) return from + marker;
+  let best = -1;
+  block.forEach((r, i) => {
+    if (r.kind !== 'boundary' && r.kind !== 'inherited-divider' && r.seq <= seq && seq <= r.lastSeq && (best < 0 || r.depth >= block[best].depth)) best = i;
+  });
+  if (best >= 0) return from + best;
+  const before = block.findLastIndex((r) => r.seq <= seq && r.kind !== 'inherited-divider');
+  return before >= 0 ? from + before : block.length ? from : -1;
+}
+
 /** The session as the browser knows a large log: facts only, events on disk. */
 const factsOnly = (file: string): Session => openSessionFile(file).session!;
 
@@ -121,7 +153,7 @@ function agree(file: string, idx: Session, steps: readonly Step[], cache: Segmen
       expect(im.rows.at(k)!.key).toBe(w[k].key);
       expect(im.index.get(w[k].key)).toBe(k);
     }
-    for (let seq = -1; seq <= whole.length; seq++) expect(rowIndexForSeq(im.rows, seq)).toBe(rowIndexForSeq(w, seq));
+    for (let seq = -1; seq <= whole.length; seq++) expect(rowIndexForSeq(im.rows, seq)).toBe(rowForSeq(w, wTree, seq));
     for (let k = 0; k < w.length; k += 3) expect(detailLines(i[k], (s) => index.event(s))).toEqual(detailLines(w[k], (s) => eventAtSeq(whole.events, s)));
     return w;
   };
@@ -159,30 +191,63 @@ const stepsArb = fc.array(
   { maxLength: 8 },
 );
 
+/** How a log is written: plain, or compressed as rc.8 writes it (the header alone in frame 1, then a frame per `per` lines). */
+type Kind = { zstd: false } | { zstd: true; per: number };
+const kindArb = fc.oneof(fc.constant<Kind>({ zstd: false }), fc.integer({ min: 1, max: 4 }).map<Kind>((per) => ({ zstd: true, per })));
+
+/** The text as the file's bytes: itself, or frames of `per` lines each. */
+function bytesOf(text: string, kind: Kind): Buffer {
+  if (!kind.zstd) return Buffer.from(text);
+  const lines = text.split(/(?<=\n)/);
+  const frames = [];
+  for (let i = 0; i < lines.length; i += kind.per) frames.push(encodeStoredFrame(Buffer.from(lines.slice(i, i + kind.per).join(''))));
+  return Buffer.concat(frames);
+}
+
 describe('the offset index of a log', () => {
-  it('gives the whole log’s rows, details, matches and events, also after an append, a truncate and a replace', () => {
+  // every frame a place to seek from: a turn's read starts at the frame before it, never at the file's start
+  beforeAll(() => setSeekStep(1));
+  afterAll(() => setSeekStep(1024 * 1024));
+  it('gives the whole log’s rows, details, matches and events, also after an append, a truncate and a replace; plain or compressed', () => {
     fc.assert(
-      fc.property(linesArb, linesArb, linesArb, stepsArb, fc.integer({ min: 0, max: 2000 }), (first, more, other, steps, budget) => {
+      fc.property(kindArb, linesArb, linesArb, linesArb, stepsArb, fc.integer({ min: 0, max: 2000 }), (kind, first, more, other, steps, budget) => {
         const cache = new SegmentCache(budget); // small: segments are dropped and read again all the time
-        const file = path.join(dir, `s${n++}.jsonl`);
-        fs.writeFileSync(file, JSON.stringify(hdr(`s${n}`)) + '\n' + linesText(first));
+        const file = path.join(dir, `s${n++}.jsonl${kind.zstd ? '.zstd' : ''}`);
+        const head = JSON.stringify(hdr(`s${n}`)) + '\n';
+        fs.writeFileSync(file, Buffer.concat([bytesOf(head, kind), bytesOf(linesText(first), kind)]));
         const idx = factsOnly(file);
         agree(file, idx, steps, cache);
-        // a live append: the follower feeds the session's reader; the index reads on from its last segment
-        fs.appendFileSync(file, linesText(more, first.length));
-        expect(feedAppended(file, idx.log as LogReader)).toBeGreaterThanOrEqual(0);
+        // a live append: the follower feeds the session's reader (a compressed log is read again), the index reads on
+        fs.appendFileSync(file, bytesOf(linesText(more, first.length), kind));
+        if (kind.zstd) idx.resetLog(readLog(file, false).reader, false);
+        else expect(feedAppended(file, idx.log as LogReader)).toBeGreaterThanOrEqual(0);
         agree(file, idx, steps, cache);
         // truncated, then replaced: the file is read again (a new session object, or a log state read from scratch)
-        fs.writeFileSync(file, JSON.stringify(hdr(`s${n}`)) + '\n' + linesText(first.slice(0, first.length >> 1)));
+        fs.writeFileSync(file, Buffer.concat([bytesOf(head, kind), bytesOf(linesText(first.slice(0, first.length >> 1)), kind)]));
         const cut = factsOnly(file);
         idx.resetLog(cut.log, false);
         agree(file, idx, steps, cache);
-        fs.writeFileSync(file, JSON.stringify(hdr(`s${n}`)) + '\n' + linesText(other));
+        fs.writeFileSync(file, Buffer.concat([bytesOf(head, kind), bytesOf(linesText(other), kind)]));
         agree(file, factsOnly(file), steps, cache);
       }),
-      { numRuns: runs(60) },
+      { numRuns: runs(80) },
     );
   }, PROPERTY_TIMEOUT);
+});
+
+describe('a tool call answered after its turn ended', () => {
+  it('the events between select their own node’s rows, not the call’s (found by the property above)', () => {
+    const L = (type: Line['type']): Line => ({ type, call: 0, damage: 'none' });
+    const file = path.join(dir, `late-result.jsonl`);
+    const head = JSON.stringify(hdr(`r`)) + '\n';
+    fs.writeFileSync(file, head);
+    const idx = factsOnly(file);
+    const cache = new SegmentCache(0);
+    agree(file, idx, [{ kind: 'toggle', at: 0 }], cache);
+    fs.appendFileSync(file, linesText([L('turn/start'), L('tool/call'), L('turn/end'), L('step/start'), L('tool/result')], 0));
+    expect(feedAppended(file, idx.log as LogReader)).toBeGreaterThanOrEqual(0);
+    agree(file, idx, [{ kind: 'toggle', at: 0 }], cache);
+  });
 });
 
 describe('tail first', () => {

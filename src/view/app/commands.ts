@@ -9,7 +9,7 @@ import { openForkDialog } from '../dialog/fork-dialog-state.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import type { World } from './world.js';
 import { forkVerdict, resumeDisabled, compareDisabled, workBusy } from './verdicts.js';
-import { readsLong } from '../../storage/indexed-turns.js';
+import { usesIndex } from '../../storage/indexed-turns.js';
 import { hasTarget, target } from './target.js';
 import { type AppAction, type AppState, type BackgroundWork, type Step, compareBody, openTurns, select, step, withStatus } from './state.js';
 
@@ -46,7 +46,7 @@ export function openCompare(s: AppState, world: World): Step {
   const t = target(s, world);
   if (why || !hasTarget(t)) return withStatus(s, `compare: ${why ?? 'no session selected'}`, 'error');
   const left = world.session(s.mark!)!;
-  if (readsLong(left) || readsLong(t.session)) {
+  if (usesIndex(left) || usesIndex(t.session)) {
     const work = startWork(s, 'compare', `${sanitizeInline(left.id)} with ${sanitizeInline(t.session.id)}`);
     return step(work.state, [{ type: 'compare', left, right: t.session, work: work.id }]);
   }
@@ -72,7 +72,7 @@ export function exportKey(s: AppState, world: World): Step {
   const why = workBusy(s);
   if (why) return withStatus(s, `export: ${why}`, 'error');
   const upTo = s.view === 'turns' ? t.cut : undefined;
-  if (!readsLong(t.session)) return step(s, [{ type: 'export', session: t.session, upTo }]);
+  if (!usesIndex(t.session)) return step(s, [{ type: 'export', session: t.session, upTo }]);
   const work = startWork(s, 'export', sanitizeInline(t.session.id));
   return step(work.state, [{ type: 'export', session: t.session, upTo, work: work.id }]);
 }

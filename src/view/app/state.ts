@@ -78,7 +78,7 @@ export interface AppState {
 }
 
 /**
- * An export or a comparison that reads a large log (readsLong): seconds of
+ * An export or a comparison that reads a large log (usesIndex): seconds of
  * reading, so the app makes it in its slices, keys answered meanwhile; its
  * progress is on the title bar and Esc cancels it. One at a time.
  */

@@ -267,8 +267,10 @@ export function buildTurnRows(tree: readonly TreeNode[], expansion: Expansion, c
 }
 
 /**
- * The row to select for `seq`: its fork-boundary marker when there is one,
- * else the deepest visible row covering it, else the last row before it.
+ * The row to select for `seq`, among the rows of the top-level node it falls
+ * in: its fork-boundary marker when there is one, else the deepest visible
+ * row covering it, else the last row before it. (A tool call answered after
+ * its turn ended covers the events between, but they are another node's.)
  */
 export function rowIndexForSeq(rows: RowSeq<TurnRow>, seq: number): number {
   return rows instanceof TurnRows ? rows.indexForSeq(seq) : indexForSeqIn(rows.slice(), seq, 0);
