@@ -215,7 +215,12 @@ export class ZstdTextStream {
         } catch (e) {
           return bad((e as Error).message); // the decoder ended inside a frame
         }
-        if (r.done) return 'done';
+        if (r.done) {
+          // the decoder can end a frame before it asks for its last slice (the checksum's last bytes):
+          // the next frame starts at the end its header gave, not where the input stopped
+          this.position = end;
+          return 'done';
+        }
         if (r.value.length === 0) return stuck() ? bad('corrupt data') : 'more';
         empties = 0;
         this.position = Math.min(at, end);

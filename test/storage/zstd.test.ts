@@ -3,11 +3,13 @@
 // zstd command line tool. Read, torn last frame, live append of a frame, fork
 // into a compressed root, mixed-encoding refusal.
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { followRoot, type Follower } from '../../src/storage/follow.js';
 import { allDiagnostics, loadRootSync } from '../../src/storage/load-root.js';
+import { readLog } from '../../src/storage/session-file.js';
 import { encodeStoredFrame, initDecoder, scanFrames, useWasmDecoder, wasmDecoderReady, xxh64 } from '../../src/storage/zstd-frames.js';
 import { decodedText, decodeZstdLog } from '../../src/storage/zstd-stream.js';
 import { cleanupTmp, evs, forkError, hdr, listTree, logText, REAL_DIR, tmpDir, turnRows } from '../support/fixtures.js';
@@ -70,6 +72,44 @@ describe.skipIf(!hasZstd)('reading compressed logs', () => {
     expect(packed.store.size).toBe(19);
     expect(allDiagnostics(packed)).toEqual([]);
     expect(view(packed)).toEqual(view(plain));
+  });
+
+  it('a frame whose last 8 KiB slice is only the end of its checksum: the next frame is read from where the frame ends', async () => {
+    // the decoder is fed a frame 8 KiB at a time and can finish before the last slice: a frame of
+    // 8192k + 1..3 bytes left the next read inside the checksum ("bad magic number"), found on a 1 GB log
+    await initDecoder();
+    let big: Buffer | undefined;
+    let line = '';
+    // hashes: text that hardly compresses, so the frame grows with its length: a binary search for 16384 + 1..3 bytes
+    const pool = Array.from({ length: 2000 }, (_, i) => crypto.createHash('md5').update(String(i)).digest('base64')).join('');
+    const lineOf = (n: number) => JSON.stringify({ type: 'user/message', seq: 0, time: 1, data: { content: [{ type: 'text', text: pool.slice(0, n) }], source: 'user' } }) + '\n';
+    let lo = 1000;
+    let hi = pool.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (frame(lineOf(mid)).length >= 16385) hi = mid;
+      else lo = mid + 1;
+    }
+    for (let n = lo; n < lo + 50 && !big; n++) {
+      const f = frame(lineOf(n));
+      if (f.length % 8192 >= 1 && f.length % 8192 <= 3) [big, line] = [f, lineOf(n)];
+    }
+    expect(big).toBeDefined();
+    const root = tmpDir();
+    const file = path.join(root, '--a--', 'z', 'session.jsonl.zstd');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const rest = lines(evs(...turnRows(1)).slice(1).map((e, i) => ({ ...e, seq: i + 1 })));
+    fs.writeFileSync(file, Buffer.concat([frame(JSON.stringify(H) + '\n'), big!, frame(rest)]));
+    for (const wasm of [true, false]) {
+      useWasmDecoder(wasm);
+      try {
+        const r = readLog(file, true);
+        expect(r.reader.diagnostics, `wasm ${wasm}`).toEqual([]);
+        expect(r.reader.consumed).toBe(Buffer.byteLength(JSON.stringify(H) + '\n' + line + rest));
+      } finally {
+        useWasmDecoder(true);
+      }
+    }
   });
 
   it('a torn last frame keeps the records of its complete blocks and is not an error', () => {
