@@ -20,11 +20,11 @@ export interface NewFileBody {
   header: string;
   /** copy these bytes of an existing file verbatim (the seed as the parent wrote it) */
   copy?: ByteRange;
-  /** the seed bytes already in memory (a compressed parent's decoded text) */
-  copyBytes?: Buffer;
+  /** the seed's text handed to `sink` a piece at a time (a compressed parent's, as it is decoded) */
+  copyText?: (sink: (text: Uint8Array) => void) => void;
   /** then these lines (without newlines), written as they come (a damaged seed is re-serialised event by event) */
   lines?: Iterable<string>;
-  /** write rc.8's compressed encoding: a frame with the header line, then one with the rest */
+  /** write rc.8's compressed encoding: a frame with the header line, then frames of whole lines (FRAME_TEXT each) */
   zstd?: boolean;
 }
 
@@ -34,6 +34,8 @@ export const DIR_MODE = 0o700;
 
 export const TEMP_SUFFIX = '.tmp';
 const COPY_CHUNK = 4 * 1024 * 1024;
+/** The text of one frame of a compressed child (more when one line is longer): as an append batch, whole lines. */
+const FRAME_TEXT = 1024 * 1024;
 
 // The final name is cut to 150 characters here: a name near the 255-byte limit stays writable.
 export const tempPathFor = (file: string): string =>
@@ -105,7 +107,8 @@ function writeAll(fd: number, buf: Buffer): void {
   while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
 }
 
-function copyRange(fd: number, range: ByteRange): void {
+/** The bytes of `range` handed to `sink` COPY_CHUNK at a time (one buffer, reused: the sink uses each piece at once). */
+function copyRange(range: ByteRange, sink: (bytes: Buffer) => void): void {
   const src = openRegular(range.file).fd; // never blocks on a FIFO swapped in
   try {
     const buf = Buffer.allocUnsafe(Math.min(COPY_CHUNK, Math.max(1, range.end - range.start)));
@@ -113,7 +116,7 @@ function copyRange(fd: number, range: ByteRange): void {
     while (pos < range.end) {
       const n = fs.readSync(src, buf, 0, Math.min(buf.length, range.end - pos), pos);
       if (n === 0) throw Object.assign(new Error(`${range.file} is shorter than expected (${pos} < ${range.end})`), { code: 'ESHORT' });
-      writeAll(fd, buf.subarray(0, n));
+      sink(buf.subarray(0, n));
       pos += n;
     }
   } finally {
@@ -121,20 +124,37 @@ function copyRange(fd: number, range: ByteRange): void {
   }
 }
 
-function readRange(range: ByteRange): Buffer {
-  const out = Buffer.allocUnsafe(range.end - range.start);
-  const src = fs.openSync(range.file, fs.constants.O_RDONLY);
-  try {
-    let pos = 0;
-    while (pos < out.length) {
-      const n = fs.readSync(src, out, pos, out.length - pos, range.start + pos);
-      if (n === 0) throw Object.assign(new Error(`${range.file} is shorter than expected`), { code: 'ESHORT' });
-      pos += n;
-    }
-  } finally {
-    fs.closeSync(src);
+/**
+ * Writes text as stored frames of whole lines, about FRAME_TEXT each, as it
+ * comes: rc.8 writes a frame per append batch, each whole lines; a child of
+ * any size is written holding about one frame's text.
+ */
+class FrameWriter {
+  private parts: Buffer[] = [];
+  private held = 0;
+  /** the held text has a newline (what is left after a frame has none: a line longer than a frame is held to its end) */
+  private newline = false;
+
+  constructor(private readonly fd: number) {}
+
+  push(text: Uint8Array): void {
+    if (text.length === 0) return;
+    this.parts.push(Buffer.from(text)); // a copy: the piece's buffer is reused by its reader
+    this.held += text.length;
+    this.newline ||= text.includes(10);
+    if (this.held >= FRAME_TEXT && this.newline) this.flush(false);
   }
-  return out;
+
+  /** Writes the held text up to its last newline (all of it at the end). */
+  flush(end: boolean): void {
+    if (this.held === 0) return;
+    const text = Buffer.concat(this.parts);
+    const cut = end ? text.length : text.lastIndexOf(10) + 1;
+    writeAll(this.fd, encodeStoredFrame(text.subarray(0, cut)));
+    this.parts = cut < text.length ? [text.subarray(cut)] : [];
+    this.held = text.length - cut;
+    this.newline = false;
+  }
 }
 
 /** The lines as text with a newline after each, in pieces of ~1 MB. */
@@ -155,17 +175,19 @@ function* lineText(lines: Iterable<string>): Generator<string> {
 
 function writeBody(fd: number, body: NewFileBody): void {
   if (body.zstd) {
-    // one stored frame for the rest: its text is held (a compressed log decodes to at most MAX_TEXT)
-    const tail = body.lines ? Buffer.from([...lineText(body.lines)].join(''), 'utf8') : undefined;
     writeAll(fd, encodeStoredFrame(Buffer.from(body.header + '\n', 'utf8')));
-    const parts = [body.copyBytes ?? (body.copy ? readRange(body.copy) : Buffer.alloc(0)), ...(tail?.length ? [tail] : [])];
-    const rest = Buffer.concat(parts);
-    if (rest.length > 0) writeAll(fd, encodeStoredFrame(rest));
+    const frames = new FrameWriter(fd);
+    const put = (t: Uint8Array) => frames.push(t);
+    if (body.copyText) body.copyText(put);
+    else if (body.copy) copyRange(body.copy, put);
+    if (body.lines) for (const text of lineText(body.lines)) put(Buffer.from(text, 'utf8'));
+    frames.flush(true);
     return;
   }
   writeAll(fd, Buffer.from(body.header + '\n', 'utf8'));
-  if (body.copyBytes) writeAll(fd, body.copyBytes);
-  else if (body.copy) copyRange(fd, body.copy);
+  const put = (t: Uint8Array) => writeAll(fd, Buffer.from(t.buffer, t.byteOffset, t.byteLength));
+  if (body.copyText) body.copyText(put);
+  else if (body.copy) copyRange(body.copy, put);
   if (body.lines) for (const text of lineText(body.lines)) writeAll(fd, Buffer.from(text, 'utf8'));
 }
 

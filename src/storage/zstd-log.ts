@@ -2,7 +2,7 @@
 // LogReader as a plain one, as a stream: the decoded text is fed line by line
 // with the plain reader's bounds (a line over MAX_LINE_BYTES is skipped in
 // steps without being held, one with no end past MAX_LINE_SCAN gives the file
-// up), and no more than MAX_TEXT of text is decoded at all (ZSTD_TOO_LARGE).
+// up), and no more text is decoded than textBound allows (ZSTD_TOO_LARGE).
 // Offsets (eventEnds, consumed) are offsets in the decoded text, so the loader
 // of a compressed session re-decodes the file and stops there.
 import fs from 'node:fs';
@@ -15,8 +15,22 @@ import { frameMapOf } from './zstd-seek.js';
 
 export const isCompressedLog = (file: string): boolean => file.endsWith('.zstd');
 
-/** The most text a compressed log is decoded to: the plain reader's bound on one line, for the whole file. */
+/** Text any compressed log may decode to, however small on disk: the plain reader's bound on one line. */
 export const MAX_TEXT = MAX_LINE_SCAN;
+let textFloor = MAX_TEXT;
+/** Sets the floor of textBound (tests: a log past it without a gigabyte of text). */
+export const setTextFloor = (bytes: number): void => {
+  textFloor = bytes;
+};
+/**
+ * How many times its size on disk a compressed log's text may be. Session
+ * logs compress 4-10 times (a generated 1 GB log: 5.7), a bomb thousands of
+ * times (issue 21: 153 KB to 5 GB): a 10 GB log needs 160 MB on disk.
+ */
+export const MAX_RATIO = 64;
+
+/** The most text a compressed log of `compressed` bytes is decoded to: MAX_RATIO times that, and at least MAX_TEXT. */
+export const textBound = (compressed: number): number => Math.max(textFloor, compressed * MAX_RATIO);
 
 /** Feeds a LogReader decoded text piece by piece, holding at most one unfinished line under MAX_LINE_BYTES. */
 class LineFeed {
@@ -132,9 +146,9 @@ export function startReadZstdLog(
   file: string,
   retain: boolean | LogReaderOptions,
   limit?: number,
-  { maxText = MAX_TEXT }: { maxText?: number } = {},
+  { maxText }: { maxText?: number } = {},
 ): ReadJob {
-  return zstdJob(file, new LogReader(file, typeof retain === 'boolean' ? { retain } : retain), 0, Math.min(limit ?? Infinity, maxText), limit === undefined, maxText);
+  return zstdJob(file, new LogReader(file, typeof retain === 'boolean' ? { retain } : retain), 0, limit, maxText);
 }
 
 /**
@@ -143,13 +157,22 @@ export function startReadZstdLog(
  * the tail, again (session-file.ts startRangeRead).
  */
 export function startZstdRangeRead(file: string, reader: LogReader, from: number, to: number): ReadJob {
-  return zstdJob(file, reader, from, to, false, MAX_TEXT);
+  return zstdJob(file, reader, from, to);
 }
 
-/** `reader` fed the text [from, end) of `file`; `whole`: to the end of the text, so a cut at `end` is ZSTD_TOO_LARGE. */
-function zstdJob(file: string, reader: LogReader, from: number, end: number, whole: boolean, maxText: number): ReadJob {
-  const feed = new LineFeed(reader, from, end);
+/**
+ * `reader` fed the text [from, limit) of `file`; no limit: to the end of
+ * the text, where a cut at `maxText` (default: textBound of the file's
+ * size) is ZSTD_TOO_LARGE.
+ */
+function zstdJob(file: string, reader: LogReader, from: number, limit: number | undefined, maxText?: number): ReadJob {
+  // (the sink runs only in step(), once the feed is made from the size of the file as opened)
+  let feed!: LineFeed;
   const { fd, st, stream } = seekStream(file, from, (t) => feed.push(t), from === 0);
+  const bound = maxText ?? textBound(st.size);
+  const whole = limit === undefined;
+  const end = Math.min(limit ?? Infinity, bound);
+  feed = new LineFeed(reader, from, end);
   let open = true;
   const close = () => {
     stream.close();
@@ -167,7 +190,7 @@ function zstdJob(file: string, reader: LogReader, from: number, end: number, who
       if (reader.skipFrom !== undefined) reader.giveUp();
       else {
         reader.gaveUp = true;
-        reader.addDiagnostic({ file, severity: 'error', code: 'ZSTD_TOO_LARGE', message: `decodes to more than ${maxText} bytes: the rest is not read (stopped at decoded byte ${feed.at}, ${here})` });
+        reader.addDiagnostic({ file, severity: 'error', code: 'ZSTD_TOO_LARGE', message: `decodes to more than ${bound} bytes: the rest is not read (stopped at decoded byte ${feed.at}, ${here}). A compressed log is read to ${MAX_RATIO} times its size on disk, and at least ${textFloor} bytes` });
         if (reader.firstAnomaly > reader.consumed) reader.firstAnomaly = reader.consumed;
       }
     }
@@ -211,26 +234,38 @@ function seekRun(file: string, from: number, sink: (t: Uint8Array) => boolean): 
   }
 }
 
-/** The decoded text [start, end) of a compressed log (a fork's verbatim seed; end Infinity: to the end, tests, at most MAX_TEXT); throws when the file no longer holds it. */
-export function readZstdRange(file: string, start: number, end: number): Buffer {
-  const out: Buffer[] = [];
-  const want = Math.min(end, MAX_TEXT) - start;
-  let got = 0;
+/**
+ * The text [start, end) of a compressed log handed to `sink` a piece at a
+ * time (a fork's verbatim seed, written as it is decoded); throws when the
+ * file no longer holds it. Decodes from the last frame noted before `start`.
+ */
+export function zstdText(file: string, start: number, end: number, sink: (text: Uint8Array) => void): void {
+  let got = start;
   seekRun(file, start, (t) => {
-    const take = Math.min(t.length, want - got);
-    if (take > 0) out.push(Buffer.from(t.subarray(0, take)));
+    const take = Math.min(t.length, end - got);
+    if (take > 0) sink(t.subarray(0, take));
     got += take;
-    return got < want;
+    return got < end;
   });
-  const text = Buffer.concat(out);
-  if (text.length !== end - start && end !== Infinity) throw new Error(`${file}: the compressed log no longer holds decoded bytes ${start}-${end}`);
-  return text;
+  if (got < end) throw new Error(`${file}: the compressed log no longer holds decoded bytes ${start}-${end}`);
 }
 
-/** The decoded text length of a compressed log (a live child's consumed bytes), up to MAX_TEXT: decoded from the last frame noted. */
+/** The whole text of a small compressed log (tests), at most MAX_TEXT. */
+export function readZstdText(file: string): Buffer {
+  const out: Buffer[] = [];
+  let n = 0;
+  seekRun(file, 0, (t) => {
+    out.push(Buffer.from(t));
+    return (n += t.length) < MAX_TEXT;
+  });
+  return Buffer.concat(out);
+}
+
+/** The decoded text length of a compressed log (a live child's consumed bytes), up to its textBound: decoded from the last frame noted. */
 export function zstdTextLength(file: string): number {
-  const { stream, base } = seekRun(file, MAX_TEXT, () => false);
-  return Math.min(base + stream.decoded, MAX_TEXT);
+  const bound = textBound(fs.statSync(file).size);
+  const { stream, base } = seekRun(file, bound, () => false);
+  return Math.min(base + stream.decoded, bound);
 }
 
 /** The text offset just after the first newline in [at - 1, end) of a compressed log (the start of the first whole line from `at`), or -1. */

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readZstdRange } from '../../src/storage/zstd-log.js';
+import { readZstdText } from '../../src/storage/zstd-log.js';
 import { hasZstd, zstdFrames } from '../support/real-roots.js';
 import { logV3toV4 } from '../support/v3-to-v4.js';
 import { keys, killAllPtys, press, settled, spawnPty } from './pty-harness.js';
@@ -59,7 +59,7 @@ describe('a compressed v4 harness root in a terminal', () => {
     await s.waitFor('4 sessions');
     const file = path.join(root, '--dsh-workspace--', childId, 'session.v4.jsonl.zstd');
     expect(fs.existsSync(file)).toBe(true);
-    const lines = readZstdRange(file, 0, Infinity).toString('utf8').split('\n').slice(0, -1);
+    const lines = readZstdText(file).toString('utf8').split('\n').slice(0, -1);
     expect(JSON.parse(lines[0])).toMatchObject({ type: 'session', version: 4, id: childId, parentSession: 'preview-showcase', isSeeded: true, delegationDepth: 0 });
     expect(lines).toHaveLength(1 + 7 + 1);
     expect(JSON.parse(lines[8])).toMatchObject({ type: 'session/end-seed', seq: 7, data: { inherited: true } });

@@ -5,12 +5,13 @@
 // never decoded on disk) and from hand-made frames (RFC 8878: RLE blocks, a
 // header claiming a huge size, a huge window, a size that lies).
 import { execSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DIAGNOSTICS } from '../../src/storage/log-reader.js';
-import { MAX_TEXT, readZstdLog } from '../../src/storage/zstd-log.js';
-import { initDecoder, MAX_WINDOW, useWasmDecoder } from '../../src/storage/zstd-frames.js';
+import { MAX_RATIO, MAX_TEXT, readZstdLog, setTextFloor, textBound } from '../../src/storage/zstd-log.js';
+import { encodeStoredFrame, initDecoder, MAX_WINDOW, useWasmDecoder } from '../../src/storage/zstd-frames.js';
 import { hasZstd } from '../support/real-roots.js';
 import { killAllPtys, spawnPty } from '../e2e/pty-harness.js';
 import { cleanupTmp, tmpDir } from '../support/fixtures.js';
@@ -198,6 +199,39 @@ describe('the limit on decoded text', () => {
     expect(r.reader.facts.events).toBeLessThan(3 + 20_000);
     expect(r.pending).toBe(0);
     expect(MAX_TEXT).toBe(GiB); // the bound a plain log's longest line has
+  });
+});
+
+describe('the bound on decoded text grows with the size on disk', () => {
+  it('a log under MAX_RATIO times its size reads whole past the floor; one over it is cut there with ZSTD_TOO_LARGE', () => {
+    if (!hasZstd) return;
+    setTextFloor(64 * 1024); // as if MAX_TEXT were 64 KiB: no gigabyte of text in a test
+    try {
+      const dir = tmpDir('dsh-bombs-ratio-');
+      // hashes barely compress: ~300 KB of text in stored frames, under 64 times its size
+      const lines = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ type: 'model/message', seq: i + 3, time: 1700000000004, data: { content: [{ type: 'text', text: createHash('sha256').update(String(i)).digest('hex') }] } }) + '\n');
+      const plainish = path.join(dir, 'a', 'session.jsonl.zstd');
+      fs.mkdirSync(path.dirname(plainish));
+      fs.writeFileSync(plainish, Buffer.concat([rawFrame(header('ok') + turn), encodeStoredFrame(Buffer.from(lines.join('')))]));
+      const r = readZstdLog(plainish, false);
+      expect(r.reader.diagnostics).toEqual([]);
+      expect(r.reader.facts.events).toBe(2003);
+      // nearly the same line again and again: the zstd tool makes 6 MB of it ~180 times smaller
+      const same = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ type: 'model/message', seq: i + 3, time: 1700000000004, data: { content: [{ type: 'text', text: 'x'.repeat(200) }] } }) + '\n').join('');
+      const squeezed = path.join(dir, 'b', 'session.jsonl.zstd');
+      fs.mkdirSync(path.dirname(squeezed));
+      fs.writeFileSync(squeezed, Buffer.concat([rawFrame(header('sq') + turn), execSync('zstd -q -3 -c', { input: same })]));
+      const size = fs.statSync(squeezed).size;
+      expect(same.length).toBeGreaterThan(size * MAX_RATIO * 1.5);
+      expect(size * MAX_RATIO).toBeGreaterThan(10 * 64 * 1024); // the bound is the ratio's, not the floor's
+      const cut = readZstdLog(squeezed, false);
+      expect(cut.reader.diagnostics.map((d) => d.code)).toContain('ZSTD_TOO_LARGE');
+      expect(cut.reader.diagnostics.find((d) => d.code === 'ZSTD_TOO_LARGE')!.message).toMatch(new RegExp(`^decodes to more than ${textBound(size)} bytes: the rest is not read .*read to ${MAX_RATIO} times its size on disk`));
+      expect(cut.reader.consumed).toBeLessThanOrEqual(size * MAX_RATIO);
+      expect(cut.reader.consumed).toBeGreaterThan(size * MAX_RATIO - 1024);
+    } finally {
+      setTextFloor(MAX_TEXT);
+    }
   });
 });
 

@@ -10,7 +10,7 @@ import { buildTurnTree } from '../../src/session/replay.js';
 import { followRoot } from '../../src/storage/follow.js';
 import { allDiagnostics, loadRootSync, olderGenerations } from '../../src/storage/load-root.js';
 import { resumeVerdict } from '../../src/storage/resume.js';
-import { readZstdRange } from '../../src/storage/zstd-log.js';
+import { readZstdText } from '../../src/storage/zstd-log.js';
 import { cleanupTmp, copyDir, REPO, tmpDir } from '../support/fixtures.js';
 import { hasZstd, zstdFrames } from '../support/real-roots.js';
 import { until } from '../support/until-store.js';
@@ -38,7 +38,7 @@ function rootOf(variant: Variant): string {
   return root;
 }
 
-const textOf = (file: string): string => (file.endsWith('.zstd') ? readZstdRange(file, 0, Infinity).toString('utf8') : fs.readFileSync(file, 'utf8'));
+const textOf = (file: string): string => (file.endsWith('.zstd') ? readZstdText(file).toString('utf8') : fs.readFileSync(file, 'utf8'));
 const linesOf = (file: string): string[] => textOf(file).split('\n').slice(0, -1);
 
 const VARIANTS: Variant[] = ['v2', 'v3', 'v4', ...(hasZstd ? (['v4-zstd'] as Variant[]) : [])];

@@ -12,6 +12,7 @@ import { allDiagnostics, loadRootSync } from '../../src/storage/load-root.js';
 import { readLog } from '../../src/storage/session-file.js';
 import { encodeStoredFrame, initDecoder, scanFrames, useWasmDecoder, wasmDecoderReady, xxh64 } from '../../src/storage/zstd-frames.js';
 import { decodedText, decodeZstdLog } from '../../src/storage/zstd-stream.js';
+import { setSeekStep } from '../../src/storage/zstd-seek.js';
 import { cleanupTmp, evs, forkError, hdr, listTree, logText, REAL_DIR, tmpDir, turnRows } from '../support/fixtures.js';
 import { hasZstd, realRoot, zstdFrames } from '../support/real-roots.js';
 
@@ -22,7 +23,7 @@ afterEach(() => {
   cleanupTmp();
 });
 
-const zstdTool = (args: string[], input?: Buffer | string): Buffer => execFileSync('zstd', args, input === undefined ? {} : { input });
+const zstdTool = (args: string[], input?: Buffer | string): Buffer => execFileSync('zstd', args, { maxBuffer: 64 << 20, ...(input === undefined ? {} : { input }) });
 const frame = (text: string): Buffer => zstdTool(['-q', '--check', '-c'], text);
 const H = hdr('z', { cwd: '/a', delegationDepth: 0 });
 const T1 = evs(...turnRows(1));
@@ -162,6 +163,40 @@ describe.skipIf(!hasZstd)('reading compressed logs', () => {
     expect(live.length).toBe(14);
     expect(live.facts.turns).toBe(2);
     expect(live.events).toEqual(loadRootSync(root).store.get(file)!.events);
+  });
+  it('the child of a large compressed parent is written as it is decoded: frames of whole lines, its text the parent’s prefix byte for byte', () => {
+    // ~3.5 MB of text in 60 frames, every frame noted (a seed's read starts mid-file)
+    setSeekStep(1);
+    try {
+      const root = tmpDir();
+      const turns = Array.from({ length: 60 }, (_, t) => evs(...turnRows(t + 1, { kind: 'completed' }, `prompt ${t + 1} ${'y'.repeat(60_000)}`)));
+      const all = turns.flat().map((e, seq) => ({ ...e, seq }));
+      const batches: string[] = [];
+      for (let t = 0, at = 0; t < turns.length; at += turns[t].length, t++) batches.push(lines(all.slice(at, at + turns[t].length)));
+      const file = compressedSession(root, batches);
+      const idx = loadRootSync(root);
+      const parent = idx.store.get(file)!;
+      const cut = all.findLastIndex((e) => e.type === 'turn/end' && e.seq < all.length - 100);
+      const c = idx.store.fork({ source: parent, boundary: cut, sessionId: 'big-kid' });
+      const parentText = zstdTool(['-q', '-dc', file]).toString('utf8');
+      const prefix = parentText.slice(parentText.indexOf('\n') + 1).split('\n').slice(0, cut + 1).join('\n') + '\n';
+      const childBytes = fs.readFileSync(c.file!);
+      const text = zstdTool(['-q', '-dc', c.file!]).toString('utf8');
+      const body = text.slice(text.indexOf('\n') + 1);
+      expect(body.slice(0, prefix.length)).toBe(prefix);
+      expect(JSON.parse(body.slice(prefix.length))).toMatchObject({ type: 'session/end-seed', seq: cut + 1 });
+      // the header alone, then frames of whole lines, none far over 1 MB of text
+      const { frames } = scanFrames(childBytes);
+      expect(frames.length).toBeGreaterThan(3);
+      for (const f of frames) {
+        const t = zstdTool(['-q', '-dc'], childBytes.subarray(f.start, f.end));
+        expect(t[t.length - 1]).toBe(10);
+        expect(t.length).toBeLessThan(1.2 * 1024 * 1024);
+      }
+      expect(loadRootSync(root).store.get(c.file!)!.events.slice(0, cut + 1)).toEqual(parent.events.slice(0, cut + 1));
+    } finally {
+      setSeekStep(1024 * 1024);
+    }
   });
 });
 
