@@ -9,7 +9,7 @@ import { feedFd, readLog } from './session-file.js';
 import { errorText, openRegular } from './open-file.js';
 import { watchRoot, type FileChange, type RootWatcher } from './watcher.js';
 import type { EarlyWatches } from './early-watches.js';
-import { isCompressedLog } from './zstd-log.js';
+import { feedAppendedZstd, isCompressedLog } from './zstd-log.js';
 
 export interface FollowOptions {
   /** a human message for the status line (mode changes, replaced files) */
@@ -105,8 +105,18 @@ export function applyChange(index: RootIndex, c: FileChange, status: (m: string)
         indexFileSafe(index, c.file);
         return;
       }
+      if (known.log instanceof LogReader && isCompressedLog(c.file)) {
+        // a compressed log's new frames, decoded from where its last read ended
+        const fed = feedAppendedZstd(c.file, known.log);
+        if (fed) {
+          index.store.touch(known);
+          index.files.set(c.file, fileEntry(fed.result.stat, fed.result.pending));
+          return;
+        }
+      }
       if (!(known.log instanceof LogReader) || isCompressedLog(c.file)) {
-        // a session this process wrote, or a compressed one (a new frame: offsets are in the decoded text): re-read it in place
+        // a session this process wrote, or a compressed one whose last read did not end where the new frames start
+        // (a torn frame, written again; offsets are in the decoded text): re-read it in place
         const r = readLog(c.file, known.isLoaded);
         known.resetLog(r.reader, known.isLoaded);
         index.store.touch(known);

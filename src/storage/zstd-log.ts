@@ -11,7 +11,7 @@ import { openRegular } from './open-file.js';
 import type { ReadJob, ReadResult } from './session-file.js';
 import { fdSource, initDecoder, wasmDecoderReady } from './zstd-frames.js';
 import { ZstdTextStream } from './zstd-stream.js';
-import { frameMapOf } from './zstd-seek.js';
+import { frameMapOf, type FrameMap } from './zstd-seek.js';
 
 export const isCompressedLog = (file: string): boolean => file.endsWith('.zstd');
 
@@ -120,10 +120,10 @@ function openSource(file: string): { fd: number; st: fs.Stats; src: ReturnType<t
  * `from` (zstd-seek.ts) and passes over the text before it, noting frames
  * as it goes. `fresh`: a read from the start, which notes the map again.
  */
-function seekStream(file: string, from: number, sink: (t: Uint8Array) => boolean, fresh = false): { fd: number; st: fs.Stats; stream: ZstdTextStream; base: number } {
+function seekStream(file: string, from: number, sink: (t: Uint8Array) => boolean, fresh = false, start?: { at: number; text: number }): { fd: number; st: fs.Stats; stream: ZstdTextStream; base: number; map: FrameMap } {
   const { fd, st, src } = openSource(file);
   const map = frameMapOf(file, st, fresh);
-  const place = map.before(from);
+  const place = start ?? map.before(from);
   let pos = place.text;
   const stream = new ZstdTextStream(
     src,
@@ -135,7 +135,7 @@ function seekStream(file: string, from: number, sink: (t: Uint8Array) => boolean
     },
     { from: place.at, onFrame: (start, decoded) => map.note(start, place.text + decoded) },
   );
-  return { fd, st, stream, base: place.text };
+  return { fd, st, stream, base: place.text, map };
 }
 
 /**
@@ -165,10 +165,10 @@ export function startZstdRangeRead(file: string, reader: LogReader, from: number
  * the text, where a cut at `maxText` (default: textBound of the file's
  * size) is ZSTD_TOO_LARGE.
  */
-function zstdJob(file: string, reader: LogReader, from: number, limit: number | undefined, maxText?: number): ReadJob {
+function zstdJob(file: string, reader: LogReader, from: number, limit: number | undefined, maxText?: number, start?: { at: number; text: number }): ReadJob {
   // (the sink runs only in step(), once the feed is made from the size of the file as opened)
   let feed!: LineFeed;
-  const { fd, st, stream } = seekStream(file, from, (t) => feed.push(t), from === 0);
+  const { fd, st, stream, base, map } = seekStream(file, from, (t) => feed.push(t), from === 0, start);
   const bound = maxText ?? textBound(st.size);
   const whole = limit === undefined;
   const end = Math.min(limit ?? Infinity, bound);
@@ -181,6 +181,8 @@ function zstdJob(file: string, reader: LogReader, from: number, limit: number | 
   };
   const finish = () => {
     close();
+    // read to the file's end, its last frame complete: an append is decoded from here (feedAppendedZstd)
+    if (stream.error === undefined && !stream.stopped && stream.tornBytes === 0) map.ended(st.size, base + stream.decoded);
     const here = `compressed byte ${stream.position}`;
     if (stream.error !== undefined) {
       reader.addDiagnostic({ file, severity: 'error', code: 'ZSTD_CORRUPT', message: `${stream.error}: the records before it are shown` });
@@ -213,6 +215,26 @@ function zstdJob(file: string, reader: LogReader, from: number, limit: number | 
     drain: () => reader.takeEvents(),
     drainRetained: () => reader.takeRetained(),
   };
+}
+
+/**
+ * Feeds `reader` (a compressed log's, read to the file's end before) the
+ * frames appended since, decoded from where that read ended: a result like
+ * feedAppended's (the text consumed, stat and pending), or undefined when the
+ * reader does not stand there (that read ended in a torn frame, which the
+ * harness writes again; the file is another; the reader gave up or skips
+ * a line): the log is then read again whole.
+ */
+export function feedAppendedZstd(file: string, reader: LogReader): { consumed: number; result: ReadResult } | undefined {
+  const st = fs.statSync(file);
+  const end = frameMapOf(file, st).end;
+  if (!end || end.text !== reader.consumed || reader.skipFrom !== undefined || reader.gaveUp || st.size < end.at) return undefined;
+  const before = reader.consumed;
+  const job = zstdJob(file, reader, end.text, undefined, undefined, end);
+  while (!job.step()) {
+    /* no pause: the frames of an append */
+  }
+  return { consumed: reader.consumed - before, result: job.result() };
 }
 
 export function readZstdLog(file: string, retain: boolean | LogReaderOptions, limit?: number, opts?: { maxText?: number }): ReadResult {

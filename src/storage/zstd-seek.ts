@@ -24,6 +24,12 @@ export class FrameMap {
   /** the file offsets of noted frame starts, and the text offsets they start at, both ascending */
   private readonly at: number[] = [0];
   private readonly text: number[] = [0];
+  /**
+   * where the last read that ran to the file's end stopped: its end, and its
+   * text's (undefined when it ended in a torn frame, whose text the harness
+   * drops and writes again): the next append is decoded from there
+   */
+  end?: { at: number; text: number };
 
   constructor(
     readonly file: string,
@@ -38,6 +44,11 @@ export class FrameMap {
     this.at.push(at);
     this.text.push(text);
     if (n === 1) keep(this);
+  }
+
+  /** The file's end was read: `at` bytes, ending text offset `text` (kept with the map: a small log's, never kept, is read again whole). */
+  ended(at: number, text: number): void {
+    this.end = { at, text };
   }
 
   /** The last noted place at or before text offset `offset`. */

@@ -164,6 +164,47 @@ describe.skipIf(!hasZstd)('reading compressed logs', () => {
     expect(live.facts.turns).toBe(2);
     expect(live.events).toEqual(loadRootSync(root).store.get(file)!.events);
   });
+  it('follows a large compressed session by decoding only its new frames; a torn frame written again is read again whole', () => {
+    setSeekStep(1); // every log's map kept, as a large one's is
+    try {
+      const root = tmpDir();
+      const file = compressedSession(root, [lines(T1)]);
+      const idx = loadRootSync(root);
+      const s = idx.store.get(file)!;
+      const reader = s.log;
+      follower = followRoot(idx, { forcePolling: true, pollIntervalMs: 1_000_000 });
+      const grown = () => {
+        const st = fs.statSync(file);
+        follower!.apply([{ kind: 'grown', file, size: st.size, ino: st.ino, mtimeMs: st.mtimeMs }]);
+      };
+      const fresh = () => loadRootSync(root).store.get(file)!;
+      fs.appendFileSync(file, frame(lines(T2)));
+      grown();
+      expect(s.log).toBe(reader); // fed, not read again
+      expect(s.length).toBe(14);
+      expect(s.facts).toEqual(fresh().facts);
+      // a torn frame (an append in progress): the log is read again, and again once the harness writes it over
+      const T3 = evs(...turnRows(1), ...turnRows(2), ...turnRows(3)).slice(14);
+      const whole = frame(lines(T3));
+      const size = fs.statSync(file).size;
+      fs.appendFileSync(file, whole.subarray(0, whole.length - 6));
+      grown();
+      fs.truncateSync(file, size);
+      fs.appendFileSync(file, whole);
+      grown();
+      expect(s.length).toBe(21);
+      expect(s.facts).toEqual(fresh().facts);
+      const after = s.log;
+      fs.appendFileSync(file, frame(lines(evs(...turnRows(4)).map((e, i) => ({ ...e, seq: 21 + i })))));
+      grown();
+      expect(s.log).toBe(after); // fed again
+      expect(s.length).toBe(28);
+      expect(s.facts).toEqual(fresh().facts);
+    } finally {
+      setSeekStep(1024 * 1024);
+    }
+  });
+
   it('the child of a large compressed parent is written as it is decoded: frames of whole lines, its text the parent’s prefix byte for byte', () => {
     // ~3.5 MB of text in 60 frames, every frame noted (a seed's read starts mid-file)
     setSeekStep(1);
