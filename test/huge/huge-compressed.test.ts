@@ -16,10 +16,9 @@ import { runBounded } from '../support/bounded-run.js';
 import { cleanupTmp, tmpDir } from '../support/fixtures.js';
 import { hasZstd } from '../support/real-roots.js';
 import { BIN } from '../support/run-cli.js';
+import { BOUND, boundedFork, MB } from './bounded-fork.js';
 import { rc8ProjectFolder } from '../../src/storage/layout.js';
 
-const BOUND = 300 * 2 ** 20;
-const MB = (n: number) => `${Math.round(n / 2 ** 20)} MB`;
 const FRAME_TEXT = 256 * 1024;
 
 let plain: string;
@@ -98,11 +97,7 @@ describe.skipIf(!hasZstd)('a 200 MB compressed session', () => {
   it('a fork mid-log streams its seed: under the bound, its text the parent’s prefix byte for byte, the parent untouched', async () => {
     const parent = log;
     const before = fs.statSync(parent);
-    const r = await runBounded(['fork', '--session', 'huge', '--at', String(huge.mid.seq), '--id', 'huge-kid', '--dir', root, '--no-cache', '--json'], { killAt: 2 * BOUND, timeoutMs: 300_000 });
-    expect(r.killed, `killed at ${MB(r.peak)}`).toBe(false);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.peak, `peak ${MB(r.peak)}`).toBeLessThanOrEqual(BOUND);
-    const child = JSON.parse(r.stdout).child;
+    const child = await boundedFork(root, 'huge', huge.mid.seq, 'huge-kid');
     expect(child.file).toBe(path.join(path.dirname(path.dirname(log)), 'huge-kid', 'session.jsonl.zstd'));
     // the parent's text after its header line up to the cut, against the child's after its own (decoded by the zstd tool)
     const headerEnd = (() => {
