@@ -118,7 +118,8 @@ function openSource(file: string): { fd: number; st: fs.Stats; src: ReturnType<t
  * The text of `file` from offset `from` on, handed to `sink` (false stops
  * it) a piece at a time: decoding starts at the last frame noted before
  * `from` (zstd-seek.ts) and passes over the text before it, noting frames
- * as it goes. `fresh`: a read from the start, which notes the map again.
+ * as it goes. `fresh`: the file may be another (a log read on load, or read
+ * again by the follower): its map is noted again from nothing.
  */
 function seekStream(file: string, from: number, sink: (t: Uint8Array) => boolean, fresh = false, start?: { at: number; text: number }): { fd: number; st: fs.Stats; stream: ZstdTextStream; base: number; map: FrameMap } {
   const { fd, st, src } = openSource(file);
@@ -141,14 +142,17 @@ function seekStream(file: string, from: number, sink: (t: Uint8Array) => boolean
 /**
  * readZstdLog in steps: step(pause) decodes until done (true) or until
  * pause() asks to stop between two pieces of text (false: call again).
+ * A read of a log known before (its events loaded, exported, searched)
+ * keeps its frame map, so the turns read meanwhile still start near them;
+ * `fresh` (readZstdLog: a log's facts, on load or read again) notes it anew.
  */
 export function startReadZstdLog(
   file: string,
   retain: boolean | LogReaderOptions,
   limit?: number,
-  { maxText }: { maxText?: number } = {},
+  { maxText, fresh = false }: { maxText?: number; fresh?: boolean } = {},
 ): ReadJob {
-  return zstdJob(file, new LogReader(file, typeof retain === 'boolean' ? { retain } : retain), 0, limit, maxText);
+  return zstdJob(file, new LogReader(file, typeof retain === 'boolean' ? { retain } : retain), 0, limit, { maxText, fresh });
 }
 
 /**
@@ -157,7 +161,7 @@ export function startReadZstdLog(
  * the tail, again (session-file.ts startRangeRead).
  */
 export function startZstdRangeRead(file: string, reader: LogReader, from: number, to: number): ReadJob {
-  return zstdJob(file, reader, from, to);
+  return zstdJob(file, reader, from, to, {});
 }
 
 /**
@@ -165,10 +169,10 @@ export function startZstdRangeRead(file: string, reader: LogReader, from: number
  * the text, where a cut at `maxText` (default: textBound of the file's
  * size) is ZSTD_TOO_LARGE.
  */
-function zstdJob(file: string, reader: LogReader, from: number, limit: number | undefined, maxText?: number, start?: { at: number; text: number }): ReadJob {
+function zstdJob(file: string, reader: LogReader, from: number, limit: number | undefined, { maxText, fresh = false, start }: { maxText?: number; fresh?: boolean; start?: { at: number; text: number } }): ReadJob {
   // (the sink runs only in step(), once the feed is made from the size of the file as opened)
   let feed!: LineFeed;
-  const { fd, st, stream, base, map } = seekStream(file, from, (t) => feed.push(t), from === 0, start);
+  const { fd, st, stream, base, map } = seekStream(file, from, (t) => feed.push(t), fresh, start);
   const bound = maxText ?? textBound(st.size);
   const whole = limit === undefined;
   const end = Math.min(limit ?? Infinity, bound);
@@ -230,15 +234,16 @@ export function feedAppendedZstd(file: string, reader: LogReader): { consumed: n
   const end = frameMapOf(file, st).end;
   if (!end || end.text !== reader.consumed || reader.skipFrom !== undefined || reader.gaveUp || st.size < end.at) return undefined;
   const before = reader.consumed;
-  const job = zstdJob(file, reader, end.text, undefined, undefined, end);
+  const job = zstdJob(file, reader, end.text, undefined, { start: end });
   while (!job.step()) {
     /* no pause: the frames of an append */
   }
   return { consumed: reader.consumed - before, result: job.result() };
 }
 
+/** A compressed log's facts (or events), read whole at once: on load, or read again by the follower (its frame map noted anew). */
 export function readZstdLog(file: string, retain: boolean | LogReaderOptions, limit?: number, opts?: { maxText?: number }): ReadResult {
-  const r = startReadZstdLog(file, retain, limit, opts);
+  const r = startReadZstdLog(file, retain, limit, { ...opts, fresh: true });
   while (!r.step()) {
     /* no pause: runs to the end */
   }

@@ -79,8 +79,9 @@ function keep(m: FrameMap): void {
 
 /**
  * The map of `file` as opened (`st`): the one noted before when it is the
- * same file (inode), else a new one. `fresh`: a read from the file's start,
- * which notes every place again (the file may have been rewritten in place).
+ * same file (inode), else a new one. `fresh`: a read of a log that may have
+ * been rewritten in place (on load, or read again by the follower), which
+ * notes every place again.
  */
 export function frameMapOf(file: string, st: fs.Stats, fresh = false): FrameMap {
   const m = maps.get(file);

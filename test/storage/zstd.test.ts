@@ -9,10 +9,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { followRoot, type Follower } from '../../src/storage/follow.js';
 import { allDiagnostics, loadRootSync } from '../../src/storage/load-root.js';
-import { readLog } from '../../src/storage/session-file.js';
+import { readLog, startReadLog } from '../../src/storage/session-file.js';
 import { encodeStoredFrame, initDecoder, scanFrames, useWasmDecoder, wasmDecoderReady, xxh64 } from '../../src/storage/zstd-frames.js';
 import { decodedText, decodeZstdLog } from '../../src/storage/zstd-stream.js';
-import { setSeekStep } from '../../src/storage/zstd-seek.js';
+import { frameMapOf, setSeekStep } from '../../src/storage/zstd-seek.js';
 import { cleanupTmp, evs, forkError, hdr, listTree, logText, REAL_DIR, tmpDir, turnRows } from '../support/fixtures.js';
 import { hasZstd, realRoot, zstdFrames } from '../support/real-roots.js';
 
@@ -200,6 +200,28 @@ describe.skipIf(!hasZstd)('reading compressed logs', () => {
       expect(s.log).toBe(after); // fed again
       expect(s.length).toBe(28);
       expect(s.facts).toEqual(fresh().facts);
+    } finally {
+      setSeekStep(1024 * 1024);
+    }
+  });
+
+  it('a whole read of a log known before (its export, its history, a search) keeps its frame map: a turn read meanwhile starts near it', () => {
+    setSeekStep(1);
+    try {
+      const root = tmpDir();
+      const file = compressedSession(root, Array.from({ length: 30 }, (_, t) => lines(evs(...turnRows(t + 1)).map((e, i) => ({ ...e, seq: t * 7 + i })))));
+      loadRootSync(root); // the facts read: the map noted anew
+      const places = frameMapOf(file, fs.statSync(file)).places;
+      expect(places).toBeGreaterThan(30);
+      const read = startReadLog(file, true); // the events from the start, in steps (an export)
+      try {
+        read.step(() => true);
+        expect(frameMapOf(file, fs.statSync(file)).places).toBe(places);
+      } finally {
+        read.close();
+      }
+      readLog(file, false); // the follower's read again: noted anew, the same places
+      expect(frameMapOf(file, fs.statSync(file)).places).toBe(places);
     } finally {
       setSeekStep(1024 * 1024);
     }
