@@ -837,6 +837,27 @@ class SessionBuilder {
     this.turnEnd(turn, reason === 'max-tokens' ? `{"kind":"max-tokens"}` : `{"kind":"completed"}`);
   }
 
+  /**
+   * One turn of tool rounds (a step each) for as long as `more()` says, its
+   * lines handed to `flush` a step at a time (never held whole): an agent
+   * left running on one task. Closed completed unless `open`.
+   */
+  longTurn(more: () => boolean, flush: () => void, open: boolean): void {
+    const turn = ++this.turn;
+    const r = this.r;
+    this.turnPrelude(turn, this.c.prompt());
+    for (let step = 1; more(); step++) {
+      if (step > 1) this.stepStart(turn, step);
+      const calls: Call[] = [this.makeCall()];
+      this.modelOutput(turn, step, { reasoning: r.chance(0.85) ? this.c.reasoning(this.spec.deltaScale) : undefined, calls, finish: 'tool-calls' });
+      this.runTools(turn, step, calls);
+      this.ev('step/end', `{"turn":${turn},"step":${step}}`);
+      flush();
+    }
+    if (!open) this.turnEnd(turn, `{"kind":"completed"}`);
+    flush();
+  }
+
   /** A completed turn of exactly `n` (>= 10) events: one step with n-10 text deltas (v0 only). */
   exactTurn(n: number): void {
     const turn = ++this.turn;
@@ -1114,9 +1135,10 @@ export interface HugeSessionInfo {
  * One v0 session of at least `bytes` bytes, written turn by turn (only one
  * turn is ever held): regular turns of preset A with each tool output ~`toolOutputBytes`
  * (issue 23's "big session with each tool result padded"). For the huge-session
- * bench and memory tests; the file is new (exclusive create).
+ * bench and memory tests; the file is new (exclusive create). `oneTurn`: two
+ * small turns, then one turn of all the rest (`mid` is the boundary before it).
  */
-export function writeHugeSession(file: string, bytes: number, opts: { seed?: number; toolOutputBytes?: number; id?: string } = {}): HugeSessionInfo {
+export function writeHugeSession(file: string, bytes: number, opts: { seed?: number; toolOutputBytes?: number; id?: string; oneTurn?: 'closed' | 'open' } = {}): HugeSessionInfo {
   const spec: CorpusSpec = { ...PRESETS.A, name: 'huge', seed: opts.seed ?? 0x9e7, toolOutputBytes: opts.toolOutputBytes ?? 60_000 };
   const r = new Rng(spec.seed);
   const c = new Content(r);
@@ -1132,6 +1154,23 @@ export function writeHugeSession(file: string, bytes: number, opts: { seed?: num
   };
   try {
     put(headerLine(s) + '\n');
+    if (opts.oneTurn) {
+      // two small turns, then one turn (closed or still running) that fills the rest
+      for (let k = 0; k < 2; k++) {
+        b.turnOnce('completed', false);
+        put(b.lines.join('\n') + '\n');
+        b.lines = [];
+      }
+      mid = { seq: b.seq - 1, end: written };
+      b.longTurn(
+        () => written < bytes,
+        () => {
+          if (b.lines.length) put(b.lines.join('\n') + '\n');
+          b.lines = [];
+        },
+        opts.oneTurn === 'open',
+      );
+    }
     while (written < bytes) {
       b.turnOnce(r.chance(0.95) ? 'completed' : pickReason(r), false);
       put(b.lines.join('\n') + '\n');

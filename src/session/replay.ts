@@ -85,10 +85,26 @@ function summarizeUnbounded(e: SessionEvent): string {
   return parts.join(' ');
 }
 
-/** Builds the turn tree. Iterative, O(n); every event lands in exactly one node. */
-export function buildTurnTree(events: readonly SessionEvent[]): TreeNode[] {
+/** The call id of a tool/call or tool/result, as the tree pairs them. */
+export function callIdOf(e: SessionEvent): string {
+  const d = e.data ?? {};
+  return textOf(e.type === 'tool/call' ? (d.callId ?? '') : (d.callId ?? (messageOf(e) && (messageOf(e) as any).source?.callId) ?? ''));
+}
+
+/**
+ * Builds the turn tree. Iterative, O(n); every event lands in exactly one node.
+ * `within`: the events start inside turn `within`, at a step/start (a piece of
+ * a huge turn, turn-index.ts): the first node is then that turn's rest (its
+ * children from there, how it ended), with the first event's seq.
+ */
+export function buildTurnTree(events: readonly SessionEvent[], within?: number): TreeNode[] {
   const top: TreeNode[] = [];
   let turn: Extract<TreeNode, { kind: 'turn' }> | undefined;
+  if (within !== undefined) {
+    const seq = events.length ? events[0].seq : 0;
+    turn = { kind: 'turn', seq, lastSeq: seq, turn: within, open: true, children: [] };
+    top.push(turn);
+  }
   let step: Extract<TreeNode, { kind: 'step' }> | undefined;
   let chunks: Extract<TreeNode, { kind: 'chunks' }> | undefined;
   const calls = new Map<string, Extract<TreeNode, { kind: 'tool' }>>();
@@ -157,7 +173,7 @@ export function buildTurnTree(events: readonly SessionEvent[]): TreeNode[] {
           kind: 'tool',
           seq: e.seq,
           lastSeq: e.seq,
-          callId: textOf(d.callId ?? ''),
+          callId: callIdOf(e),
           name: textOf(d.name ?? '?'),
           arguments: textOf(d.arguments ?? null),
         };
@@ -167,7 +183,7 @@ export function buildTurnTree(events: readonly SessionEvent[]): TreeNode[] {
         continue;
       }
       case 'tool/result': {
-        const callId = textOf(d.callId ?? (messageOf(e) && (messageOf(e) as any).source?.callId) ?? '');
+        const callId = callIdOf(e);
         const call = calls.get(callId);
         const r = toolResultText(e);
         if (call && !call.result) {

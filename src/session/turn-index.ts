@@ -7,10 +7,17 @@
 // when a row needs them, and kept in a cache with a byte budget. What a turn's
 // row shows (its usage, the time of its last event) is kept with it. Pure: the
 // read of a byte range is passed in (storage/indexed-turns.ts).
+//
+// A huge turn (an agent left running for hours: hundreds of MB) is cut into
+// pieces of ~PIECE_BYTES at its step/starts, so that neither the pass nor a
+// read of its rows ever holds it whole: its node keeps its steps (their
+// children on disk, each read with its piece). A cut is only made where no
+// tool call of the turn waits for its result, the one state of the tree that
+// crosses a step/start (a result pairs with a call of its turn).
 import type { SessionEvent } from './events.js';
 import { safeStringify } from './json-safe.js';
-import { buildTurnTree, type ParentNode, type TreeNode } from './replay.js';
-import { usageOfSeqs, type TokenUsage } from './usage.js';
+import { buildTurnTree, callIdOf, type ParentNode, type TreeNode } from './replay.js';
+import { addUsage, usageOfSeqs, type TokenUsage } from './usage.js';
 
 /** One segment of the log: where to read it again, and its top-level nodes. */
 export interface IndexedSegment {
@@ -24,6 +31,8 @@ export interface IndexedSegment {
   readonly nextSeq: number;
   /** its events */
   readonly count: number;
+  /** set when it starts inside a turn (at a step/start: a piece of a huge turn); the turn's number */
+  readonly within?: number;
 }
 
 /** What a turn's row shows that is not in its node: the usage of its events and the time of its last one. */
@@ -59,7 +68,7 @@ export class SegmentCache {
       return body;
     }
     const events = read();
-    body = { events, nodes: buildTurnTree(events) };
+    body = { events, nodes: buildTurnTree(events, seg.within) };
     this.map.set(seg, body);
     this.bytes += seg.to - seg.from;
     for (const [old] of this.map) {
@@ -91,6 +100,16 @@ const UNREAD: ParentNode = { kind: 'step', seq: -1, lastSeq: -1, turn: 0, step: 
 const KEEP_TEXT = 4096;
 
 /**
+ * A turn longer than this is cut into pieces at its step/starts: a third of
+ * the segment cache, so that expanding it reads a piece at a time. Set lower
+ * by tests (setPieceBytes) so that random logs are cut everywhere they can be.
+ */
+let pieceBytes = 4 * 1024 * 1024;
+export const setPieceBytes = (bytes: number): void => {
+  pieceBytes = bytes;
+};
+
+/**
  * The index itself: the segments in order, the top-level nodes of all of
  * them (the tree the rows are built from; parents read their children on
  * demand) and each turn's facts.
@@ -112,6 +131,9 @@ export class TurnIndex {
     this.tree = from ? from.tree.slice(0, from.treeLengthBefore(keep)) : [];
     this.events = from ? from.events - from.segments[keep].count : 0;
     this.starts = from ? from.starts.slice(0, keep) : [];
+    // the segment read again is a piece of the last turn: that turn without it (a new node: the old index still shows the old one)
+    const last = this.tree.length - 1;
+    if (from && from.segments[keep].within !== undefined) this.tree[last] = (this.tree[last] as unknown as PiecedTurn).without(from.segments[keep]) as unknown as ParentNode;
   }
   /** index in `tree` of each segment's first node */
   private readonly starts: number[];
@@ -120,19 +142,27 @@ export class TurnIndex {
     return segment < this.starts.length ? this.starts[segment] : this.tree.length;
   }
 
-  /** Adds a segment with its events (the builder's; they are not kept). */
-  add(seg: IndexedSegment, events: readonly SessionEvent[]): void {
+  /**
+   * Adds a segment with its events (the builder's; they are not kept).
+   * `cut`: it ends inside its last turn, which the next segment goes on with.
+   */
+  add(seg: IndexedSegment, events: readonly SessionEvent[], cut = false): void {
     this.segments.push(seg);
     this.starts.push(this.tree.length);
     this.events += seg.count;
-    buildTurnTree(events).forEach((n, pos) => {
-      let facts: TurnFacts | undefined;
-      if (n.kind === 'turn') {
-        const at = events.findIndex((e) => e.seq === n.lastSeq);
-        facts = { usage: usageOfSeqs(events, n.seq, n.lastSeq), time: at < 0 ? undefined : events[at].time };
-      }
-      this.tree.push(n.kind === 'turn' || n.kind === 'step' ? (new LazyParent(n, this, seg, pos, facts) as unknown as ParentNode) : n);
-    });
+    const nodes = buildTurnTree(events, seg.within);
+    let pos = 0;
+    if (seg.within !== undefined) {
+      // the rest of the turn the segment before cut: one more piece of its node
+      const last = this.tree.length - 1;
+      this.tree[last] = (this.tree[last] as unknown as PiecedTurn).with(piece(nodes[0] as TurnNode, seg, events, this)) as unknown as ParentNode;
+      pos = 1;
+    }
+    for (; pos < nodes.length; pos++) {
+      const n = nodes[pos];
+      if (cut && n.kind === 'turn' && pos === nodes.length - 1) this.tree.push(new PiecedTurn([piece(n, seg, events, this)], this, n) as unknown as ParentNode);
+      else this.tree.push(n.kind === 'turn' || n.kind === 'step' ? (new LazyParent(n, this, seg, pos, n.kind === 'turn' ? turnFactsOf(n, events) : undefined) as unknown as ParentNode) : n);
+    }
   }
 
   /**
@@ -175,8 +205,14 @@ export class TurnIndex {
 
   /** A turn node's usage and last event time. */
   turnFacts(n: TreeNode): TurnFacts | undefined {
-    return n instanceof LazyParent ? n.facts : undefined;
+    return n instanceof LazyParent || n instanceof PiecedTurn ? n.facts : undefined;
   }
+}
+
+/** The usage of a turn node's events and the time of its last one, from the events of its segment. */
+function turnFactsOf(n: TurnNode, events: readonly SessionEvent[]): TurnFacts {
+  const at = events.findIndex((e) => e.seq === n.lastSeq);
+  return { usage: usageOfSeqs(events, n.seq, n.lastSeq), time: at < 0 ? undefined : events[at].time };
 }
 
 /**
@@ -205,8 +241,10 @@ class LazyParent {
     n: ParentNode,
     private readonly index: TurnIndex,
     private readonly seg: IndexedSegment,
+    /** its place in the segment's top-level nodes, or (inner) among its first node's children: a step of a pieced turn */
     private readonly pos: number,
     readonly facts?: TurnFacts,
+    private readonly inner = false,
   ) {
     this.kind = n.kind;
     this.seq = n.seq;
@@ -238,7 +276,103 @@ class LazyParent {
 
   /** the node read again with its segment (a segment that cannot be read now, its file gone: no children rather than an error in a frame) */
   private full(): ParentNode {
-    return (this.index.body(this.seg).nodes[this.pos] as ParentNode | undefined) ?? UNREAD;
+    const nodes = this.index.body(this.seg).nodes;
+    const n = this.inner ? (nodes[0] as ParentNode | undefined)?.children[this.pos] : nodes[this.pos];
+    return (n as ParentNode | undefined) ?? UNREAD;
+  }
+}
+
+/** What a pieced turn keeps of one piece: its steps (children on disk) and other children, how far it got, its facts. */
+interface TurnPiece {
+  readonly seg: IndexedSegment;
+  readonly children: readonly TreeNode[];
+  readonly lastSeq: number;
+  readonly open: boolean;
+  readonly reason?: string;
+  /** the piece's first human prompt and its end reason's data when short; `long` tells which is on disk */
+  readonly prompt?: string;
+  readonly hasPrompt: boolean;
+  readonly reasonData?: unknown;
+  readonly long: number;
+  readonly facts: TurnFacts;
+}
+
+/** A turn node built from one piece of it (the first: from its turn/start; else from a step/start). */
+function piece(n: TurnNode, seg: IndexedSegment, events: readonly SessionEvent[], index: TurnIndex): TurnPiece {
+  const longPrompt = n.prompt !== undefined && n.prompt.length > KEEP_TEXT;
+  const longReason = n.reasonData !== undefined && typeof n.reasonData === 'object' && safeStringify(n.reasonData).length > KEEP_TEXT;
+  return {
+    seg,
+    children: n.children.map((c, i) => (c.kind === 'step' ? (new LazyParent(c, index, seg, i, undefined, true) as unknown as ParentNode) : c)),
+    lastSeq: n.lastSeq,
+    open: n.open,
+    reason: n.reason,
+    prompt: longPrompt ? undefined : n.prompt,
+    hasPrompt: n.prompt !== undefined,
+    reasonData: longReason ? undefined : n.reasonData,
+    long: (longPrompt ? LONG_PROMPT : 0) | (longReason ? LONG_REASON : 0),
+    facts: turnFactsOf(n, events),
+  };
+}
+
+/**
+ * A turn cut into pieces: its children are its pieces' (a step's own read
+ * with its piece), its prompt the first piece's that has one, its end and
+ * reason the last piece's, its usage their sum. Immutable: a piece added or
+ * dropped makes a new node (an index being extended shares the old one).
+ */
+class PiecedTurn {
+  readonly kind = 'turn' as const;
+  readonly seq: number;
+  readonly lastSeq: number;
+  readonly turn: number;
+  readonly open: boolean;
+  readonly reason?: string;
+  readonly childCount: number;
+  readonly facts: TurnFacts;
+  private kids?: TreeNode[];
+
+  constructor(
+    private readonly pieces: readonly TurnPiece[],
+    private readonly index: TurnIndex,
+    /** its turn/start's seq and turn number */
+    head: { seq: number; turn: number },
+    facts?: TurnFacts,
+  ) {
+    const last = pieces[pieces.length - 1];
+    this.seq = head.seq;
+    this.turn = head.turn;
+    this.lastSeq = last.lastSeq;
+    this.open = last.open;
+    this.reason = last.reason;
+    this.childCount = pieces.reduce((sum, p) => sum + p.children.length, 0);
+    this.facts = facts ?? last.facts;
+  }
+
+  with(p: TurnPiece): PiecedTurn {
+    return new PiecedTurn([...this.pieces, p], this.index, this, { usage: addUsage(this.facts.usage, p.facts.usage), time: p.facts.time });
+  }
+  /** the node without the piece in `seg` (its last) */
+  without(seg: IndexedSegment): PiecedTurn {
+    const kept = this.pieces.filter((p) => p.seg !== seg);
+    let usage = kept[0].facts.usage;
+    for (const p of kept.slice(1)) usage = addUsage(usage, p.facts.usage);
+    return new PiecedTurn(kept, this.index, this, { usage, time: kept[kept.length - 1].facts.time });
+  }
+
+  get children(): TreeNode[] {
+    return (this.kids ??= this.pieces.flatMap((p) => p.children));
+  }
+  get prompt(): string | undefined {
+    const p = this.pieces.find((x) => x.hasPrompt);
+    return p && p.long & LONG_PROMPT ? (this.read(p)?.prompt ?? undefined) : p?.prompt;
+  }
+  get reasonData(): unknown {
+    const p = this.pieces[this.pieces.length - 1];
+    return p.long & LONG_REASON ? this.read(p)?.reasonData : p.reasonData;
+  }
+  private read(p: TurnPiece): TurnNode | undefined {
+    return this.index.body(p.seg).nodes[0] as TurnNode | undefined;
   }
 }
 
@@ -249,18 +383,24 @@ type TurnNode = Extract<TreeNode, { kind: 'turn' }>;
 /**
  * Cuts events into segments as a log is read: `add` takes each batch with the
  * byte offset just after the line that held each event; `finish` closes the
- * last segment. Starts at `from` (a line start) where the reader expects `nextSeq`.
+ * last segment. Starts at `from` (a line start) where the reader expects
+ * `nextSeq`; `within` a turn when `from` is a piece's start (a turn cut there).
  */
 export class TurnIndexBuilder {
   private seg: SessionEvent[] = [];
   private segFrom = 0;
   private segNext = 0;
   private segTo = 0;
+  /** the turn the segment being built starts inside, if any */
+  private segWithin: number | undefined;
   /** the end of the last event's line, where that line started, and the seq the reader expected there */
   private lastEnd: number;
   private lineStart: number;
   private lineNext: number;
   private next: number;
+  /** the turn the events are in (as replay sees it), and its calls waiting for their results (no cut while any waits) */
+  private turn: number | undefined;
+  private readonly waiting = new Set<string>();
 
   /** the events before the first turn/start are passed over (a read from the middle of a log: the tail) */
   private skipping: boolean;
@@ -270,10 +410,12 @@ export class TurnIndexBuilder {
     from: number,
     nextSeq: number,
     fromTurn = false,
+    within?: number,
   ) {
     this.lastEnd = this.lineStart = from;
     this.next = this.lineNext = nextSeq;
     this.skipping = fromTurn;
+    this.turn = this.segWithin = within;
   }
 
   add(events: readonly SessionEvent[], ends: readonly number[]): void {
@@ -291,7 +433,10 @@ export class TurnIndexBuilder {
         continue;
       }
       this.skipping = false;
-      if (e.type === 'turn/start' && this.seg.length > 0) this.close();
+      if (this.seg.length > 0) {
+        if (e.type === 'turn/start') this.close(false);
+        else if (e.type === 'step/start' && this.turn !== undefined && this.waiting.size === 0 && this.segTo - this.segFrom >= pieceBytes) this.close(true);
+      }
       if (this.seg.length === 0) {
         this.segFrom = this.lineStart;
         this.segNext = this.lineNext;
@@ -299,17 +444,40 @@ export class TurnIndexBuilder {
       this.seg.push(e);
       this.segTo = end;
       this.next = e.seq + 1;
+      this.track(e);
     }
   }
 
   finish(): TurnIndex {
-    if (this.seg.length > 0) this.close();
+    if (this.seg.length > 0) this.close(false);
     return this.index;
   }
 
-  private close(): void {
+  /** What replay carries from event to event that a cut must respect: the turn, and its calls not yet answered. */
+  private track(e: SessionEvent): void {
+    switch (e.type) {
+      case 'turn/start': {
+        const n = (e.data ?? {}).turn;
+        this.turn = typeof n === 'number' ? n : 0;
+        this.waiting.clear();
+        break;
+      }
+      case 'turn/end':
+        this.turn = undefined;
+        break;
+      case 'tool/call':
+        this.waiting.add(callIdOf(e));
+        break;
+      case 'tool/result':
+        this.waiting.delete(callIdOf(e));
+        break;
+    }
+  }
+
+  private close(cut: boolean): void {
     const seg = this.seg;
-    this.index.add({ seq: seg[0].seq, lastSeq: seg[seg.length - 1].seq, from: this.segFrom, to: this.segTo, nextSeq: this.segNext, count: seg.length }, seg);
+    this.index.add({ seq: seg[0].seq, lastSeq: seg[seg.length - 1].seq, from: this.segFrom, to: this.segTo, nextSeq: this.segNext, count: seg.length, within: this.segWithin }, seg, cut);
+    this.segWithin = cut ? this.turn : undefined;
     this.seg = [];
   }
 }

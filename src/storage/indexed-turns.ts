@@ -145,7 +145,7 @@ export function indexStep(session: Session, pause?: () => boolean, cache: Segmen
     const last = from?.segments[from.segments.length - 1];
     const start = last ? last.from : log.headerEnd;
     const next = last ? last.nextSeq : 0;
-    st.job = { read: startRangeRead(session.file!, session.header, start, log.consumed, next), builder: new TurnIndexBuilder(index, start, next), log, consumed: log.consumed };
+    st.job = { read: startRangeRead(session.file!, session.header, start, log.consumed, next), builder: new TurnIndexBuilder(index, start, next, false, last?.within), log, consumed: log.consumed };
   }
   const job = st.job;
   let done: boolean;

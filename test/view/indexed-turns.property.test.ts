@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/session/events.js';
 import { buildTurnTree, type TreeNode } from '../../src/session/replay.js';
 import type { Session } from '../../src/session/session.js';
-import { SegmentCache } from '../../src/session/turn-index.js';
+import { SegmentCache, setPieceBytes } from '../../src/session/turn-index.js';
 import { eventAtSeq } from '../../src/session/turn-summary.js';
 import { parseQuery, type Query } from '../../src/session/query.js';
 import { indexStep, turnIndexOf } from '../../src/storage/indexed-turns.js';
@@ -209,9 +209,12 @@ describe('the offset index of a log', () => {
   // every frame a place to seek from: a turn's read starts at the frame before it, never at the file's start
   beforeAll(() => setSeekStep(1));
   afterAll(() => setSeekStep(1024 * 1024));
-  it('gives the whole log’s rows, details, matches and events, also after an append, a truncate and a replace; plain or compressed', () => {
+  afterAll(() => setPieceBytes(4 * 1024 * 1024));
+  it('gives the whole log’s rows, details, matches and events, also after an append, a truncate and a replace; plain or compressed; its turns cut in pieces or not', () => {
     fc.assert(
-      fc.property(kindArb, linesArb, linesArb, linesArb, stepsArb, fc.integer({ min: 0, max: 2000 }), (kind, first, more, other, steps, budget) => {
+      // pieces: 0 cuts a turn at every step/start where no call waits for its result
+      fc.property(kindArb, linesArb, linesArb, linesArb, stepsArb, fc.integer({ min: 0, max: 2000 }), fc.constantFrom(0, 0, 200, 1 << 30), (kind, first, more, other, steps, budget, pieces) => {
+        setPieceBytes(pieces);
         const cache = new SegmentCache(budget); // small: segments are dropped and read again all the time
         const file = path.join(dir, `s${n++}.jsonl${kind.zstd ? '.zstd' : ''}`);
         const head = JSON.stringify(hdr(`s${n}`)) + '\n';
