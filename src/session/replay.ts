@@ -14,13 +14,19 @@ export interface ToolResultInfo {
 
 export type TreeNode =
   | { kind: 'turn'; seq: number; lastSeq: number; turn: number; open: boolean; reason?: string; reasonData?: unknown; prompt?: string; children: TreeNode[]; childCount?: number }
-  | { kind: 'step'; seq: number; lastSeq: number; turn: number; step: number; open: boolean; children: TreeNode[]; childCount?: number }
+  | { kind: 'step'; seq: number; lastSeq: number; turn: number; step: number; open: boolean; children: TreeNode[]; childCount?: number; tools?: ToolCounts }
   | { kind: 'message'; seq: number; lastSeq: number; role: string; type: string; text: string; reasoning?: string }
   | { kind: 'tool'; seq: number; lastSeq: number; callId: string; name: string; arguments: string; result?: ToolResultInfo }
   | { kind: 'chunks'; seq: number; lastSeq: number; count: number }
   | { kind: 'event'; seq: number; lastSeq: number; type: string; summary: string };
 
 export type ParentNode = Extract<TreeNode, { children: TreeNode[] }>;
+
+/** An indexed step's tool children and how many have their result: its rows counted without reading its children (turn-rows.ts). */
+export interface ToolCounts {
+  calls: number;
+  results: number;
+}
 
 /**
  * How many children a node has without reading them: an indexed turn or step

@@ -16,7 +16,7 @@
 // crosses a step/start (a result pairs with a call of its turn).
 import type { SessionEvent } from './events.js';
 import { safeStringify } from './json-safe.js';
-import { buildTurnTree, callIdOf, type ParentNode, type TreeNode } from './replay.js';
+import { buildTurnTree, callIdOf, type ParentNode, type ToolCounts, type TreeNode } from './replay.js';
 import { addUsage, usageOfSeqs, type TokenUsage } from './usage.js';
 
 /** One segment of the log: where to read it again, and its top-level nodes. */
@@ -229,8 +229,9 @@ class LazyParent {
   readonly turn: number;
   readonly open: boolean;
   readonly childCount: number;
-  /** a step's number; a turn's end reason */
+  /** a step's number and tool counts; a turn's end reason */
   readonly step?: number;
+  readonly tools?: ToolCounts;
   readonly reason?: string;
   /** a prompt or end reason data kept (short), or undefined with `long` telling which is on disk */
   private readonly keptPrompt?: string;
@@ -253,8 +254,17 @@ class LazyParent {
     this.open = n.open;
     this.childCount = n.children.length;
     let long = 0;
-    if (n.kind === 'step') this.step = n.step;
-    else {
+    if (n.kind === 'step') {
+      this.step = n.step;
+      let calls = 0;
+      let results = 0;
+      for (const c of n.children) {
+        if (c.kind !== 'tool') continue;
+        calls++;
+        if (c.result) results++;
+      }
+      this.tools = { calls, results };
+    } else {
       this.reason = n.reason;
       if (n.prompt !== undefined && n.prompt.length > KEEP_TEXT) long |= LONG_PROMPT;
       else this.keptPrompt = n.prompt;

@@ -22,7 +22,7 @@ import { openSessionFile } from '../../src/storage/session-file.js';
 import { feedAppendedZstd } from '../../src/storage/zstd-log.js';
 import { encodeStoredFrame } from '../../src/storage/zstd-frames.js';
 import { setSeekStep } from '../../src/storage/zstd-seek.js';
-import { buildTurnRows, indexedContext, nodeKey, rowIndexForSeq, rowsContext, type Expansion, type TurnRow } from '../../src/view/turns/turn-rows.js';
+import { buildTurnRows, indexedContext, nodeKey, rowIndexForSeq, rowsContext, setWideChildren, type Expansion, type TurnRow } from '../../src/view/turns/turn-rows.js';
 import { isBoundary, type LogFacts } from '../../src/session/log-facts.js';
 import { matchingSeqs, openToSeq, turnMatches } from '../../src/view/turns/turn-search.js';
 import { detailLines } from '../../src/view/turns/turn-detail.js';
@@ -209,12 +209,16 @@ describe('the offset index of a log', () => {
   // every frame a place to seek from: a turn's read starts at the frame before it, never at the file's start
   beforeAll(() => setSeekStep(1));
   afterAll(() => setSeekStep(1024 * 1024));
-  afterAll(() => setPieceBytes(4 * 1024 * 1024));
-  it('gives the whole log’s rows, details, matches and events, also after an append, a truncate and a replace; plain or compressed; its turns cut in pieces or not', () => {
+  afterAll(() => {
+    setPieceBytes(4 * 1024 * 1024);
+    setWideChildren(200);
+  });
+  it('gives the whole log’s rows, details, matches and events, also after an append, a truncate and a replace; plain or compressed; its turns cut in pieces or not, their rows built a child at a time or not', () => {
     fc.assert(
-      // pieces: 0 cuts a turn at every step/start where no call waits for its result
-      fc.property(kindArb, linesArb, linesArb, linesArb, stepsArb, fc.integer({ min: 0, max: 2000 }), fc.constantFrom(0, 0, 200, 1 << 30), (kind, first, more, other, steps, budget, pieces) => {
+      // pieces: 0 cuts a turn at every step/start where no call waits for its result; wide: 0 builds every expanded node's rows a child at a time
+      fc.property(kindArb, linesArb, linesArb, linesArb, stepsArb, fc.integer({ min: 0, max: 2000 }), fc.constantFrom(0, 0, 200, 1 << 30), fc.constantFrom(0, 1, 200), (kind, first, more, other, steps, budget, pieces, wide) => {
         setPieceBytes(pieces);
+        setWideChildren(wide);
         const cache = new SegmentCache(budget); // small: segments are dropped and read again all the time
         const file = path.join(dir, `s${n++}.jsonl${kind.zstd ? '.zstd' : ''}`);
         const head = JSON.stringify(hdr(`s${n}`)) + '\n';

@@ -11,7 +11,7 @@ import type { TurnIndex } from '../../session/turn-index.js';
 import type { SessionForkError } from '../../session/errors.js';
 import type { SessionEvent } from '../../session/events.js';
 import { isBoundary, nearestBoundaries } from '../../session/log-facts.js';
-import { childCount, modelHistory, type HistoryEntry, type TreeNode } from '../../session/replay.js';
+import { childCount, modelHistory, type HistoryEntry, type ParentNode, type TreeNode } from '../../session/replay.js';
 import type { Session } from '../../session/session.js';
 import type { SessionStore } from '../../session/store.js';
 import type { RowSeq } from '../app/window.js';
@@ -65,6 +65,30 @@ const hasChildren = (n: TreeNode): boolean => (n.kind === 'turn' || n.kind === '
 const KEPT_BLOCKS = 1024;
 
 /**
+ * An expanded top-level node with more children than this is a wide block:
+ * its rows are built a child at a time (a 10 GB turn has 160,000 steps, and
+ * each row holds its node's text). Set lower by tests (setWideChildren).
+ */
+let wideChildren = 200;
+export const setWideChildren = (n: number): void => {
+  wideChildren = n;
+};
+
+/** The children of a wide block whose rows are kept built. */
+const KEPT_CHILDREN = 64;
+
+/** A wide block: where each child's rows start in it (its own row first: 1), its size, and the children's rows built. */
+interface Wide {
+  readonly node: ParentNode;
+  readonly childStarts: Int32Array;
+  readonly size: number;
+  readonly built: Map<number, TurnRow[]>;
+  /** its node's row and its marker, once built */
+  head?: TurnRow;
+  mark?: TurnRow;
+}
+
+/**
  * The visible rows of a tree under an expansion: the row list of
  * `RowSeq`, built a block at a time. A top-level node's block is its row,
  * its visible descendants (built at once when it is expanded: they are
@@ -84,6 +108,9 @@ export class TurnRows implements RowSeq<TurnRow> {
   private readonly ordered: boolean;
   private readonly lastOpen?: TreeNode;
   private readonly blocks = new Map<number, TurnRow[]>();
+  private readonly wide = new Map<number, Wide>();
+  /** the seqs of the toggled keys, in order: a step with none of them inside counts its rows from its counts */
+  private readonly toggledSeqs: number[];
 
   constructor(
     private readonly tree: readonly TreeNode[],
@@ -100,6 +127,7 @@ export class TurnRows implements RowSeq<TurnRow> {
       this.head = new Row('d-inherited', 0, 'inherited-divider', 0, ctx.fork.seedLength - 1, false, false, true, 'cyan', -1, undefined, undefined, undefined, marker(text, 'cyan'));
       at = 1;
     }
+    this.toggledSeqs = [...expansion.toggled].map((k) => Number(/\d+/.exec(k)?.[0] ?? -1)).sort((a, b) => a - b);
     this.starts = new Int32Array(n + 1);
     let pending = seed !== undefined; // the own-events divider is not placed yet
     let ownBlock = -1;
@@ -110,7 +138,9 @@ export class TurnRows implements RowSeq<TurnRow> {
       this.starts[i] = at;
       // A collapsed node's block is its row and its marker; an expanded one, and the one the
       // divider may fall in (the first with a row at or past the seed), is built to be counted.
-      if (this.expanded(node) || (pending && node.lastSeq >= seed!)) {
+      if (!(pending && node.lastSeq >= seed!) && this.expanded(node) && (node.kind === 'turn' || node.kind === 'step') && childCount(node) > wideChildren) {
+        at += this.widen(i, node);
+      } else if (this.expanded(node) || (pending && node.lastSeq >= seed!)) {
         const rows = this.build(i, at, pending);
         if (pending && rows.some((r) => r.kind === 'inherited-divider')) {
           pending = false;
@@ -136,7 +166,8 @@ export class TurnRows implements RowSeq<TurnRow> {
     if (i < this.starts[0]) return this.head;
     if (i >= this.starts[n]) return this.tail;
     const b = this.blockAt(i);
-    return this.block(b)[i - this.starts[b]];
+    const w = this.wide.get(b);
+    return w ? this.wideRow(b, w, i - this.starts[b]) : this.block(b)[i - this.starts[b]];
   }
 
   slice(start?: number, end?: number): TurnRow[] {
@@ -159,7 +190,8 @@ export class TurnRows implements RowSeq<TurnRow> {
     if (!this.ordered) return indexForSeqIn(this.slice(), seq, 0);
     const b = this.blockOfSeq(seq);
     if (b < 0) return this.length ? 0 : -1;
-    return indexForSeqIn(this.block(b), seq, this.starts[b]);
+    const w = this.wide.get(b);
+    return w ? this.wideIndexForSeq(b, w, seq) : indexForSeqIn(this.block(b), seq, this.starts[b]);
   }
 
   private expanded(n: TreeNode): boolean {
@@ -177,14 +209,7 @@ export class TurnRows implements RowSeq<TurnRow> {
 
   /** the block holding row i (a binary search of the blocks' first rows) */
   private blockAt(i: number): number {
-    let lo = 0;
-    let hi = this.tree.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid] <= i) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return lastAtOrBefore(this.starts, this.tree.length, i);
   }
 
   /** the last top-level node starting at or before `seq` (-1: none) */
@@ -200,8 +225,117 @@ export class TurnRows implements RowSeq<TurnRow> {
   }
 
   private findInBlock(b: number, key: string): number | undefined {
+    const w = this.wide.get(b);
+    if (w) return this.findInWide(b, w, key);
     const at = this.block(b).findIndex((r) => r.key === key);
     return at < 0 ? undefined : this.starts[b] + at;
+  }
+
+  // ---- wide blocks: an expanded node's rows a child at a time ----
+
+  /** The rows a node shows under the expansion, counted without building them (a step's from its counts, when no toggled key falls inside it). */
+  private countRows(n: TreeNode): number {
+    if (!this.expanded(n)) return 1;
+    if (n.kind === 'tool') return n.result ? 3 : 2;
+    if (n.kind !== 'turn' && n.kind !== 'step') return 1;
+    if (n.kind === 'step' && n.tools && !this.toggledInside(n)) return 1 + childCount(n) + (this.expansion.mode === 'all' ? n.tools.calls + n.tools.results : 0);
+    let sum = 1;
+    for (const c of n.children) sum += this.countRows(c);
+    return sum;
+  }
+
+  /** whether a toggled key other than the node's own has a seq in its range */
+  private toggledInside(n: TreeNode): boolean {
+    const t = this.toggledSeqs;
+    let lo = 0;
+    let hi = t.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (t[mid] <= n.seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < t.length && t[lo] <= n.lastSeq;
+  }
+
+  /** Makes top-level node b a wide block; its size. */
+  private widen(b: number, node: ParentNode): number {
+    const kids = node.children;
+    const childStarts = new Int32Array(kids.length + 1);
+    let at = 1;
+    for (let c = 0; c < kids.length; c++) {
+      childStarts[c] = at;
+      at += this.countRows(kids[c]);
+    }
+    childStarts[kids.length] = at;
+    const size = at + (this.marked(b) ? 1 : 0);
+    this.wide.set(b, { node, childStarts, size, built: new Map() });
+    return size;
+  }
+
+  /** Row `o` of wide block b: its node's row, a child's, or its marker. */
+  private wideRow(b: number, w: Wide, o: number): TurnRow {
+    const base = this.starts[b];
+    const kids = w.childStarts.length - 1;
+    if (o === 0) return (w.head ??= this.emitter(base, false).visit(w.node, 0, -1, true));
+    if (o >= w.childStarts[kids]) return (w.mark ??= this.emitter(base + o, false).mark(b));
+    const c = lastAtOrBefore(w.childStarts, kids, o);
+    return this.childRows(b, w, c)[o - w.childStarts[c]];
+  }
+
+  /** the rows of child c of wide block b (built, and a few kept) */
+  private childRows(b: number, w: Wide, c: number): TurnRow[] {
+    let rows = w.built.get(c);
+    if (rows) return rows;
+    const e = this.emitter(this.starts[b] + w.childStarts[c], false);
+    e.visit(w.node.children[c], 1, this.starts[b]);
+    rows = e.rows;
+    if (w.built.size >= KEPT_CHILDREN) w.built.delete(w.built.keys().next().value!);
+    w.built.set(c, rows);
+    return rows;
+  }
+
+  /** A key's row in a wide block: its node's, its marker, or one in the last child starting at or before the key's seq. */
+  private findInWide(b: number, w: Wide, key: string): number | undefined {
+    const base = this.starts[b];
+    if (key === nodeKey(w.node)) return base;
+    if (key === `b${w.node.lastSeq}` && this.marked(b)) return base + w.size - 1;
+    const seq = Number(/\d+/.exec(key)![0]);
+    const kids = w.node.children;
+    let lo = -1;
+    let hi = kids.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (kids[mid].seq <= seq) lo = mid;
+      else hi = mid - 1;
+    }
+    if (lo < 0) return undefined;
+    const at = this.childRows(b, w, lo).findIndex((r) => r.key === key);
+    return at < 0 ? undefined : base + w.childStarts[lo] + at;
+  }
+
+  /** indexForSeqIn over a wide block, reading only the children that cover `seq` (or, past its node, the last rows). */
+  private wideIndexForSeq(b: number, w: Wide, seq: number): number {
+    const base = this.starts[b];
+    const n = w.node;
+    if (seq === n.lastSeq && this.marked(b)) return base + w.size - 1;
+    let best = n.seq <= seq && seq <= n.lastSeq ? base : -1;
+    let bestDepth = 0;
+    const kids = n.children;
+    for (let c = 0; c < kids.length && kids[c].seq <= seq; c++) {
+      if (kids[c].lastSeq < seq) continue;
+      const rows = this.childRows(b, w, c);
+      for (let k = 0; k < rows.length; k++) {
+        const r = rows[k];
+        if (r.kind !== 'inherited-divider' && r.seq <= seq && seq <= r.lastSeq && (best < 0 || r.depth >= bestDepth)) {
+          best = base + w.childStarts[c] + k;
+          bestDepth = r.depth;
+        }
+      }
+    }
+    if (best >= 0) return best;
+    // past the node and every child: the last row at or before it
+    for (let o = w.size - 1; o >= 0; o--) if (this.wideRow(b, w, o).seq <= seq) return base + o;
+    return base;
   }
 
   private scan(key: string): number | undefined {
@@ -217,38 +351,67 @@ export class TurnRows implements RowSeq<TurnRow> {
 
   /** Builds (and keeps) block b, its first row at index `offset`. */
   private build(b: number, offset: number, dividerHere: boolean): TurnRow[] {
+    const e = this.emitter(offset, dividerHere);
+    e.visit(this.tree[b], 0, -1);
+    if (this.marked(b)) e.mark(b);
+    if (this.blocks.size >= KEPT_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
+    this.blocks.set(b, e.rows);
+    return e.rows;
+  }
+
+  /**
+   * Rows made in order from index `offset` on: `visit` adds a node's row
+   * (and its visible descendants', unless `alone`) and returns its row,
+   * `mark` top-level node b's boundary marker; the own-events divider goes
+   * before the first row at or past the seed when `dividerHere`.
+   */
+  private emitter(offset: number, dividerHere: boolean) {
     const rows: TurnRow[] = [];
     const { ctx } = this;
     const seed = ctx.fork?.seedLength;
     let ownShown = !dividerHere;
-    const push = (key: string, depth: number, kind: RowKind, seq: number, lastSeq: number, expandable: boolean, expanded: boolean, parent: number, node: TreeNode | undefined, part: Row['part'], segs: Row['label'], color: Row['color']): number => {
+    const push = (key: string, depth: number, kind: RowKind, seq: number, lastSeq: number, expandable: boolean, expanded: boolean, parent: number, node: TreeNode | undefined, part: Row['part'], segs: Row['label'], color: Row['color']): TurnRow => {
       if (!ownShown && seq >= seed!) {
         ownShown = true;
         rows.push(ownDivider(seed!, depth, parent));
       }
       const reason = kind === 'turn' && node?.kind === 'turn' ? (node.open ? 'open' : node.reason ?? '?') : undefined;
-      rows.push(new Row(key, depth, kind, seq, lastSeq, expandable, expanded, seed !== undefined && seq < seed, color, parent, node, part, reason, segs, ctx));
-      return offset + rows.length - 1;
+      const row = new Row(key, depth, kind, seq, lastSeq, expandable, expanded, seed !== undefined && seq < seed, color, parent, node, part, reason, segs, ctx);
+      rows.push(row);
+      return row;
     };
-    const visit = (n: TreeNode, depth: number, parent: number): void => {
+    const visit = (n: TreeNode, depth: number, parent: number, alone = false): TurnRow => {
       const key = nodeKey(n);
       const expandable = hasChildren(n);
       const expanded = expandable && this.expanded(n);
-      const at = push(key, depth, n.kind, n.seq, n.lastSeq, expandable, expanded, parent, n, undefined, nodeLabel, nodeColor(n));
-      if (!expanded) return;
+      const row = push(key, depth, n.kind, n.seq, n.lastSeq, expandable, expanded, parent, n, undefined, nodeLabel, nodeColor(n));
+      if (!expanded || alone) return row;
+      const at = offset + rows.length - 1;
       if (n.kind === 'turn' || n.kind === 'step') for (const c of n.children) visit(c, depth + 1, at);
       else if (n.kind === 'tool') {
         push(`${key}a`, depth + 1, 'tool', n.seq, n.seq, false, false, at, n, 'args', nodeLabel, undefined);
         if (n.result) push(`${key}r`, depth + 1, 'tool', n.result.seq, n.result.seq, false, false, at, n, 'result', nodeLabel, nodeColor(n));
       }
+      return row;
     };
-    const n = this.tree[b];
-    visit(n, 0, -1);
-    if (this.marked(b)) push(`b${n.lastSeq}`, 0, 'boundary', n.lastSeq, n.lastSeq, false, false, -1, undefined, undefined, marker(`── fork here · seq ${n.lastSeq} ──`, 'green'), 'green');
-    if (this.blocks.size >= KEPT_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
-    this.blocks.set(b, rows);
-    return rows;
+    const mark = (b: number): TurnRow => {
+      const n = this.tree[b];
+      return push(`b${n.lastSeq}`, 0, 'boundary', n.lastSeq, n.lastSeq, false, false, -1, undefined, undefined, marker(`── fork here · seq ${n.lastSeq} ──`, 'green'), 'green');
+    };
+    return { rows, visit, mark };
   }
+}
+
+/** The last index k in [0, n) with starts[k] <= i (0 when none): the block or child holding row i. */
+function lastAtOrBefore(starts: Int32Array, n: number, i: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= i) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** The divider before a fork child's first own event, at the depth of the row it comes before. */
