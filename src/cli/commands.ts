@@ -1,6 +1,6 @@
 // The headless commands: list, tree, fork, lineage, audit.
 import { batched } from './batched.js';
-import { jsonWithStreamedArray, writeJsonWithArray } from './json-out.js';
+import { jsonWithStreamedArray, StreamedJson, writeJsonWithArray } from './json-out.js';
 import { auditSessions, type Finding } from '../session/audit.js';
 import { eraOf } from '../session/era.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
@@ -11,7 +11,8 @@ import { rootRefusals } from '../storage/root-refusals.js';
 import { safeStringify } from '../session/json-safe.js';
 import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { isForkable, stateOf } from '../session/log-facts.js';
-import { segmentTrees, type TreeNode } from '../session/replay.js';
+import type { TreeNode } from '../session/replay.js';
+import { topNodes } from '../session/turn-pieces.js';
 import { LogShrankError, type Session } from '../session/session.js';
 import { NotAFileError } from '../storage/open-file.js';
 import { allDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
@@ -197,9 +198,10 @@ export function resolveSession(index: RootIndex, arg: string | undefined, abs: (
   throw new SessionForkError('SESSION_NOT_FOUND', `session ${JSON.stringify(arg)} not found${notFoundReason(index, arg, abs)}`);
 }
 
-function treeLines(nodes: TreeNode[], boundaries: Set<number>, p: ReturnType<typeof painter>, seedLength?: number): string[] {
+/** The text tree's lines of `nodes` (at `depth`: a turn in pieces prints its children a few at a time). */
+function treeLines(nodes: readonly TreeNode[], boundaries: ReadonlySet<number>, p: ReturnType<typeof painter>, seedLength?: number, at = 0): string[] {
   const out: string[] = [];
-  const stack: Array<{ n: TreeNode; depth: number } | { boundary: number }> = nodes.map((n) => ({ n, depth: 0 })).reverse();
+  const stack: Array<{ n: TreeNode; depth: number } | { boundary: number }> = nodes.map((n) => ({ n, depth: at })).reverse();
   while (stack.length) {
     const top = stack.pop()!;
     if ('boundary' in top) {
@@ -250,12 +252,21 @@ export async function cmdTree(s: Session, out: Out): Promise<number> {
 
 function* treeText(s: Session, out: Out): Generator<string> {
   const boundaries = s.facts.boundaries;
-  const segments = segmentTrees(s.eventBatches());
+  // a turn of any size: one in pieces comes as its summary and its children as they are read (turn-pieces.ts)
+  const tops = topNodes(() => s.eventBatches());
   if (out.json) {
     // safeStringify: a turn's reasonData is raw event data and may be nested
     // deeper than JSON.stringify's recursion allows; same output otherwise.
     const nodes = (function* () {
-      for (const seg of segments) yield* seg.nodes;
+      for (const top of tops) {
+        if (!('turn' in top)) yield top.node;
+        else {
+          // the node as replay builds it (its keys in that order), its children streamed in place
+          const { turn: n, whole: w } = top;
+          const node = { kind: 'turn', seq: n.seq, lastSeq: w.lastSeq, turn: n.turn, open: w.open, children: [], prompt: w.prompt, reason: w.reason, reasonData: w.reasonData };
+          yield new StreamedJson(node, 'children', top.children);
+        }
+      }
     })();
     const head = { id: s.id, file: s.file, ...(s.seedLength !== undefined ? { seedLength: s.seedLength } : {}), state: s.state, turns: [], boundaries };
     yield* jsonWithStreamedArray(head, 'turns', nodes, (v) => safeStringify(v, 2));
@@ -267,10 +278,19 @@ function* treeText(s: Session, out: Out): Generator<string> {
   if (s.seedLength !== undefined) yield p('gray', `inherited from ${cell(s.parentSession)}, seedLength ${s.seedLength}`) + '\n';
   const marks = new Set(boundaries);
   let any = false;
-  for (const seg of segments) {
-    const lines = treeLines(seg.nodes, marks, p, s.seedLength);
-    if (lines.length > 0) yield lines.join('\n') + '\n';
-    any ||= lines.length > 0;
+  for (const top of tops) {
+    if (!('turn' in top)) {
+      const lines = treeLines([top.node], marks, p, s.seedLength);
+      if (lines.length > 0) yield lines.join('\n') + '\n';
+      any ||= lines.length > 0;
+      continue;
+    }
+    // a turn in pieces: its line (from its summary), its children's, then its boundary
+    const { turn: n, whole: w } = top;
+    yield treeLines([{ ...n, lastSeq: w.lastSeq, open: w.open, reason: w.reason, prompt: w.prompt, children: [] }], new Set(), p, s.seedLength).join('\n') + '\n';
+    any = true;
+    for (const c of top.children) yield treeLines([c], marks, p, s.seedLength, 1).join('\n') + '\n';
+    if (marks.has(w.lastSeq)) yield p('green', `       ── fork here (seq ${w.lastSeq}) ──`) + '\n';
   }
   if (!any) yield '\n';
   yield `state: ${s.state}; ${boundaries.length} boundar${boundaries.length === 1 ? 'y' : 'ies'}\n`;

@@ -35,6 +35,15 @@ export function writeJsonWithArray(write: (s: string) => void, key: string, item
   write(tail + '\n}\n');
 }
 
+/** An item of a streamed array that streams an array of its own: `obj` with `key` holding `items`, written as they come. */
+export class StreamedJson {
+  constructor(
+    readonly obj: Record<string, unknown>,
+    readonly key: string,
+    readonly items: Iterable<unknown>,
+  ) {}
+}
+
 /**
  * The text of `stringify(obj)` (a JSON text indented by 2) in pieces, with
  * the value of `key` an array whose items come one at a time from `items`:
@@ -56,7 +65,15 @@ export function* jsonWithStreamedArray(obj: Record<string, unknown>, key: string
   yield before + '[';
   let first = true;
   for (const item of items) {
-    yield (first ? '' : ',') + indent + stringify(item).replace(/\n/g, indent);
+    const sep = (first ? '' : ',') + indent;
+    if (item instanceof StreamedJson) {
+      // an item with an array of its own streamed (a huge turn's children): its pieces, indented to its place
+      let head = true;
+      for (const piece of jsonWithStreamedArray(item.obj, item.key, item.items, stringify)) {
+        yield (head ? sep : '') + piece.replace(/\n/g, indent);
+        head = false;
+      }
+    } else yield sep + stringify(item).replace(/\n/g, indent);
     first = false;
   }
   yield (first ? ']' : indent.slice(0, -2) + ']') + text.slice(at + mark.length);

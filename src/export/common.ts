@@ -3,6 +3,9 @@ import { durationText } from '../view/compare/compare-model.js';
 import type { TokenUsage } from '../session/usage.js';
 import type { Transcript } from './transcript.js';
 
+/** Lines of a turn a format holds before it writes them. */
+export const FLUSH_LINES = 256;
+
 export function usageLine(u: TokenUsage): string {
   if (!u.messages) return 'no usage recorded';
   const parts = [`input ${u.input}`, `output ${u.output}`];

@@ -2,7 +2,7 @@
 // external resources (renders offline). Every log string is HTML-escaped, and
 // a Content-Security-Policy forbids scripts outright as a second wall.
 import { escHtml } from './escape.js';
-import { isoTime, rangeLine, turnMeta, usageLine } from './common.js';
+import { FLUSH_LINES, isoTime, rangeLine, turnMeta, usageLine } from './common.js';
 import { lineageParts, type Item, type TranscriptStream } from './transcript.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
@@ -86,7 +86,11 @@ export function* htmlText(t: TranscriptStream): Generator<string> {
     else if (b.kind === 'between') item(b.item, out);
     else {
       out.push(`<section class="turn" id="turn-${b.turn}-${b.seq}"><h2>Turn ${b.turn} <span class="seq">${escHtml(turnMeta(b), true)} · seq ${b.seq}–${b.lastSeq}</span></h2>`);
-      for (const it of b.items) item(it, out);
+      for (const it of b.items) {
+        item(it, out);
+        // a turn of any size (its items read as they come): written a few hundred lines at a time, the same text
+        if (out.length >= FLUSH_LINES) yield '\n' + out.splice(0).join('\n');
+      }
       out.push(
         b.open
           ? `<div class="end">turn ${b.turn} still open (last seq ${b.lastSeq})</div>`

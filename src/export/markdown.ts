@@ -2,7 +2,7 @@
 // renderer); one-line text is backslash-escaped, so nothing from a log becomes
 // markup, a link or HTML.
 import { escMd, fenced } from './escape.js';
-import { isoTime, rangeLine, turnMeta, usageLine } from './common.js';
+import { FLUSH_LINES, isoTime, rangeLine, turnMeta, usageLine } from './common.js';
 import { lineageParts, type Item, type TranscriptStream } from './transcript.js';
 
 function item(it: Item, out: string[]): void {
@@ -57,7 +57,11 @@ export function* markdownText(t: TranscriptStream): Generator<string> {
     } else if (b.kind === 'between') item(b.item, out);
     else {
       out.push(`## Turn ${b.turn} — ${escMd(turnMeta(b))}`, '', `*turn start (seq ${b.seq})*`, '');
-      for (const it of b.items) item(it, out);
+      for (const it of b.items) {
+        item(it, out);
+        // a turn of any size (its items read as they come): written a few hundred lines at a time, the same text
+        if (out.length >= FLUSH_LINES) yield '\n' + out.splice(0).join('\n');
+      }
       if (b.open) out.push(`*— turn ${b.turn} still open (last seq ${b.lastSeq}) —*`, '');
       else out.push(`*— turn ${b.turn} end: ${escMd(b.reason ?? '?')}${b.detail ? `: ${escMd(b.detail)}` : ''} (seq ${b.lastSeq})${b.boundary ? ' · fork boundary' : ''} —*`, '');
     }

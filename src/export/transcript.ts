@@ -4,7 +4,8 @@
 // each format escapes it for itself.
 import { isBoundary } from '../session/log-facts.js';
 import { textOf } from '../session/json-safe.js';
-import { segmentTrees, type TreeNode } from '../session/replay.js';
+import type { TreeNode } from '../session/replay.js';
+import { topNodes } from '../session/turn-pieces.js';
 import { indexSessions, parentOf, type SessionIndex } from '../session/compare.js';
 import type { Session } from '../session/session.js';
 import type { SessionEvent } from '../session/events.js';
@@ -25,7 +26,7 @@ export type Item =
   | { kind: 'event'; seq: number; type: string; summary: string };
 
 export type Block =
-  | { kind: 'turn'; turn: number; seq: number; lastSeq: number; open: boolean; reason?: string; detail?: string; ms: number; usage: TokenUsage; boundary: boolean; items: Item[] }
+  | { kind: 'turn'; turn: number; seq: number; lastSeq: number; open: boolean; reason?: string; detail?: string; ms: number; usage: TokenUsage; boundary: boolean; items: Iterable<Item> }
   | { kind: 'seed-end'; seq: number; parent?: string }
   | { kind: 'between'; item: Item };
 
@@ -64,7 +65,7 @@ export function lineageChain(s: Session, sessions: Sessions): LineageStep[] {
   return chain;
 }
 
-function items(nodes: readonly TreeNode[], out: Item[]): void {
+function items(nodes: Iterable<TreeNode>, out: Item[]): void {
   for (const n of nodes) {
     switch (n.kind) {
       case 'step':
@@ -110,10 +111,12 @@ export interface TranscriptStream {
   blocks: Iterable<Block>;
 }
 
-/** The transcript of `s` up to seq `upTo` inclusive (default: the whole log). */
+/** The transcript of `s` up to seq `upTo` inclusive (default: the whole log), its turns' items in arrays. */
 export function buildTranscript(s: Session, sessions: Sessions, upTo?: number): Transcript {
   const t = streamTranscript(s, sessions, upTo);
-  return { ...t.head, blocks: [...t.blocks] };
+  const blocks: Block[] = [];
+  for (const b of t.blocks) blocks.push(b.kind === 'turn' ? { ...b, items: [...b.items] } : b);
+  return { ...t.head, blocks };
 }
 
 /** How the events of a transcript are read: the default reads the log here; an export in the app's slices reads it itself. */
@@ -165,6 +168,16 @@ export function streamTranscript(s: Session, sessions: Sessions, upTo?: number, 
   return { head, blocks: transcriptBlocks(s, count, batches) };
 }
 
+/** A turn's items, made as they are iterated (a turn in pieces: as its pieces are read). */
+function* itemsOf(children: Iterable<TreeNode>): Generator<Item> {
+  const out: Item[] = [];
+  for (const c of children) {
+    items([c], out);
+    yield* out;
+    out.length = 0;
+  }
+}
+
 function* transcriptBlocks(s: Session, count: number, batches: (count: number) => Iterable<readonly SessionEvent[]>): Generator<Block> {
   const seedLength = s.seedLength;
   let seedMarked = seedLength === undefined || seedLength === 0 || seedLength > count;
@@ -174,8 +187,28 @@ function* transcriptBlocks(s: Session, count: number, batches: (count: number) =
       yield { kind: 'seed-end', seq: seedLength!, ...(s.parentSession !== undefined ? { parent: s.parentSession } : {}) };
     }
   }
-  for (const seg of segmentTrees(batches(count))) {
-    for (const n of seg.nodes) {
+  // (a turn in pieces is summed up by a second read: the log's own, not counted as the export's progress)
+  for (const top of topNodes(() => batches(count), () => s.eventBatches(count))) {
+    if ('turn' in top) {
+      const { turn: n, whole: w } = top;
+      yield* markSeed(n.seq);
+      yield {
+        kind: 'turn',
+        turn: n.turn,
+        seq: n.seq,
+        lastSeq: w.lastSeq,
+        open: w.open,
+        ...(w.reason !== undefined ? { reason: w.reason } : {}),
+        ...(reasonDetail(w.reasonData) !== undefined ? { detail: reasonDetail(w.reasonData) } : {}),
+        ms: w.ms,
+        usage: w.usage,
+        boundary: !w.open && isBoundary(s.facts, w.lastSeq),
+        items: itemsOf(top.children),
+      };
+      continue;
+    }
+    const { node: n, seg } = top;
+    {
       yield* markSeed(n.seq);
       if (n.kind === 'turn') {
         const its: Item[] = [];

@@ -9,14 +9,13 @@
 // read of a byte range is passed in (storage/indexed-turns.ts).
 //
 // A huge turn (an agent left running for hours: hundreds of MB) is cut into
-// pieces of ~PIECE_BYTES at its step/starts, so that neither the pass nor a
-// read of its rows ever holds it whole: its node keeps its steps (their
-// children on disk, each read with its piece). A cut is only made where no
-// tool call of the turn waits for its result, the one state of the tree that
-// crosses a step/start (a result pairs with a call of its turn).
+// pieces of a few MB at its step/starts (turn-pieces.ts has the rule), so
+// that neither the pass nor a read of its rows ever holds it whole: its node
+// keeps its steps (their children on disk, each read with its piece).
 import type { SessionEvent } from './events.js';
 import { safeStringify } from './json-safe.js';
-import { buildTurnTree, callIdOf, type ParentNode, type ToolCounts, type TreeNode } from './replay.js';
+import { buildTurnTree, type ParentNode, type ToolCounts, type TreeNode } from './replay.js';
+import { PieceCuts } from './turn-pieces.js';
 import { addUsage, usageOfSeqs, type TokenUsage } from './usage.js';
 
 /** One segment of the log: where to read it again, and its top-level nodes. */
@@ -98,16 +97,6 @@ const UNREAD: ParentNode = { kind: 'step', seq: -1, lastSeq: -1, turn: 0, step: 
 
 /** A prompt or end reason longer than this stays on disk (read with its segment); a row shows its first line. */
 const KEEP_TEXT = 4096;
-
-/**
- * A turn longer than this is cut into pieces at its step/starts: a third of
- * the segment cache, so that expanding it reads a piece at a time. Set lower
- * by tests (setPieceBytes) so that random logs are cut everywhere they can be.
- */
-let pieceBytes = 4 * 1024 * 1024;
-export const setPieceBytes = (bytes: number): void => {
-  pieceBytes = bytes;
-};
 
 /**
  * The index itself: the segments in order, the top-level nodes of all of
@@ -408,9 +397,8 @@ export class TurnIndexBuilder {
   private lineStart: number;
   private lineNext: number;
   private next: number;
-  /** the turn the events are in (as replay sees it), and its calls waiting for their results (no cut while any waits) */
-  private turn: number | undefined;
-  private readonly waiting = new Set<string>();
+  /** where a piece may end */
+  private readonly cuts: PieceCuts;
 
   /** the events before the first turn/start are passed over (a read from the middle of a log: the tail) */
   private skipping: boolean;
@@ -425,7 +413,8 @@ export class TurnIndexBuilder {
     this.lastEnd = this.lineStart = from;
     this.next = this.lineNext = nextSeq;
     this.skipping = fromTurn;
-    this.turn = this.segWithin = within;
+    this.segWithin = within;
+    this.cuts = new PieceCuts(within);
   }
 
   add(events: readonly SessionEvent[], ends: readonly number[]): void {
@@ -445,7 +434,7 @@ export class TurnIndexBuilder {
       this.skipping = false;
       if (this.seg.length > 0) {
         if (e.type === 'turn/start') this.close(false);
-        else if (e.type === 'step/start' && this.turn !== undefined && this.waiting.size === 0 && this.segTo - this.segFrom >= pieceBytes) this.close(true);
+        else if (this.cuts.before(e, this.segTo - this.segFrom)) this.close(true);
       }
       if (this.seg.length === 0) {
         this.segFrom = this.lineStart;
@@ -454,7 +443,7 @@ export class TurnIndexBuilder {
       this.seg.push(e);
       this.segTo = end;
       this.next = e.seq + 1;
-      this.track(e);
+      this.cuts.track(e);
     }
   }
 
@@ -463,31 +452,10 @@ export class TurnIndexBuilder {
     return this.index;
   }
 
-  /** What replay carries from event to event that a cut must respect: the turn, and its calls not yet answered. */
-  private track(e: SessionEvent): void {
-    switch (e.type) {
-      case 'turn/start': {
-        const n = (e.data ?? {}).turn;
-        this.turn = typeof n === 'number' ? n : 0;
-        this.waiting.clear();
-        break;
-      }
-      case 'turn/end':
-        this.turn = undefined;
-        break;
-      case 'tool/call':
-        this.waiting.add(callIdOf(e));
-        break;
-      case 'tool/result':
-        this.waiting.delete(callIdOf(e));
-        break;
-    }
-  }
-
   private close(cut: boolean): void {
     const seg = this.seg;
     this.index.add({ seq: seg[0].seq, lastSeq: seg[seg.length - 1].seq, from: this.segFrom, to: this.segTo, nextSeq: this.segNext, count: seg.length, within: this.segWithin }, seg, cut);
-    this.segWithin = cut ? this.turn : undefined;
+    this.segWithin = cut ? this.cuts.turn : undefined;
     this.seg = [];
   }
 }

@@ -38,6 +38,26 @@ describe('a 200 MB session: commands stream their output in bounded memory', () 
   }
 });
 
+describe('a 200 MB session of one turn (an agent left running): commands write it as they read it', () => {
+  // the turn in pieces (turn-pieces.ts): held whole, tree --json peaked at 2 GB and export at 1.5 GB on 300 MB
+  let dir: string;
+  beforeAll(() => {
+    dir = tmpDir('huge-turn-');
+    writeHugeSession(path.join(dir, 'turn.jsonl'), 200e6, { id: 'turn', oneTurn: 'closed' });
+  }, 120_000);
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  for (const args of [['tree', '--json'], ['export', '--format', 'md']]) {
+    it(`${args.join(' ')} completes under ${MB(BOUND)}`, async () => {
+      const r = await runBounded([...args, '--session', 'turn', '--dir', dir, '--no-cache'], { killAt: 2 * BOUND, keepStdout: false, timeoutMs: 300_000 });
+      expect(r.killed, `killed at ${MB(r.peak)}`).toBe(false);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.peak, `peak ${MB(r.peak)}`).toBeLessThanOrEqual(BOUND);
+      expect(r.tail).toMatch(args.includes('md') ? /turn 3 end: completed \(seq \d+\) · fork boundary —\*\n$/ : /\n\}\n$/);
+      expect(r.stdoutBytes).toBeGreaterThan(100e6);
+    }, 360_000);
+  }
+});
+
 describe('a 200 MB session: browsing it in the app', () => {
   it(`opens tail first and browses (index, g/G, expand, reader, / search, history, export in the background) under ${MB(BOUND)}`, async () => {
     const dir = tmpDir('huge-browse-');
