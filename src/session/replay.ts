@@ -13,14 +13,29 @@ export interface ToolResultInfo {
 }
 
 export type TreeNode =
-  | { kind: 'turn'; seq: number; lastSeq: number; turn: number; open: boolean; reason?: string; reasonData?: unknown; prompt?: string; children: TreeNode[]; childCount?: number }
-  | { kind: 'step'; seq: number; lastSeq: number; turn: number; step: number; open: boolean; children: TreeNode[]; childCount?: number; tools?: ToolCounts }
+  | { kind: 'turn'; seq: number; lastSeq: number; turn: number; open: boolean; reason?: string; reasonData?: unknown; prompt?: string; children: TreeNode[]; childCount?: number; allRows?: number }
+  | { kind: 'step'; seq: number; lastSeq: number; turn: number; step: number; open: boolean; children: TreeNode[]; childCount?: number; tools?: ToolCounts; allRows?: number }
   | { kind: 'message'; seq: number; lastSeq: number; role: string; type: string; text: string; reasoning?: string }
   | { kind: 'tool'; seq: number; lastSeq: number; callId: string; name: string; arguments: string; result?: ToolResultInfo }
   | { kind: 'chunks'; seq: number; lastSeq: number; count: number }
   | { kind: 'event'; seq: number; lastSeq: number; type: string; summary: string };
 
 export type ParentNode = Extract<TreeNode, { children: TreeNode[] }>;
+
+/**
+ * The rows a node takes in the Turns view with every node expanded: one
+ * each, and under a tool call its arguments and its result. An indexed turn
+ * or step keeps it (allRows), so expanding all counts its rows without
+ * reading its children (turn-rows.ts).
+ */
+export function openRowCount(n: TreeNode): number {
+  if (n.kind === 'tool') return n.result ? 3 : 2;
+  if (n.kind !== 'turn' && n.kind !== 'step') return 1;
+  if (n.allRows !== undefined) return n.allRows;
+  let sum = 1;
+  for (const c of n.children) sum += openRowCount(c);
+  return sum;
+}
 
 /** An indexed step's tool children and how many have their result: its rows counted without reading its children (turn-rows.ts). */
 export interface ToolCounts {

@@ -82,6 +82,18 @@ export interface SessionPersistence {
 const quote = (id: string) => JSON.stringify(id);
 const NO_SESSIONS: readonly Session[] = [];
 
+/**
+ * One event of a large log read without reading the log up to it (its
+ * offset index, storage/indexed-turns.ts): what an OPEN_TURN message names,
+ * for a cut deep in a 10 GB log, in a keypress. `turnStartAtOrBefore`: the
+ * latest turn/start at or before a seq, null when there is none, undefined
+ * when it cannot tell (an index of the log's tail only).
+ */
+export interface EventLookup {
+  event(seq: number): SessionEvent | undefined;
+  turnStartAtOrBefore(seq: number): SessionEvent | null | undefined;
+}
+
 export class SessionStore {
   private readonly byKey = new Map<string, Session>();
   /** id -> its session, or its sessions when several carry it (an array for each of 100,000 ids was ~60 bytes a session) */
@@ -328,7 +340,7 @@ export class SessionStore {
    * is refused, or null when it is allowed. Needs only the log's facts, except
    * for the type of the last event in an OPEN_TURN message.
    */
-  boundaryError(s: Session, boundary?: number): SessionForkError | null {
+  boundaryError(s: Session, boundary?: number, lookup?: EventLookup): SessionForkError | null {
     const len = s.length;
     if (boundary !== undefined && !(Number.isInteger(boundary) && boundary >= 0 && boundary < len)) {
       const range = len === 0 ? 'the log is empty' : `expected an integer in [0, ${len - 1}]`;
@@ -349,13 +361,16 @@ export class SessionStore {
     if (s.facts.rc8Rule) {
       // rc.8's rule and wording: the latest turn/start or turn/end in the prefix is an unmatched turn/start.
       let turn: unknown = cut === len - 1 ? s.facts.openTurn : undefined;
-      if (turn === undefined || turn === null)
+      const start = turn === undefined || turn === null ? lookup?.turnStartAtOrBefore(cut) : undefined;
+      if (start !== undefined) turn = start?.data?.turn;
+      else if (turn === undefined || turn === null)
         this.eachEvent(s, cut, (e) => {
           if (e.type === 'turn/start') turn = e.data?.turn;
         });
       return new SessionForkError('OPEN_TURN', `fork boundary ${cut} in session ${quote(s.id)} ends inside open turn ${String(turn)}`, { boundary: cut });
     }
     let last = cut === len - 1 ? s.facts.lastEventType : undefined;
+    last ??= lookup?.event(cut)?.type;
     if (last === undefined) this.eachEvent(s, cut, (e) => (last = e.type));
     return new SessionForkError('OPEN_TURN', `cannot fork session ${quote(s.id)} inside an open turn (last event: ${last})`, { boundary: cut });
   }

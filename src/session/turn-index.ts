@@ -14,7 +14,7 @@
 // keeps its steps (their children on disk, each read with its piece).
 import type { SessionEvent } from './events.js';
 import { safeStringify } from './json-safe.js';
-import { buildTurnTree, type ParentNode, type ToolCounts, type TreeNode } from './replay.js';
+import { buildTurnTree, openRowCount, type ParentNode, type ToolCounts, type TreeNode } from './replay.js';
 import { PieceCuts } from './turn-pieces.js';
 import { addUsage, usageOfSeqs, type TokenUsage } from './usage.js';
 
@@ -142,9 +142,11 @@ export class TurnIndex {
     const nodes = buildTurnTree(events, seg.within);
     let pos = 0;
     if (seg.within !== undefined) {
-      // the rest of the turn the segment before cut: one more piece of its node
+      // the rest of the turn the segment before cut: one more piece of its node (or, a tail read from inside a turn, its first)
       const last = this.tree.length - 1;
-      this.tree[last] = (this.tree[last] as unknown as PiecedTurn).with(piece(nodes[0] as TurnNode, seg, events, this)) as unknown as ParentNode;
+      const p = piece(nodes[0] as TurnNode, seg, events, this);
+      if (last < 0) this.tree.push(new PiecedTurn([p], this, { seq: seg.seq, turn: seg.within }) as unknown as ParentNode);
+      else this.tree[last] = (this.tree[last] as unknown as PiecedTurn).with(p) as unknown as ParentNode;
       pos = 1;
     }
     for (; pos < nodes.length; pos++) {
@@ -192,6 +194,30 @@ export class TurnIndex {
     return events.find((e) => e.seq === seq);
   }
 
+  /**
+   * The latest turn/start at or before `seq`: the first event of the last
+   * segment from it back that does not start inside a turn (every other
+   * segment but the log's first starts at one). Null: none in the log;
+   * undefined: the index does not reach back to it (the tail only).
+   */
+  turnStartAtOrBefore(seq: number): SessionEvent | null | undefined {
+    const s = this.segments;
+    let lo = -1;
+    let hi = s.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (s[mid].seq <= seq) lo = mid;
+      else hi = mid - 1;
+    }
+    for (let i = lo; i >= 0; i--) {
+      if (s[i].within !== undefined) continue;
+      const e = this.event(s[i].seq);
+      if (e === undefined) return undefined;
+      return e.type === 'turn/start' ? e : null;
+    }
+    return undefined;
+  }
+
   /** A turn node's usage and last event time. */
   turnFacts(n: TreeNode): TurnFacts | undefined {
     return n instanceof LazyParent || n instanceof PiecedTurn ? n.facts : undefined;
@@ -221,6 +247,8 @@ class LazyParent {
   /** a step's number and tool counts; a turn's end reason */
   readonly step?: number;
   readonly tools?: ToolCounts;
+  /** its rows with everything expanded */
+  readonly allRows: number;
   readonly reason?: string;
   /** a prompt or end reason data kept (short), or undefined with `long` telling which is on disk */
   private readonly keptPrompt?: string;
@@ -242,6 +270,7 @@ class LazyParent {
     this.turn = n.turn;
     this.open = n.open;
     this.childCount = n.children.length;
+    this.allRows = openRowCount(n);
     let long = 0;
     if (n.kind === 'step') {
       this.step = n.step;
@@ -294,15 +323,19 @@ interface TurnPiece {
   readonly reasonData?: unknown;
   readonly long: number;
   readonly facts: TurnFacts;
+  /** its children's rows with everything expanded */
+  readonly allRows: number;
 }
 
 /** A turn node built from one piece of it (the first: from its turn/start; else from a step/start). */
 function piece(n: TurnNode, seg: IndexedSegment, events: readonly SessionEvent[], index: TurnIndex): TurnPiece {
   const longPrompt = n.prompt !== undefined && n.prompt.length > KEEP_TEXT;
   const longReason = n.reasonData !== undefined && typeof n.reasonData === 'object' && safeStringify(n.reasonData).length > KEEP_TEXT;
+  const children = n.children.map((c, i) => (c.kind === 'step' ? (new LazyParent(c, index, seg, i, undefined, true) as unknown as ParentNode) : c));
   return {
     seg,
-    children: n.children.map((c, i) => (c.kind === 'step' ? (new LazyParent(c, index, seg, i, undefined, true) as unknown as ParentNode) : c)),
+    children,
+    allRows: children.reduce((sum, c) => sum + openRowCount(c), 0),
     lastSeq: n.lastSeq,
     open: n.open,
     reason: n.reason,
@@ -328,6 +361,7 @@ class PiecedTurn {
   readonly open: boolean;
   readonly reason?: string;
   readonly childCount: number;
+  readonly allRows: number;
   readonly facts: TurnFacts;
   private kids?: TreeNode[];
 
@@ -345,6 +379,7 @@ class PiecedTurn {
     this.open = last.open;
     this.reason = last.reason;
     this.childCount = pieces.reduce((sum, p) => sum + p.children.length, 0);
+    this.allRows = pieces.reduce((sum, p) => sum + p.allRows, 1);
     this.facts = facts ?? last.facts;
   }
 
@@ -400,19 +435,23 @@ export class TurnIndexBuilder {
   /** where a piece may end */
   private readonly cuts: PieceCuts;
 
-  /** the events before the first turn/start are passed over (a read from the middle of a log: the tail) */
-  private skipping: boolean;
+  /**
+   * A read from the middle of a log (the tail) passes over the events before
+   * the first turn/start ('turn'), or before the first turn/start or
+   * step/start ('step': the last steps of a turn too long to read whole).
+   */
+  private skipping: 'turn' | 'step' | false;
 
   constructor(
     readonly index: TurnIndex,
     from: number,
     nextSeq: number,
-    fromTurn = false,
+    skip: 'turn' | 'step' | false = false,
     within?: number,
   ) {
     this.lastEnd = this.lineStart = from;
     this.next = this.lineNext = nextSeq;
-    this.skipping = fromTurn;
+    this.skipping = skip;
     this.segWithin = within;
     this.cuts = new PieceCuts(within);
   }
@@ -427,9 +466,14 @@ export class TurnIndexBuilder {
         this.lineNext = this.next;
         this.lastEnd = end;
       }
-      if (this.skipping && e.type !== 'turn/start') {
+      if (this.skipping && e.type !== 'turn/start' && !(this.skipping === 'step' && e.type === 'step/start')) {
         this.next = e.seq + 1;
         continue;
+      }
+      if (this.skipping && e.type === 'step/start') {
+        // inside a turn whose start is not read: its steps from here (the step says which turn)
+        const n = (e.data ?? {}).turn;
+        this.segWithin = this.cuts.turn = typeof n === 'number' ? n : 0;
       }
       this.skipping = false;
       if (this.seg.length > 0) {

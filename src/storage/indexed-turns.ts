@@ -75,33 +75,40 @@ const TAIL_MAX = 64 * 1024 * 1024;
  * read starts at a line start and passes over the events before the first
  * turn/start it meets (a turn read from its middle). Why: a 10 GB log shows
  * its last turns, where a user forks, in a blink, and the rest fills in.
+ * When no turn starts in the last 16 MB (an agent left running on one turn),
+ * the last steps of that turn, from the first step/start in the window.
  */
 function tailIndex(session: Session, cache: SegmentCache): TurnIndex {
+  for (const skip of ['turn', 'step'] as const) {
+    for (let size = TAIL_BYTES; size <= (skip === 'turn' ? TAIL_BYTES * 4 : TAIL_MAX); size *= 4) {
+      const r = tailRead(session, cache, size, skip);
+      if (r && (r.index.segments.length > 0 || r.whole)) return r.index;
+    }
+  }
+  return new TurnIndex(segmentReader(session), cache);
+}
+
+/** The index of the log's last `size` bytes, from the first turn/start (or step/start) in them; undefined when no line starts in them (an over-long line fills them). `whole`: they are the whole log. */
+function tailRead(session: Session, cache: SegmentCache, size: number, skip: 'turn' | 'step'): { index: TurnIndex; whole: boolean } | undefined {
   const log = session.log;
   const file = session.file!;
-  for (let size = TAIL_BYTES; ; size *= 4) {
-    const start = Math.max(log.headerEnd, log.consumed - size);
-    const from = start === log.headerEnd ? start : lineStartAfter(file, start, log.consumed);
-    const index = new TurnIndex(segmentReader(session), cache);
-    if (from < 0) {
-      // no line starts in the window (an over-long line fills it): a bigger one, or no tail
-      if (size >= TAIL_MAX) return index;
-      continue;
+  const start = Math.max(log.headerEnd, log.consumed - size);
+  const from = start === log.headerEnd ? start : lineStartAfter(file, start, log.consumed);
+  if (from < 0) return undefined;
+  const index = new TurnIndex(segmentReader(session), cache);
+  const builder = new TurnIndexBuilder(index, from, 0, from !== log.headerEnd && skip);
+  const read = startRangeRead(file, session.header, from, log.consumed, 0);
+  try {
+    for (let done = false; !done; ) {
+      done = read.step(ALWAYS);
+      const { events, ends } = read.drainRetained!();
+      builder.add(events, ends);
     }
-    const builder = new TurnIndexBuilder(index, from, 0, from !== log.headerEnd);
-    const read = startRangeRead(file, session.header, from, log.consumed, 0);
-    try {
-      for (let done = false; !done; ) {
-        done = read.step(ALWAYS);
-        const { events, ends } = read.drainRetained!();
-        builder.add(events, ends);
-      }
-    } finally {
-      read.close();
-    }
-    builder.finish();
-    if (index.segments.length > 0 || start === log.headerEnd || size >= TAIL_MAX) return index;
+  } finally {
+    read.close();
   }
+  builder.finish();
+  return { index, whole: from === log.headerEnd };
 }
 
 /** The offset just after the first newline in [at - 1, end) (the start of the first whole line from `at`), or -1. */

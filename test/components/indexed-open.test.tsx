@@ -8,11 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQuery, type Query } from '../../src/session/query.js';
 import { indexProgress, setIndexedMin, turnIndexOf } from '../../src/storage/indexed-turns.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
-import { readLog } from '../../src/storage/session-file.js';
+import { openSessionFile, readLog } from '../../src/storage/session-file.js';
 import { encodeStoredFrame } from '../../src/storage/zstd-frames.js';
 import { frameMapOf, setSeekStep } from '../../src/storage/zstd-seek.js';
 import { turnMatches } from '../../src/view/turns/turn-search.js';
-import { historyRows } from '../../src/view/turns/turn-rows.js';
+import { buildTurnRows, historyRows, rowsContext } from '../../src/view/turns/turn-rows.js';
+import { buildTurnTree } from '../../src/session/replay.js';
 import { detailLines } from '../../src/view/turns/turn-detail.js';
 import { cleanupTmp, evs, hdr, logText, tmpDir, turnRows } from '../support/fixtures.js';
 import { KEY, mountApp } from '../support/app-harness.js';
@@ -67,11 +68,15 @@ describe('a large log in the app', () => {
       expect(session.isLoaded).toBe(false);
       await m.press('t');
 
-      // e would read every event and hold a row for each: refused, with what to do instead
-      const before = m.state().turns.get(session.file!)?.expansion;
+      // e expands all: the rows counted from the index (each node keeps how many it shows expanded), built as read, the log still not loaded
       await m.press('e');
-      expect(m.frame()).toMatch(/expand all \(big\): \d+ KiB is read a turn at a time: expand turns with →, or search with \//);
-      expect(m.state().turns.get(session.file!)?.expansion).toBe(before);
+      expect(m.state().turns.get(session.file!)?.expansion?.mode).toBe('all');
+      const all = buildTurnRows(buildTurnTree(events), { mode: 'all', toggled: new Set() }, rowsContext(openSessionFile(file, true).session!)).rows;
+      const shown = m.controller.world().turns(session);
+      expect(shown.ok && shown.rows({ mode: 'all', toggled: new Set() }).rows.length).toBe(all.length);
+      expect(shown.ok && shown.rows({ mode: 'all', toggled: new Set() }).rows.at(-3)!.text).toBe(all.at(-3)!.text);
+      expect(session.isLoaded).toBe(false);
+      await m.press('g');
 
       // a search started and cancelled before its first slice: it is dropped, and says so
       await m.press('/', ...'hay', KEY.enter, KEY.esc);

@@ -404,7 +404,9 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     forkError(session, boundary) {
       try {
         store.resolve(session); // a deleted or re-read instance: SESSION_NOT_FOUND / SESSION_NOT_LIVE
-        return store.boundaryError(session, boundary);
+        // a large log: what the verdict names is read through its index, not by reading the log up to the cut
+        const ix = usesIndex(session) ? turnIndexOf(session)?.index : undefined;
+        return store.boundaryError(session, boundary, ix);
       } catch (e) {
         if (isSessionForkError(e)) return e;
         // the OPEN_TURN message reads the last event's type: a vanished file cannot

@@ -2,23 +2,6 @@
 // keys of its search prompt.
 import { ch, either, flag, type Binding } from '../app/binding.js';
 import type { ViewBinding } from '../app/keymap.js';
-import type { AppState } from '../app/state.js';
-import type { World } from '../app/world.js';
-import { byteSize } from './turn-loading.js';
-
-/**
- * e in Turns on a large log: expanding all would read every event of it to
- * count the rows each turn shows (the rows themselves are built as read,
- * TurnRows), so a log read from its offset index is expanded a turn at a time.
- * (Types only from app/: this table is part of the keymap that state.ts reads.)
- */
-function expandAllDisabled(s: AppState, world: World): string | undefined {
-  const session = s.view === 'turns' && s.selection !== undefined ? world.session(s.selection) : undefined;
-  if (!session) return undefined;
-  const data = world.turns(session);
-  if (!data.ok || !data.indexed) return undefined;
-  return `${byteSize(session.log.consumed)} is read a turn at a time: expand turns with →, or search with /`;
-}
 
 export const TURNS_KEYS: readonly ViewBinding[] = [
   { keys: 'b', command: 'jumpBoundary', help: 'jump to the nearest fork boundary', hint: 'boundary', match: ch('b') },
@@ -29,7 +12,7 @@ export const TURNS_KEYS: readonly ViewBinding[] = [
   { keys: 'N', command: 'prevMatch', help: 'previous search match', match: ch('N') },
   { keys: '→ / l', command: 'expand', help: 'expand / go to the first child', match: either(flag('rightArrow'), ch('l')) },
   { keys: '← / h', command: 'collapse', help: 'collapse / go to the parent', match: either(flag('leftArrow'), ch('h')) },
-  { keys: 'e', command: 'expandAll', help: 'expand all', match: ch('e'), disabled: expandAllDisabled },
+  { keys: 'e', command: 'expandAll', help: 'expand all', match: ch('e') },
   { keys: 'E', command: 'collapseAll', help: 'collapse all', match: ch('E') },
   { keys: 'd', command: 'toggleDetail', help: 'toggle the detail pane', match: ch('d') },
 ];

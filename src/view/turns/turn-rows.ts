@@ -136,18 +136,18 @@ export class TurnRows implements RowSeq<TurnRow> {
       const node = tree[i];
       if (node.lastSeq < node.seq || (i > 0 && node.seq <= tree[i - 1].lastSeq)) ordered = false;
       this.starts[i] = at;
-      // A collapsed node's block is its row and its marker; an expanded one, and the one the
-      // divider may fall in (the first with a row at or past the seed), is built to be counted.
-      if (!(pending && node.lastSeq >= seed!) && this.expanded(node) && (node.kind === 'turn' || node.kind === 'step') && childCount(node) > wideChildren) {
-        at += this.widen(i, node);
-      } else if (this.expanded(node) || (pending && node.lastSeq >= seed!)) {
+      // A node's block is its rows (counted, not built: an indexed node knows how many it
+      // shows expanded) and its marker; the one the divider may fall in (the first with a
+      // row at or past the seed) is built to be counted. A wide one is built a child at a time.
+      if (pending && node.lastSeq >= seed!) {
         const rows = this.build(i, at, pending);
-        if (pending && rows.some((r) => r.kind === 'inherited-divider')) {
+        if (rows.some((r) => r.kind === 'inherited-divider')) {
           pending = false;
           ownBlock = i;
         }
         at += rows.length;
-      } else at += this.marked(i) ? 2 : 1;
+      } else if (this.expanded(node) && (node.kind === 'turn' || node.kind === 'step') && childCount(node) > wideChildren) at += this.widen(i, node);
+      else at += this.countRows(node) + (this.marked(i) ? 1 : 0);
     }
     this.starts[n] = at;
     if (pending) {
@@ -238,6 +238,7 @@ export class TurnRows implements RowSeq<TurnRow> {
     if (!this.expanded(n)) return 1;
     if (n.kind === 'tool') return n.result ? 3 : 2;
     if (n.kind !== 'turn' && n.kind !== 'step') return 1;
+    if (n.allRows !== undefined && this.expansion.mode === 'all' && !this.toggledInside(n)) return n.allRows;
     if (n.kind === 'step' && n.tools && !this.toggledInside(n)) return 1 + childCount(n) + (this.expansion.mode === 'all' ? n.tools.calls + n.tools.results : 0);
     let sum = 1;
     for (const c of n.children) sum += this.countRows(c);
@@ -289,6 +290,7 @@ export class TurnRows implements RowSeq<TurnRow> {
     const e = this.emitter(this.starts[b] + w.childStarts[c], false);
     e.visit(w.node.children[c], 1, this.starts[b]);
     rows = e.rows;
+    fit(rows, w.childStarts[c + 1] - w.childStarts[c], this.starts[b] + w.childStarts[c], 1, this.starts[b]);
     if (w.built.size >= KEPT_CHILDREN) w.built.delete(w.built.keys().next().value!);
     w.built.set(c, rows);
     return rows;
@@ -345,14 +347,15 @@ export class TurnRows implements RowSeq<TurnRow> {
 
   private block(b: number): TurnRow[] {
     let rows = this.blocks.get(b);
-    if (!rows) rows = this.build(b, this.starts[b], b === this.ownBlock);
+    if (!rows) rows = this.build(b, this.starts[b], b === this.ownBlock, this.starts[b + 1] - this.starts[b]);
     return rows;
   }
 
   /** Builds (and keeps) block b, its first row at index `offset`. */
-  private build(b: number, offset: number, dividerHere: boolean): TurnRow[] {
+  private build(b: number, offset: number, dividerHere: boolean, want?: number): TurnRow[] {
     const e = this.emitter(offset, dividerHere);
     e.visit(this.tree[b], 0, -1);
+    if (want !== undefined) fit(e.rows, want - (this.marked(b) ? 1 : 0), offset, 1, offset);
     if (this.marked(b)) e.mark(b);
     if (this.blocks.size >= KEPT_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
     this.blocks.set(b, e.rows);
@@ -400,6 +403,17 @@ export class TurnRows implements RowSeq<TurnRow> {
     };
     return { rows, visit, mark };
   }
+}
+
+/**
+ * Rows as many as were counted for them: an indexed node counts its rows
+ * from what the index kept, and builds them from its events read again; a
+ * log that cannot be read now (deleted or replaced under us: the follower
+ * reads it again) has fewer, shown as a row that says so, never a hole.
+ */
+function fit(rows: TurnRow[], want: number, offset: number, depth: number, parent: number): void {
+  if (rows.length > want) rows.length = Math.max(0, want);
+  for (let k = rows.length; k < want; k++) rows.push(new Row(`u${offset + k}`, depth, 'event', -1, -1, false, false, false, 'gray', parent, undefined, undefined, undefined, [{ text: '(cannot be read now: the log changed)', dim: true }]));
 }
 
 /** The last index k in [0, n) with starts[k] <= i (0 when none): the block or child holding row i. */
