@@ -243,7 +243,7 @@ function treeLines(nodes: readonly TreeNode[], boundaries: ReadonlySet<number>, 
 
 /**
  * A session's tree, written a turn at a time from its log read in batches
- * (segmentTrees): a 10 GB session's tree is never held, only its turn being written.
+ * (topNodes): a 10 GB session's tree is never held, only a piece of its turn being written.
  */
 export async function cmdTree(s: Session, out: Out): Promise<number> {
   await writeFromLog(out, s, batched(treeText(s, out)));

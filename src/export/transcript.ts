@@ -5,7 +5,7 @@
 import { isBoundary } from '../session/log-facts.js';
 import { textOf } from '../session/json-safe.js';
 import type { TreeNode } from '../session/replay.js';
-import { topNodes } from '../session/turn-pieces.js';
+import { topNodes, type TurnWhole } from '../session/turn-pieces.js';
 import { indexSessions, parentOf, type SessionIndex } from '../session/compare.js';
 import type { Session } from '../session/session.js';
 import type { SessionEvent } from '../session/events.js';
@@ -190,54 +190,44 @@ function* transcriptBlocks(s: Session, count: number, batches: (count: number) =
   // (a turn in pieces is summed up by a second read: the log's own, not counted as the export's progress)
   for (const top of topNodes(() => batches(count), () => s.eventBatches(count))) {
     if ('turn' in top) {
-      const { turn: n, whole: w } = top;
-      yield* markSeed(n.seq);
-      yield {
-        kind: 'turn',
-        turn: n.turn,
-        seq: n.seq,
-        lastSeq: w.lastSeq,
-        open: w.open,
-        ...(w.reason !== undefined ? { reason: w.reason } : {}),
-        ...(reasonDetail(w.reasonData) !== undefined ? { detail: reasonDetail(w.reasonData) } : {}),
-        ms: w.ms,
-        usage: w.usage,
-        boundary: !w.open && isBoundary(s.facts, w.lastSeq),
-        items: itemsOf(top.children),
-      };
+      yield* markSeed(top.turn.seq);
+      yield turnBlock(s, top.turn, top.whole, itemsOf(top.children));
       continue;
     }
     const { node: n, seg } = top;
-    {
-      yield* markSeed(n.seq);
-      if (n.kind === 'turn') {
-        const its: Item[] = [];
-        items(n.children, its);
-        // a turn starts its segment: its events are the segment's first ones, up to its last seq
-        const evs = seg.events;
-        let k = 0;
-        while (k + 1 < evs.length && evs[k + 1].seq <= n.lastSeq) k++;
-        yield {
-          kind: 'turn',
-          turn: n.turn,
-          seq: n.seq,
-          lastSeq: n.lastSeq,
-          open: n.open,
-          ...(n.reason !== undefined ? { reason: n.reason } : {}),
-          ...(reasonDetail(n.reasonData) !== undefined ? { detail: reasonDetail(n.reasonData) } : {}),
-          ms: Math.max(0, evs[k].time - evs[0].time),
-          usage: usageOf(evs, 0, k + 1),
-          boundary: !n.open && isBoundary(s.facts, n.lastSeq),
-          items: its,
-        };
-      } else {
-        const its: Item[] = [];
-        items([n], its);
-        for (const it of its) yield { kind: 'between', item: it };
-      }
+    yield* markSeed(n.seq);
+    if (n.kind === 'turn') {
+      const its: Item[] = [];
+      items(n.children, its);
+      // a turn starts its segment: its events are the segment's first ones, up to its last seq
+      const evs = seg.events;
+      let k = 0;
+      while (k + 1 < evs.length && evs[k + 1].seq <= n.lastSeq) k++;
+      yield turnBlock(s, n, { ...n, ms: Math.max(0, evs[k].time - evs[0].time), usage: usageOf(evs, 0, k + 1) }, its);
+    } else {
+      const its: Item[] = [];
+      items([n], its);
+      for (const it of its) yield { kind: 'between', item: it };
     }
   }
   if (!seedMarked && seedLength !== undefined && seedLength === count) yield* markSeed(seedLength);
+}
+
+/** A turn's block: its node's number and start, what it is whole (its end, time, usage), its items. */
+function turnBlock(s: Session, n: { turn: number; seq: number }, w: TurnWhole, items: Iterable<Item>): Block {
+  return {
+    kind: 'turn',
+    turn: n.turn,
+    seq: n.seq,
+    lastSeq: w.lastSeq,
+    open: w.open,
+    ...(w.reason !== undefined ? { reason: w.reason } : {}),
+    ...(reasonDetail(w.reasonData) !== undefined ? { detail: reasonDetail(w.reasonData) } : {}),
+    ms: w.ms,
+    usage: w.usage,
+    boundary: !w.open && isBoundary(s.facts, w.lastSeq),
+    items,
+  };
 }
 
 /** "root → child (fork @44) → this (fork @57)" — raw ids; escape per format. */

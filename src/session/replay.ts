@@ -142,7 +142,7 @@ export function buildTurnTree(events: readonly SessionEvent[], within?: number):
       case 'turn/start': {
         // A result pairs with a call of its own turn (or of the stretch between turns
         // it follows): no state crosses a turn/start, so the tree of a log is the
-        // trees of its turns side by side, and one turn read alone (segmentTrees,
+        // trees of its turns side by side, and one turn read alone (pieceTrees,
         // a huge log read by byte range) gives the same nodes as the whole log.
         calls.clear();
         turn = { kind: 'turn', seq: e.seq, lastSeq: e.seq, turn: typeof d.turn === 'number' ? d.turn : 0, open: true, children: [] };
@@ -229,36 +229,6 @@ export function buildTurnTree(events: readonly SessionEvent[], within?: number):
     grow(e.seq);
   }
   return top;
-}
-
-/** One piece of a log's tree: the events from a turn/start (or the log's start) up to the next turn/start, and their nodes. */
-export interface TreeSegment {
-  /** the events of the segment; `index` of the first in the log (not its seq: a log with a seq gap differs) */
-  events: SessionEvent[];
-  index: number;
-  nodes: TreeNode[];
-}
-
-/**
- * buildTurnTree over a log that arrives in batches, one segment at a time:
- * the concatenated `nodes` equal buildTurnTree of all the events (no state
- * crosses a turn/start), and only one segment's events are held. Why: a
- * 10 GB log cannot be held, but a command can write its tree turn by turn.
- */
-export function* segmentTrees(batches: Iterable<readonly SessionEvent[]>): Generator<TreeSegment> {
-  let seg: SessionEvent[] = [];
-  let index = 0;
-  for (const batch of batches) {
-    for (const e of batch) {
-      if (e.type === 'turn/start' && seg.length > 0) {
-        yield { events: seg, index, nodes: buildTurnTree(seg) };
-        index += seg.length;
-        seg = [];
-      }
-      seg.push(e);
-    }
-  }
-  if (seg.length > 0) yield { events: seg, index, nodes: buildTurnTree(seg) };
 }
 
 export interface HistoryEntry {

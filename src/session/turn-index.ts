@@ -15,6 +15,7 @@
 import type { SessionEvent } from './events.js';
 import { safeStringify } from './json-safe.js';
 import { buildTurnTree, openRowCount, type ParentNode, type ToolCounts, type TreeNode } from './replay.js';
+import { lastAtOrBefore } from './sorted.js';
 import { PieceCuts } from './turn-pieces.js';
 import { addUsage, usageOfSeqs, type TokenUsage } from './usage.js';
 
@@ -202,14 +203,7 @@ export class TurnIndex {
    */
   turnStartAtOrBefore(seq: number): SessionEvent | null | undefined {
     const s = this.segments;
-    let lo = -1;
-    let hi = s.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (s[mid].seq <= seq) lo = mid;
-      else hi = mid - 1;
-    }
-    for (let i = lo; i >= 0; i--) {
+    for (let i = lastAtOrBefore(s.length, (k) => s[k].seq, seq); i >= 0; i--) {
       if (s[i].within !== undefined) continue;
       const e = this.event(s[i].seq);
       if (e === undefined) return undefined;

@@ -7,6 +7,7 @@
 // Pure: no Ink, no I/O. Every string from a file is sanitised (turn-row-text).
 import { emptyUsage, usageOfSeqs } from '../../session/usage.js';
 import { eventAtSeq } from '../../session/turn-summary.js';
+import { lastAtOrBefore } from '../../session/sorted.js';
 import type { TurnIndex } from '../../session/turn-index.js';
 import type { SessionForkError } from '../../session/errors.js';
 import type { SessionEvent } from '../../session/events.js';
@@ -209,19 +210,12 @@ export class TurnRows implements RowSeq<TurnRow> {
 
   /** the block holding row i (a binary search of the blocks' first rows) */
   private blockAt(i: number): number {
-    return lastAtOrBefore(this.starts, this.tree.length, i);
+    return Math.max(0, lastAtOrBefore(this.tree.length, (k) => this.starts[k], i));
   }
 
   /** the last top-level node starting at or before `seq` (-1: none) */
   private blockOfSeq(seq: number): number {
-    let lo = -1;
-    let hi = this.tree.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.tree[mid].seq <= seq) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return lastAtOrBefore(this.tree.length, (i) => this.tree[i].seq, seq);
   }
 
   private findInBlock(b: number, key: string): number | undefined {
@@ -279,7 +273,7 @@ export class TurnRows implements RowSeq<TurnRow> {
     const kids = w.childStarts.length - 1;
     if (o === 0) return (w.head ??= this.emitter(base, false).visit(w.node, 0, -1, true));
     if (o >= w.childStarts[kids]) return (w.mark ??= this.emitter(base + o, false).mark(b));
-    const c = lastAtOrBefore(w.childStarts, kids, o);
+    const c = Math.max(0, lastAtOrBefore(kids, (k) => w.childStarts[k], o));
     return this.childRows(b, w, c)[o - w.childStarts[c]];
   }
 
@@ -303,13 +297,7 @@ export class TurnRows implements RowSeq<TurnRow> {
     if (key === `b${w.node.lastSeq}` && this.marked(b)) return base + w.size - 1;
     const seq = Number(/\d+/.exec(key)![0]);
     const kids = w.node.children;
-    let lo = -1;
-    let hi = kids.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (kids[mid].seq <= seq) lo = mid;
-      else hi = mid - 1;
-    }
+    const lo = lastAtOrBefore(kids.length, (i) => kids[i].seq, seq);
     if (lo < 0) return undefined;
     const at = this.childRows(b, w, lo).findIndex((r) => r.key === key);
     return at < 0 ? undefined : base + w.childStarts[lo] + at;
@@ -414,18 +402,6 @@ export class TurnRows implements RowSeq<TurnRow> {
 function fit(rows: TurnRow[], want: number, offset: number, depth: number, parent: number): void {
   if (rows.length > want) rows.length = Math.max(0, want);
   for (let k = rows.length; k < want; k++) rows.push(new Row(`u${offset + k}`, depth, 'event', -1, -1, false, false, false, 'gray', parent, undefined, undefined, undefined, [{ text: '(cannot be read now: the log changed)', dim: true }]));
-}
-
-/** The last index k in [0, n) with starts[k] <= i (0 when none): the block or child holding row i. */
-function lastAtOrBefore(starts: Int32Array, n: number, i: number): number {
-  let lo = 0;
-  let hi = n - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= i) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 /** The divider before a fork child's first own event, at the depth of the row it comes before. */
