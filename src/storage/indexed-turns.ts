@@ -66,7 +66,7 @@ export function turnIndexOf(session: Session): { index: TurnIndex; current: bool
   return undefined;
 }
 
-/** How much of a log's end the tail read takes first, and the most it grows to when that holds no turn/start. */
+/** How much of a log's end the tail read takes first (16 MB when that holds no turn/start), and the most it grows to when no line starts in it (an over-long line). */
 const TAIL_BYTES = 4 * 1024 * 1024;
 const TAIL_MAX = 64 * 1024 * 1024;
 
