@@ -190,6 +190,16 @@ async function main(): Promise<void> {
     });
   }
 
+  if (big) {
+    await attempt('fork into a compressed root', preset, '≤ 3x plain fork; child ≤ 1.2x zstd -3', 'the same fork into a plain root', async () => {
+      const r = await F.figureForkCompressed(big, main.dir, loop);
+      const ratio = r.app.median / r.floor!.median;
+      const size = r.childBytes / r.z3;
+      rows.push({ figure: 'fork of big session into a compressed root (store.fork)', corpus: preset, unit: 'ms', value: r.app, floor: r.floor, floorLabel: 'the same fork into a plain root', ratio, goal: '≤ 3x floor', pass: ratio <= 3, note: `the parent's frames copied; a parent in stored frames, every frame encoded (${r.encoder}): ${r.encoded.median.toFixed(0)} ms (${(r.encoded.median / r.floor!.median).toFixed(1)}x)` });
+      rows.push({ figure: 'compressed child size', corpus: preset, unit: 'MB', value: summarize([r.childBytes / MB]), floor: summarize([r.z3 / MB]), floorLabel: `zstd -3 of its text (${(r.textBytes / MB).toFixed(1)} MB)`, ratio: size, goal: '≤ 1.2x floor', pass: size <= 1.2 });
+    });
+  }
+
   await attempt('peak RSS', preset, '≤ 300 MB', 'size of the files', async () => {
     const reps: F.RssReport[] = [];
     for (let i = 0; i < loop.warmup + loop.runs; i++) reps.push(await F.rssOnce(main.dir, big));

@@ -2,10 +2,10 @@
  * The app-side measurements of `npm run bench`, each paired with its floor measured in
  * the same loop (app and floor alternate run by run, so drift hits both alike).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { readProfileDir, type ProfileSummary } from './profile.js';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { floorCp, floorNodeStartup, floorParseFile, floorReadParse, runChild, summarize, type Stats } from './floors.js';
@@ -366,6 +366,73 @@ export async function figureFork(file: string, corpusDir: string, loop: Loop) {
     return { ...r, cli: summarize(cli), bytes: statSync(file).size };
   } finally {
     rmSync(scratch.root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Fork of the big session into a compressed rc.8 root against the same fork
+ * into a plain one (the same text, its header made rc.8's), and the child's
+ * size against `zstd -3` of the child's text (the harness writes level 3).
+ */
+export async function figureForkCompressed(file: string, corpusDir: string, loop: Loop) {
+  const { encodeFrame, encoderInUse, initEncoder } = await import('../src/storage/zstd-encode.js');
+  const { encodeStoredFrame, initDecoder } = await import('../src/storage/zstd-frames.js');
+  await Promise.all([initDecoder(), initEncoder()]);
+  const root = join(dirname(corpusDir), `.scratch-z-${process.pid}`);
+  try {
+    const text = readFileSync(file, 'utf8');
+    const nl = text.indexOf('\n');
+    const header = { ...JSON.parse(text.slice(0, nl)), cwd: '/bench/proj', delegationDepth: 0 };
+    const body = Buffer.from(text.slice(nl + 1), 'utf8');
+    // zstd: as rc.8 writes it, the header frame then a compressed frame per batch (~64 KB of whole
+    // lines here), which the fork copies; stored: the same frames in raw blocks, each encoded by the fork
+    const put = (enc: 'plain' | 'zstd' | 'stored') => {
+      const f = join(root, enc, '--bench-proj--', header.id, enc === 'plain' ? 'session.jsonl' : 'session.jsonl.zstd');
+      mkdirSync(dirname(f), { recursive: true });
+      const head = Buffer.from(JSON.stringify(header) + '\n');
+      if (enc === 'plain') writeFileSync(f, Buffer.concat([head, body]));
+      else {
+        const encode = enc === 'zstd' ? encodeFrame : encodeStoredFrame;
+        const frames = [encode(head)];
+        for (let at = 0; at < body.length; ) {
+          const end = body.indexOf(10, Math.min(body.length - 1, at + 64 * 1024)) + 1 || body.length;
+          frames.push(encode(body.subarray(at, end)));
+          at = end;
+        }
+        writeFileSync(f, Buffer.concat(frames));
+      }
+      const index = newRootIndex(join(root, enc));
+      indexFile(index, f);
+      const source = index.store.get(f)!;
+      source.ensureLoaded(); // the TUI has it open
+      return { index, source };
+    };
+    const plain = put('plain');
+    const zstd = put('zstd');
+    const stored = put('stored');
+    let i = 0;
+    let childBytes = 0;
+    let childText = '';
+    const fork = (w: ReturnType<typeof put>, keep: boolean) => () => {
+      const t0 = performance.now();
+      const child = w.index.store.fork({ source: w.source, sessionId: `bench-zfork-${process.pid}-${i++}` });
+      const ms = performance.now() - t0;
+      if (keep) {
+        childBytes = statSync(child.file!).size;
+        childText = child.file!;
+      }
+      w.index.store.remove(child);
+      if (!keep) rmSync(dirname(child.file!), { recursive: true, force: true });
+      return ms;
+    };
+    const r = await paired(loop, fork(zstd, false), fork(plain, false));
+    const encoded = await paired(loop, fork(stored, false));
+    fork(zstd, true)();
+    const decoded = execFileSync('zstd', ['-q', '-dc', childText], { maxBuffer: 1 << 30 });
+    const z3 = execFileSync('zstd', ['-q', '-3', '-c'], { input: decoded, maxBuffer: 1 << 30 }).length;
+    return { ...r, encoded: encoded.app, childBytes, textBytes: decoded.length, z3, encoder: encoderInUse() };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 }
 

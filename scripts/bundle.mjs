@@ -26,5 +26,7 @@ await build({
   banner: { js: "import { createRequire as __dshCreateRequire } from 'node:module';\nconst require = __dshCreateRequire(import.meta.url);" },
   // Ink's per-line text work, memoised across frames (scripts/ink-memo.mjs)
   plugins: [inkMemoPlugin()],
+  // The zstd encoder reads its .wasm file next to its own module (__dirname): loaded from node_modules, not bundled.
+  external: ['@bokuweb/zstd-wasm'],
   logLevel: 'warning',
 });

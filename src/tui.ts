@@ -27,6 +27,7 @@ import { attachCache, newRootIndex } from './storage/load-root.js';
 import { FindingsCache } from './storage/findings-cache.js';
 import { scanRoot, type ScanProgress } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
+import { initEncoder } from './storage/zstd-encode.js';
 import { collectUnderPressure, collectWhenQuiet } from './quiet-gc.js';
 import { milestone } from './trace.js';
 
@@ -49,7 +50,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     return 2;
   }
   milestone('tui');
-  await initDecoder(); // the WebAssembly zstd decoder, before any session.jsonl.zstd is read (~20 ms)
+  await Promise.all([initDecoder(), initEncoder()]); // WebAssembly zstd, before any session.jsonl.zstd is read or written (~20 ms)
   const index = newRootIndex(dir);
   // unchanged files come from the fact cache; it is rewritten once, when the first scan ends
   if (!opts.noCache) attachCache(index);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { SessionForkError } from '../session/errors.js';
 import { errorText, openRegular } from './open-file.js';
-import { encodeStoredFrame } from './zstd-frames.js';
+import { encodeFrame } from './zstd-encode.js';
 
 export interface ByteRange {
   file: string;
@@ -20,8 +20,11 @@ export interface NewFileBody {
   header: string;
   /** copy these bytes of an existing file verbatim (the seed as the parent wrote it) */
   copy?: ByteRange;
-  /** the seed's text handed to `sink` a piece at a time (a compressed parent's, as it is decoded) */
-  copyText?: (sink: (text: Uint8Array) => void) => void;
+  /**
+   * the seed's text handed to `sink` a piece at a time (a compressed parent's, as it is decoded);
+   * into a compressed file, whole frames of the parent may come to `frame` instead (zstdSeed)
+   */
+  copyText?: (sink: (text: Uint8Array) => void, frame?: (bytes: Uint8Array, textLength: number) => void) => void;
   /** then these lines (without newlines), written as they come (a damaged seed is re-serialised event by event) */
   lines?: Iterable<string>;
   /** write rc.8's compressed encoding: a frame with the header line, then frames of whole lines (FRAME_TEXT each) */
@@ -125,13 +128,15 @@ function copyRange(range: ByteRange, sink: (bytes: Buffer) => void): void {
 }
 
 /**
- * Writes text as stored frames of whole lines, about FRAME_TEXT each, as it
- * comes: rc.8 writes a frame per append batch, each whole lines; a child of
- * any size is written holding about one frame's text.
+ * Writes text as compressed frames of whole lines (zstd-encode.ts), about
+ * FRAME_TEXT each, as it comes: rc.8 writes a frame per append batch, each
+ * whole lines; a child of any size is written holding about one frame's text.
  */
 class FrameWriter {
   private parts: Buffer[] = [];
   private held = 0;
+  /** bytes of text written in frames */
+  written = 0;
   /** the held text has a newline (what is left after a frame has none: a line longer than a frame is held to its end) */
   private newline = false;
 
@@ -145,12 +150,20 @@ class FrameWriter {
     if (this.held >= FRAME_TEXT && this.newline) this.flush(false);
   }
 
+  /** Writes a frame of the parent's as it is, after the text held before it. */
+  copy(bytes: Uint8Array, textLength: number): void {
+    this.flush(true);
+    writeAll(this.fd, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    this.written += textLength;
+  }
+
   /** Writes the held text up to its last newline (all of it at the end). */
   flush(end: boolean): void {
     if (this.held === 0) return;
     const text = Buffer.concat(this.parts);
     const cut = end ? text.length : text.lastIndexOf(10) + 1;
-    writeAll(this.fd, encodeStoredFrame(text.subarray(0, cut)));
+    writeAll(this.fd, encodeFrame(text.subarray(0, cut)));
+    this.written += cut;
     this.parts = cut < text.length ? [text.subarray(cut)] : [];
     this.held = text.length - cut;
     this.newline = false;
@@ -173,22 +186,30 @@ function* lineText(lines: Iterable<string>): Generator<string> {
   if (parts.length > 0) yield parts.join('');
 }
 
-function writeBody(fd: number, body: NewFileBody): void {
+/** Writes the body; returns the length of its text (a compressed body's decoded length: nothing has to decode it again). */
+function writeBody(fd: number, body: NewFileBody): number {
   if (body.zstd) {
-    writeAll(fd, encodeStoredFrame(Buffer.from(body.header + '\n', 'utf8')));
+    const head = Buffer.from(body.header + '\n', 'utf8');
+    writeAll(fd, encodeFrame(head));
     const frames = new FrameWriter(fd);
     const put = (t: Uint8Array) => frames.push(t);
-    if (body.copyText) body.copyText(put);
+    if (body.copyText) body.copyText(put, (bytes, textLength) => frames.copy(bytes, textLength));
     else if (body.copy) copyRange(body.copy, put);
     if (body.lines) for (const text of lineText(body.lines)) put(Buffer.from(text, 'utf8'));
     frames.flush(true);
-    return;
+    return head.length + frames.written;
   }
-  writeAll(fd, Buffer.from(body.header + '\n', 'utf8'));
-  const put = (t: Uint8Array) => writeAll(fd, Buffer.from(t.buffer, t.byteOffset, t.byteLength));
+  const head = Buffer.from(body.header + '\n', 'utf8');
+  writeAll(fd, head);
+  let written = head.length;
+  const put = (t: Uint8Array) => {
+    writeAll(fd, Buffer.from(t.buffer, t.byteOffset, t.byteLength));
+    written += t.length;
+  };
   if (body.copyText) body.copyText(put);
   else if (body.copy) copyRange(body.copy, put);
-  if (body.lines) for (const text of lineText(body.lines)) writeAll(fd, Buffer.from(text, 'utf8'));
+  if (body.lines) for (const text of lineText(body.lines)) put(Buffer.from(text, 'utf8'));
+  return written;
 }
 
 /**
@@ -234,7 +255,8 @@ const errText = errorText;
  * SESSION_ALREADY_EXISTS when the name is taken, WRITE_FAILED on any I/O error
  * (nothing is left behind in either case).
  */
-export function writeNewSessionFile(dir: string, file: string, id: string, body: NewFileBody): void {
+/** Returns the length of the text written (decoded, for a compressed file). */
+export function writeNewSessionFile(dir: string, file: string, id: string, body: NewFileBody): number {
   let created: string[] = [];
   let tmp: string | undefined;
   try {
@@ -254,9 +276,10 @@ export function writeNewSessionFile(dir: string, file: string, id: string, body:
       throw new SessionForkError('SESSION_ALREADY_EXISTS', `session "${id}" already exists`, { file });
     } else cleanupStaleTemps(dir);
     tmp = tempPathFor(file);
+    let written = 0;
     const fd = fs.openSync(tmp, TEMP_OPEN_FLAGS, FILE_MODE);
     try {
-      writeBody(fd, body);
+      written = writeBody(fd, body);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -268,6 +291,7 @@ export function writeNewSessionFile(dir: string, file: string, id: string, body:
       throw e;
     }
     fsyncDir(dir);
+    return written;
   } catch (e) {
     if (tmp !== undefined) tryUnlink(tmp);
     for (const d of created.reverse()) tryRemoveDir(d);

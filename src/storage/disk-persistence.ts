@@ -14,7 +14,7 @@ import { generationOf } from '../session/generation-name.js';
 import { seedByMarker } from '../session/formats.js';
 import { childPath, invalidIdReason, layoutOf, rc8RootOf, type ChildTarget } from './layout.js';
 import { ownLogLoader } from './session-file.js';
-import { isCompressedLog, zstdText, zstdTextLength } from './zstd-log.js';
+import { isCompressedLog, zstdSeed, zstdText } from './zstd-log.js';
 
 /** The first session files of each encoding in an rc.8 root, when it holds both (rc.8 refuses such a root). */
 export function mixedEncoding(root: string): { odd: string; oddSuffix: string; other: string; otherSuffix: string } | undefined {
@@ -65,9 +65,10 @@ export function headerLine(h: SessionHeader): string {
   return JSON.stringify(o);
 }
 
-/** The parent's seed bytes in the body: the range of its file, or a compressed parent's text, decoded as it is written. */
+/** The parent's seed bytes in the body: the range of its file, or a compressed parent's frames and text (zstdSeed). */
 function copySeed(body: NewFileBody, range: ByteRange): void {
-  if (isCompressedLog(range.file)) body.copyText = (sink) => zstdText(range.file, range.start, range.end, sink);
+  if (isCompressedLog(range.file))
+    body.copyText = (sink, frame) => (frame ? zstdSeed(range.file, range.start, range.end, sink, frame) : zstdText(range.file, range.start, range.end, sink));
   else body.copy = range;
 }
 
@@ -170,9 +171,8 @@ export class DiskPersistence implements SessionPersistence {
         }
       }
     }
-    writeNewSessionFile(dir, file, header.id, body);
+    const size = writeNewSessionFile(dir, file, header.id, body);
     if (usesRc8Rule(header, file)) facts.rc8Rule = true;
-    const size = zstd ? zstdTextLength(file) : fs.statSync(file).size;
     const log: LogState = { facts, events: [], eventEnds: [], headerEnd: 0, firstAnomaly: Infinity, consumed: size, diagnostics: [] };
     return new Session(header, file, log, ownLogLoader);
   }

@@ -8,10 +8,10 @@
 // install cannot run, so: zstddec (the reference C decoder compiled to
 // WebAssembly, ~650 MB/s here) once initDecoder() has run (async: the CLI and
 // the browser await it before reading a root), and fzstd (pure JavaScript,
-// synchronous) before that and for what zstddec refuses. We write frames of
-// raw (stored) blocks with the XXH64 content checksum: valid zstd that any
-// decoder, the harness's included, reads; not smaller than the text (neither
-// library compresses).
+// synchronous) before that and for what zstddec refuses. Writing compressed
+// frames is zstd-encode.ts; encodeStoredFrame here (raw blocks with the XXH64
+// content checksum: valid zstd any decoder reads) is its fallback until the
+// encoder is loaded, and the tests' way to make exact frames.
 import fs from 'node:fs';
 import { decompress } from 'fzstd';
 import { ZSTDDecoder } from 'zstddec/stream';

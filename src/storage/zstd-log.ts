@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { LogReader, MAX_LINE_BYTES, MAX_LINE_SCAN, type LogReaderOptions } from './log-reader.js';
 import { openRegular } from './open-file.js';
 import type { ReadJob, ReadResult } from './session-file.js';
-import { fdSource, initDecoder, wasmDecoderReady } from './zstd-frames.js';
+import { fdSource, frameAt, HeaderReader, initDecoder, wasmDecoderReady } from './zstd-frames.js';
 import { ZstdTextStream } from './zstd-stream.js';
 import { frameMapOf, type FrameMap } from './zstd-seek.js';
 
@@ -277,6 +277,41 @@ export function zstdText(file: string, start: number, end: number, sink: (text: 
   if (got < end) throw new Error(`${file}: the compressed log no longer holds decoded bytes ${start}-${end}`);
 }
 
+/**
+ * The text [start, end) of a compressed log for a fork's seed, as the
+ * parent's own frames where it can: a frame whose text lies wholly inside
+ * the range, whose header declares its size (rc.8's do) and that is smaller
+ * than its text (compressed, not stored) is handed to `frame` as its bytes,
+ * neither decoded nor encoded again (the plain fork copies bytes too); the
+ * rest goes to `text` as zstdText decodes it. Text offsets are counted from
+ * the declared sizes, so past the first frame without one it is all text.
+ */
+export function zstdSeed(file: string, start: number, end: number, text: (t: Uint8Array) => void, frame: (bytes: Uint8Array, textLength: number) => void): void {
+  const { fd, st, src } = openSource(file);
+  let at = start; // text handed on so far
+  try {
+    const heads = new HeaderReader(src);
+    for (let pos = 0, t = 0; pos < st.size && t < end; ) {
+      const f = frameAt(heads, pos);
+      if (f.kind === 'skippable') {
+        pos = f.end;
+        continue;
+      }
+      if (f.kind !== 'frame' || f.size === undefined) break;
+      if (t >= at && t + f.size <= end && f.size > 0 && f.end - f.start < f.size) {
+        if (t > at) zstdText(file, at, t, text);
+        frame(src.read(f.start, f.end - f.start), f.size);
+        at = t + f.size;
+      }
+      t += f.size;
+      pos = f.end;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (at < end) zstdText(file, at, end, text);
+}
+
 /** The whole text of a small compressed log (tests), at most MAX_TEXT. */
 export function readZstdText(file: string): Buffer {
   const out: Buffer[] = [];
@@ -288,12 +323,6 @@ export function readZstdText(file: string): Buffer {
   return Buffer.concat(out);
 }
 
-/** The decoded text length of a compressed log (a live child's consumed bytes), up to its textBound: decoded from the last frame noted. */
-export function zstdTextLength(file: string): number {
-  const bound = textBound(fs.statSync(file).size);
-  const { stream, base } = seekRun(file, bound, () => false);
-  return Math.min(base + stream.decoded, bound);
-}
 
 /** The text offset just after the first newline in [at - 1, end) of a compressed log (the start of the first whole line from `at`), or -1. */
 export function zstdLineStartAfter(file: string, at: number, end: number): number {

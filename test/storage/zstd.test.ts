@@ -14,7 +14,8 @@ import { encodeStoredFrame, initDecoder, scanFrames, useWasmDecoder, wasmDecoder
 import { decodedText, decodeZstdLog } from '../../src/storage/zstd-stream.js';
 import { frameMapOf, setSeekStep } from '../../src/storage/zstd-seek.js';
 import { cleanupTmp, evs, forkError, hdr, listTree, logText, REAL_DIR, tmpDir, turnRows } from '../support/fixtures.js';
-import { hasZstd, realRoot, zstdFrames } from '../support/real-roots.js';
+import { hasZstd, realFiles, realRoot, zstdFrames } from '../support/real-roots.js';
+import { encodeFrame, encoderReady } from '../../src/storage/zstd-encode.js';
 
 let follower: Follower | undefined;
 afterEach(() => {
@@ -285,6 +286,87 @@ describe.skipIf(!hasZstd)('forking into a compressed root', () => {
     // it reloads as a fork of its parent
     const re = loadRootSync(root).store.get(c.file!)!;
     expect(re.events.slice(0, 7)).toEqual(idx.store.get(file)!.events.slice(0, 7));
+  });
+
+  it('a compressed child is compressed: the header frame, then content frames with checksums (`zstd -lv`), at most 1.2x `zstd -3` of its text', () => {
+    expect(encoderReady()).toBe(true); // the test setup loads it, as the app does
+    // ~3 MB of text like a session's: prompts cut from the real logs, each turn's letters
+    // shifted its own way (the logs are 0.4 MB: repeated as they are, zstd -3 would find
+    // the repeats across frames that no frame of 1 MB can)
+    const real = realFiles('rc8').map((n) => fs.readFileSync(path.join(REAL_DIR, n), 'utf8')).join('');
+    const shift = (text: string, k: number) => text.replace(/[a-z]/g, (ch) => String.fromCharCode(97 + ((ch.charCodeAt(0) - 97 + k) % 26)));
+    const prompt = (t: number) => shift(real.slice((t * 3001) % (real.length - 4000), ((t * 3001) % (real.length - 4000)) + 4000), t % 26);
+    const turns = Array.from({ length: 700 }, (_, t) => evs(...turnRows(t + 1, { kind: 'completed' }, prompt(t))));
+    const all = turns.flat().map((e, seq) => ({ ...e, seq }));
+    const root = tmpDir();
+    const file = compressedSession(root, [lines(all)]);
+    const idx = loadRootSync(root);
+    const parent = idx.store.get(file)!;
+    const cut = all.findLastIndex((e) => e.type === 'turn/end');
+    const c = idx.store.fork({ source: parent, boundary: cut, sessionId: 'small-kid' });
+    const bytes = fs.readFileSync(c.file!);
+    const text = zstdTool(['-q', '-dc', c.file!]);
+    const want = zstdTool(['-q', '-dc', file]).toString('utf8').split('\n').slice(1, cut + 2).join('\n') + '\n';
+    const body = text.toString('utf8').slice(text.indexOf(10) + 1);
+    expect(body.slice(0, want.length)).toBe(want);
+    expect(JSON.parse(body.slice(want.length))).toMatchObject({ type: 'session/end-seed', seq: cut + 1 });
+    const z3 = zstdTool(['-q', '-3', '-c'], text).length;
+    expect(bytes.length, `${bytes.length} bytes, zstd -3: ${z3}`).toBeLessThanOrEqual(1.2 * z3);
+    expect(bytes.length).toBeLessThan(text.length / 4);
+    const { frames } = scanFrames(bytes);
+    const lv = execFileSync('zstd', ['-lv', c.file!], { encoding: 'utf8' });
+    expect(lv).toContain(`# Zstandard Frames: ${frames.length}`);
+    expect(lv).toMatch(/Check: XXH64/);
+    expect(frames.length).toBeGreaterThan(3);
+    frames.forEach((f, i) => {
+      const t = zstdTool(['-q', '-dc'], bytes.subarray(f.start, f.end));
+      expect(bytes[f.start + 4] & 0x04, `frame ${i} has a checksum`).toBe(0x04);
+      expect(t[t.length - 1]).toBe(10);
+      if (i === 0) expect(t.indexOf(10)).toBe(t.length - 1); // the header line alone
+      else expect(f.end - f.start).toBeLessThan(t.length / 2); // compressed blocks, not stored
+    });
+    expect(loadRootSync(root).store.get(c.file!)!.events.slice(0, cut + 1)).toEqual(parent.events.slice(0, cut + 1));
+  });
+
+  it('a fork copies the parent\'s compressed frames that lie wholly in its seed, byte for byte, and encodes the rest; at every cut the child decodes to the seed', () => {
+    // batches of two turns: compressed frames with a declared size (as rc.8 writes them), one stored
+    // (raw blocks: encoded again), and from the fifth on frames without a declared size (zstd from a pipe)
+    const turns = Array.from({ length: 12 }, (_, t) => evs(...turnRows(t + 1, { kind: 'completed' }, `prompt ${t + 1} ${'lorem ipsum '.repeat(40 + t)}`)));
+    const all = turns.flat().map((e, seq) => ({ ...e, seq }));
+    const batches: Buffer[] = [];
+    const batchText: string[] = [];
+    for (let b = 0, at = 0; b < 6; b++) {
+      const n = turns[2 * b].length + turns[2 * b + 1].length;
+      const text = lines(all.slice(at, at + n));
+      at += n;
+      batchText.push(text);
+      batches.push(b === 2 ? encodeStoredFrame(Buffer.from(text)) : b >= 4 ? frame(text) : encodeFrame(Buffer.from(text)));
+    }
+    const copyable = (b: number) => b !== 2 && b < 4;
+    const root = tmpDir();
+    const file = path.join(root, '--a--', 'z', 'session.jsonl.zstd');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, Buffer.concat([encodeFrame(Buffer.from(JSON.stringify(H) + '\n')), ...batches]));
+    const idx = loadRootSync(root);
+    const parent = idx.store.get(file)!;
+    const ends = all.flatMap((e) => (e.type === 'turn/end' ? [e.seq] : []));
+    for (const cut of ends) {
+      const c = idx.store.fork({ source: parent, boundary: cut, sessionId: `kid-${cut}` });
+      const bytes = fs.readFileSync(c.file!);
+      const text = zstdTool(['-q', '-dc', c.file!]).toString('utf8').split('\n');
+      expect(text.slice(1, cut + 2).join('\n') + '\n', `cut ${cut}`).toBe(lines(all.slice(0, cut + 1)));
+      expect(JSON.parse(text[cut + 2])).toMatchObject({ type: 'session/end-seed', seq: cut + 1 });
+      // a batch wholly in the seed is in the child as the parent wrote it when it can be copied
+      let inSeed = 0;
+      for (let b = 0, n = 0; b < 6; b++) {
+        n += batchText[b].split('\n').length - 1;
+        if (n > cut + 1) break;
+        inSeed++;
+        expect(bytes.includes(batches[b]), `cut ${cut}, batch ${b}`).toBe(copyable(b));
+      }
+      expect(inSeed).toBe(Math.min(6, Math.floor((ends.indexOf(cut) + 1) / 2)));
+      expect(loadRootSync(root).store.get(c.file!)!.events.slice(0, cut + 1)).toEqual(parent.events.slice(0, cut + 1));
+    }
   });
 
   it('a root holding both encodings is refused with MIXED_ENCODING (the harness refuses such a root); nothing written', () => {
