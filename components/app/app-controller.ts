@@ -3,7 +3,7 @@
 // (synchronously, in arrival order), runs the effects the reducer returns
 // (the fork write, exit, status timers) and tells React to draw. Store changes
 // are coalesced into one `world` action per frame.
-import { RootShapes } from '../../src/storage/root-refusals.js';
+import { RootShapes, type ListRefusal } from '../../src/storage/root-refusals.js';
 import { AuditIndex, type AuditMemory } from '../../src/session/audit-index.js';
 import { isQueryError, parseQuery } from '../../src/session/query.js';
 import { TurnScan } from '../../src/view/turns/turn-search.js';
@@ -61,6 +61,7 @@ export interface ControllerOptions {
 
 
 const sameEntries = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean => a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+const sameList = (a: ReadonlyMap<string, ListRefusal>, b: ReadonlyMap<string, ListRefusal>): boolean => a.size === b.size && [...a].every(([k, v]) => b.get(k)?.reason === v.reason);
 
 /** background frames are spaced by this many times what the last one cost */
 const GAP_FACTOR = 16;
@@ -108,6 +109,11 @@ export class AppController {
     this.auditIndex = new AuditIndex(opts.auditMemory, index.store);
     this.auditSeen = index.store.changes.version;
     this.model = new RootModel(index.store, this.auditIndex, opts.scope && scopeTest(opts.scope));
+    // a root read before (no scan running): its refusals in the first frame, as after a scan's end
+    if (!index.scan || index.scan.finished) {
+      this.stepRefusals(() => false);
+      this.refusalsTaken = this.refusals.map;
+    }
     const world = this.takeWorld();
     const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, pinTop: opts.selection === undefined, allProjects: !(opts.scope && opts.startScoped) };
     this.snap = { state: reduce(initial, { type: 'world' }, world).state, world };
@@ -143,7 +149,7 @@ export class AppController {
   /** the root's derived facts, updated from what changed before each new snapshot */
   private readonly model: RootModel;
   private auditTimer?: ReturnType<typeof setTimeout>;
-  private refusals = { files: -1, sessions: -1, map: new Map<string, string>() };
+  private refusals = { files: -1, sessions: -1, map: new Map<string, string>(), list: new Map<string, ListRefusal>() as ReadonlyMap<string, ListRefusal> };
 
   /** rc.8's root refusals being found again, in steps (the count of files or sessions moved) */
   private refusalJob?: { files: number; sessions: number; paths: Iterator<string>; shapes: RootShapes };
@@ -171,12 +177,15 @@ export class AppController {
     for (let n = 1; ; n++) {
       const next = job.paths.next();
       if (next.done) break;
-      job.shapes.add(next.value);
+      const s = this.index.store.byFile(next.value);
+      if (s) job.shapes.addSession(next.value, s, () => this.index.store.withId(s.id));
+      else job.shapes.add(next.value);
       if (n % 1024 === 0 && pause()) return false;
     }
     this.refusalJob = undefined;
     const map = job.shapes.refusals();
-    this.refusals = { files: job.files, sessions: job.sessions, map: sameEntries(map, r.map) ? r.map : map };
+    const list = job.shapes.listRefusals(map);
+    this.refusals = { files: job.files, sessions: job.sessions, map: sameEntries(map, r.map) ? r.map : map, list: sameList(list, r.list) ? r.list : list };
     return this.index.files.size === job.files && this.index.store.size === job.sessions ? true : this.stepRefusals(pause);
   }
 
@@ -207,6 +216,7 @@ export class AppController {
       model: this.model,
       scope: this.opts.scope,
       rootRefusals: this.refusalsTaken,
+      listRefusals: this.refusals.list,
       rootLabel: this.opts.rootLabel,
       filterAnswers: this.filterAnswers(),
       onLoading: (session) => this.loading(session),

@@ -152,7 +152,7 @@ export function App(props: AppProps): React.JSX.Element {
     <ThemeProvider color={props.color ?? colorFromEnv()}>
       {/* the terminal's size at once (the state's follows in a layout effect): a resize never draws past the screen */}
       <Box flexDirection="column" width={Math.min(lay.width, size.columns)} height={Math.max(1, Math.min(state.size.rows, size.rows) - 1)} overflow="hidden">
-        <TitleBar root={sanitizeInline(world.rootLabel)} sessions={world.total} diagnostics={world.diagnostics} status={liveNotice} background={backgroundText(index)} width={lay.width} />
+        <TitleBar root={sanitizeInline(world.rootLabel)} sessions={world.total} diagnostics={world.diagnostics} unlisted={world.listRefusals.size} status={liveNotice} background={backgroundText(index)} width={lay.width} />
         <TabBar view={state.view} turnsLabel={selected ? sanitizeInline(selected.id) : undefined} width={lay.width} />
         <Box flexDirection="column" height={lay.content} overflowY="hidden">
           <Body state={state} world={world} />

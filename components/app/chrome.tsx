@@ -17,17 +17,20 @@ export interface Status {
 const VIEW_TITLES: Record<ViewName, string> = { sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage', problems: 'Problems' };
 
 /**
- * `dsh-browse · root · 12 sessions · ⚠ 2 diagnostics · live · <status>`: the
+ * `dsh-browse · root · 12 sessions · ⚠ 2 diagnostics · ⚠ rc.8 cannot list the root · live · <status>`: the
  * counts, the warning and the live mode always stay; the root path gives way
  * to a status message first (kept by its end), then the message is cut.
  */
-export function TitleBar(props: { root: string; sessions: number; diagnostics: number; status?: Status; background?: string; width: number }): React.JSX.Element {
+export function TitleBar(props: { root: string; sessions: number; diagnostics: number; unlisted?: number; status?: Status; background?: string; width: number }): React.JSX.Element {
   const tone = useTone();
   // with a status message to show, the warning keeps its count and drops its word
   const warn = props.status ? ` · ⚠ ${props.diagnostics}` : ` · ⚠ ${props.diagnostics} diagnostic${props.diagnostics === 1 ? '' : 's'}`;
+  // rc.8's session list fails for a whole root (the Problems tab's ROOT_NOT_LISTABLE rows say why)
+  const unlisted = props.unlisted ? (props.status ? ' · ⚠ root' : ` · ⚠ rc.8 cannot list ${props.unlisted === 1 ? 'the root' : `${props.unlisted} roots`}`) : '';
   const facts =
     `${props.sessions} session${props.sessions === 1 ? '' : 's'}` +
     (props.diagnostics ? warn : '') +
+    unlisted +
     (props.background ? ` · ${props.background}` : '');
   const statusWidth = props.status ? displayWidth(props.status.text) + 3 : 0;
   const rootRoom = Math.max(0, props.width - displayWidth(`dsh-browse ·  · ${facts}`) - statusWidth);

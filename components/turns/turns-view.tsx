@@ -7,6 +7,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import type { Session } from '../../src/session/session.js';
 import { usageText, withSplit } from '../../src/session/usage.js';
+import { resumeAddsMarker } from '../../src/storage/resume.js';
 import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../../src/view/app/layout.js';
 import { turnsView, type AppState } from '../../src/view/app/state.js';
 import { displayWidth, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
@@ -123,6 +124,9 @@ function headerSegments(session: Session, history: { upTo: number; entries: numb
     const u = session.facts.usage ? withSplit(session.facts.usage, session.seedLength) : undefined;
     if (u && u.messages > 0) out.push({ text: u.own ? ` · own ${usageText(u.own) || 'no usage'} · inherited ${usageText(u.inherited) || 'no usage'}` : ` · ${usageText(u)}`, color: 'blue', dim: true });
   }
+  // what the harness adds on resume (the live session has one event more than its file)
+  const adds = resumeAddsMarker(session);
+  if (adds) out.push({ text: `  · ${adds}`, color: 'cyan', dim: true });
   return out;
 }
 

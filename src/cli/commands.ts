@@ -7,7 +7,7 @@ import { isSessionForkError, SessionForkError } from '../session/errors.js';
 import { layoutOf, rc8RootOf } from '../storage/layout.js';
 import { resumeCommand, type ResumeCommand } from '../session/resume-command.js';
 import { resumeVerdict } from '../storage/resume.js';
-import { rootRefusals } from '../storage/root-refusals.js';
+import { listRefusalsOf, rootRefusals } from '../storage/root-refusals.js';
 import { safeStringify } from '../session/json-safe.js';
 import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { isForkable, stateOf } from '../session/log-facts.js';
@@ -150,9 +150,12 @@ export function cmdList(index: RootIndex, out: Out): number {
     const parents = resolveParents(sessions);
     const refusal = rootRefusals(index.files.keys());
     const summary = (s: Session) => sessionSummary(s, parents.get(s.file ?? ''), { sameId: index.store.getAll(s.id), rootRefusal: refusal(s), older: olderGenerations(index, s.file) });
+    // whether rc.8's session list reads the root(s) at all, and if not the first file that stops it
+    const [first] = listRefusalsOf(index.files.keys(), (f) => index.store.byFile(f), (id) => index.store.getAll(id));
+    const harness = first ? { listable: false, reason: first[1].reason, file: first[1].file, root: first[0] } : { listable: true };
     writeJsonWithArray((t) => out.write(t), 'sessions', (function* () {
       for (const s of sessions) yield summary(s);
-    })(), { diagnostics });
+    })(), { diagnostics, harness });
     return 0;
   }
   const p = painter(out.color);

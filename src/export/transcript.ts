@@ -8,7 +8,7 @@ import type { TreeNode } from '../session/replay.js';
 import { topNodes, type TurnWhole } from '../session/turn-pieces.js';
 import { indexSessions, parentOf, type SessionIndex } from '../session/compare.js';
 import type { Session } from '../session/session.js';
-import type { SessionEvent } from '../session/events.js';
+import { spanMs, type SessionEvent } from '../session/events.js';
 import { emptyUsage, foldSessionUsage, usageOf, withSplit, type SessionUsage, type TokenUsage } from '../session/usage.js';
 
 export interface LineageStep {
@@ -203,7 +203,7 @@ function* transcriptBlocks(s: Session, count: number, batches: (count: number) =
       const evs = seg.events;
       let k = 0;
       while (k + 1 < evs.length && evs[k + 1].seq <= n.lastSeq) k++;
-      yield turnBlock(s, n, { ...n, ms: Math.max(0, evs[k].time - evs[0].time), usage: usageOf(evs, 0, k + 1) }, its);
+      yield turnBlock(s, n, { ...n, ms: spanMs(evs[0], evs[k]), usage: usageOf(evs, 0, k + 1) }, its);
     } else {
       const its: Item[] = [];
       items([n], its);

@@ -41,6 +41,10 @@ export const PACKED_TYPES: Record<string, string> = {
 const SURFACE_TYPES = new Set(['user/message', 'assistant/message', 'tool/result', 'context/message', 'steering/message']);
 export const isSurfaceType = (type: string): boolean => SURFACE_TYPES.has(type);
 
+/** Milliseconds from `from` to `to`; 0 when either has no time (a v0 row may lack one). */
+export const spanMs = (from: { time?: unknown }, to: { time?: unknown }): number =>
+  typeof from.time === 'number' && typeof to.time === 'number' ? Math.max(0, to.time - from.time) : 0;
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -56,8 +60,9 @@ export const isHeaderProblem = (h: SessionHeader | HeaderProblem): h is HeaderPr
 /**
  * Turns one parsed line into the events it stands for: one for an ordinary
  * row, n for a packed chunk row. Returns a message when the envelope is bad.
+ * `timeOptional` (a v0 log): a row without `time` is an event (its time unknown).
  */
-export function expandRow(v: unknown): SessionEvent[] | string {
+export function expandRow(v: unknown, timeOptional = false): SessionEvent[] | string {
   if (!isPlainObject(v)) return `event is not a JSON object`;
   const type = v.type;
   if (typeof type !== 'string' || type.length === 0) return 'event has no string "type"';
@@ -65,7 +70,8 @@ export function expandRow(v: unknown): SessionEvent[] | string {
   const delta = PACKED_TYPES[type];
   if (delta !== undefined && v.seq0 !== undefined) return expandPacked(type, delta, v);
   if (!Number.isInteger(v.seq) || (v.seq as number) < 0) return `event ${JSON.stringify(type)} has no integer "seq"`;
-  if (typeof v.time !== 'number' || !Number.isFinite(v.time)) return `event seq ${v.seq} has no numeric "time"`;
+  // v0: the RFC-era loader checks no time at all (rc.8's envelope check refuses it on resume: rc8-rules.ts)
+  if (!(timeOptional && v.time === undefined) && (typeof v.time !== 'number' || !Number.isFinite(v.time))) return `event seq ${v.seq} has no numeric "time"`;
   if (!('data' in v)) return `event seq ${v.seq} has no "data"`;
   return [v as unknown as SessionEvent];
 }

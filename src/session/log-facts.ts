@@ -1,5 +1,6 @@
 // The incremental fold that every view of a log shares: a full load and a
 // live append run the same code, so a followed session equals a fresh load.
+import { envelopeProblem, foldRc8Event } from './rc8-rules.js';
 import { contentText, endReason, isHumanPrompt, type SessionEvent } from './events.js';
 import { isInheritedEndSeed } from './formats.js';
 import { emptyUsage, foldSessionUsage, USAGE_TYPES, type SessionUsage } from './usage.js';
@@ -46,6 +47,14 @@ export interface LogFacts {
   unresolvedCallSeq?: number;
   /** v2+: line of the first event whose type the harness does not know (not ignorable): it refuses the log */
   unknownEventLine?: number;
+  /** a compressed log whose complete frames hold a damaged row or end inside a line: rc.8 refuses it whole */
+  zstdTornRecord?: true;
+  /** rc.8 v0: the legacy event rc.8 names on resume (kind: index into LEGACY_KINDS, rc8-rules.ts) */
+  rc8Legacy?: { seq: number; kind: number };
+  /** rc.8 v0: the first event of a type rc.8 does not know, not marked ignorable */
+  rc8Unknown?: { seq: number; type: string };
+  /** rc.8 v0: the first event rc.8's envelope check refuses, and why */
+  rc8Envelope?: { seq: number; why: string };
   /** seq of an inherited end-seed marker in an unseeded v2+ log (the harness refuses it) */
   strayInheritedMarker?: number;
   titleInherited?: boolean;
@@ -193,12 +202,21 @@ function firstLine(s: string): string {
   return (i < 0 ? t : t.slice(0, i)).trim();
 }
 
+/** The rc.8 refusals (rc8Legacy, rc8Unknown, rc8Envelope) `e` adds to `f`, the events before it folded. */
+function rc8Refusals(f: LogFacts, e: SessionEvent): void {
+  foldRc8Event(f, e);
+  if (f.rc8Envelope === undefined) {
+    const why = envelopeProblem(e as unknown as Record<string, unknown>);
+    if (why !== undefined) f.rc8Envelope = { seq: e.seq, why };
+  }
+}
+
 /** Folds one event (already seq-checked) into the facts. Mutates `f`. */
 export function foldEvent(f: LogFacts, e: SessionEvent): void {
   if (f.seedMarker !== undefined && e.type === 'session/end-seed' && isInheritedEndSeed(e)) markSeedCut(f, e.seq);
   f.events++;
   f.lastEventType = e.type;
-  f.lastEventTime = e.time;
+  if (typeof e.time === 'number') f.lastEventTime = e.time; // a v0 row may have none
   if (USAGE_TYPES.has(e.type)) foldUsageOf(f, e);
   switch (e.type) {
     case 'turn/start':
@@ -329,9 +347,12 @@ export function prefixFacts(parent: LogFacts, events: Iterable<SessionEvent>, n:
   let seen = 0;
   let last: SessionEvent | undefined;
   let sawTurnEnd = false;
+  // what rc.8 refuses in the parent's events (rc8-rules.ts), looked for again in the prefix
+  const rc8 = parent.rc8Legacy !== undefined || parent.rc8Unknown !== undefined || parent.rc8Envelope !== undefined;
   for (const e of events) {
     if (seen++ === n) break;
     if (t.title === undefined) foldEvent(t, e);
+    if (rc8) rc8Refusals(f, e);
     // the latest session/title and the vocabulary need the whole prefix (cheap: a type test per event)
     if (e.type === 'session/title' && typeof e.data?.title === 'string' && firstLine(e.data.title)) f.sessionTitle = firstLine(e.data.title);
     if (RC8_VOCABULARY.has(e.type)) f.rc8Vocabulary = true;
@@ -361,6 +382,6 @@ export function prefixFacts(parent: LogFacts, events: Iterable<SessionEvent>, n:
   f.sawTurnEnd = parent.rc8Rule ? sawTurnEnd : true;
   f.endsAtBoundary = true;
   f.lastEventType = last!.type;
-  f.lastEventTime = last!.time;
+  f.lastEventTime = last!.time ?? f.lastEventTime;
   return f;
 }

@@ -3,7 +3,7 @@
 // summary of a cut turn read ahead, so that `tree` and `export` write a turn
 // of any size as they read it and print what it is (its end, usage, time)
 // before its children, the same text as a turn read whole.
-import type { SessionEvent } from './events.js';
+import { spanMs, type SessionEvent } from './events.js';
 import { buildTurnTree, callIdOf, type TreeNode } from './replay.js';
 import { foldUsage, emptyUsage, type TokenUsage } from './usage.js';
 
@@ -221,7 +221,7 @@ class LookAhead {
     foldUsage(usage, first);
     let node = buildTurnTree([first])[0] as TurnNode;
     let prompt = node.prompt;
-    let lastTime = first.time;
+    let last = first;
     for (let ended = false; !ended; ) {
       const chunk: SessionEvent[] = [];
       let weight = 0;
@@ -234,12 +234,12 @@ class LookAhead {
       if (chunk.length === 0) break;
       // the turn's fields as replay leaves them, from this chunk read inside it
       const rest = buildTurnTree(chunk, turn)[0] as TurnNode;
-      lastTime = chunk[chunk.length - 1].time;
+      last = chunk[chunk.length - 1];
       prompt ??= rest.prompt;
       node = { ...rest, seq: node.seq, turn: node.turn, children: [] };
       ended = !rest.open;
     }
-    return { lastSeq: node.lastSeq, open: node.open, reason: node.reason, reasonData: node.reasonData, prompt, usage, ms: Math.max(0, lastTime - first.time) };
+    return { lastSeq: node.lastSeq, open: node.open, reason: node.reason, reasonData: node.reasonData, prompt, usage, ms: spanMs(first, last) };
   }
 
   close(): void {

@@ -55,6 +55,7 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
   let timeEnd = 0;
   let hasData = false;
   let ignorable = false;
+  oddEnvelope = false;
   if (i < end && b[i] === 0x7d) return undefined; // {}: no type
   for (;;) {
     if (i >= end || b[i] !== QUOTE) return undefined;
@@ -83,7 +84,10 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
       timeAt = startsNumber(c) ? at : -1;
       timeEnd = i;
     } else if (key === K_DATA) hasData = true;
-    else if (key === K_IGNORABLE) ignorable = c === 0x74; // `true` (a validated literal)
+    else if (key === K_IGNORABLE) {
+      ignorable = c === 0x74; // `true` (a validated literal)
+      if (!ignorable) oddEnvelope = true;
+    } else if (key === K_OTHER) oddEnvelope = true;
     i = skipSpace(b, i, end);
     if (i >= end) return undefined;
     const d = b[i];
@@ -98,6 +102,7 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
   const seq = numberValue(b, seqAt, seqEnd);
   const time = numberValue(b, timeAt, timeEnd);
   if (!Number.isInteger(seq) || seq < 0 || !Number.isFinite(time)) return undefined;
+  if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(time)) oddEnvelope = true;
   const type = typeText(b, typeAt, typeEnd);
   if (FULL_PARSE.has(type)) return undefined;
   let data: { callId: string } | undefined;
@@ -109,6 +114,14 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
   if (ignorable) ev.ignorable = true;
   return ev;
 }
+
+/**
+ * Whether the event the last scan answered for is outside rc.8's envelope
+ * (rc8-rules.ts): a key it does not allow, ignorable not true, seq or time not
+ * a safe integer. An rc.8 log takes the full parse for such a line, which says why.
+ */
+export const scannedOddEnvelope = (): boolean => oddEnvelope;
+let oddEnvelope = false;
 
 /** Types the scan never answers for: their fold reads data, a packed row expands, a second header is an error. */
 const FULL_PARSE = new Set<string>([...FOLD_READS_DATA, ...Object.keys(PACKED_TYPES), 'session']);
@@ -155,6 +168,8 @@ const K_SEQ = 2;
 const K_TIME = 3;
 const K_DATA = 4;
 const K_IGNORABLE = 5;
+/** the envelope's other keys (rc8-rules.ts): read past */
+const K_ENVELOPE = 6;
 const ascii = (s: string): number[] => [...s].map((ch) => ch.charCodeAt(0));
 const KEYS: Array<[number, number[]]> = [
   [K_TYPE, ascii('type')],
@@ -162,6 +177,8 @@ const KEYS: Array<[number, number[]]> = [
   [K_TIME, ascii('time')],
   [K_DATA, ascii('data')],
   [K_IGNORABLE, ascii('ignorable')],
+  [K_ENVELOPE, ascii('surfaceOp')],
+  [K_ENVELOPE, ascii('sourceEventSeqs')],
 ];
 
 /** Which key the scan reads lies on [from, to); -1 when it holds an escape (it might decode to one). */

@@ -58,6 +58,9 @@ export function projectKey(cwd: string): string {
 /** rc.8's project folder for a session: `_no-cwd` without a cwd (an empty cwd too: the harness cannot key it). */
 export const rc8ProjectFolder = (cwd: string | undefined): string => (cwd === undefined || cwd === '' ? '_no-cwd' : projectKey(cwd));
 
+/** Where rc.8 keeps a session with this id and cwd, in the root and under the file name of `file` (its logPath). */
+export const rc8PathOf = (file: string, cwd: string | undefined, id: string): string => path.join(rc8RootOf(file), rc8ProjectFolder(cwd), encodeSegment(id), path.basename(file));
+
 /** The rc.8 root of a file in the rc.8 layout (<root>/<project>/<id>/session[.vN].jsonl). */
 export const rc8RootOf = (file: string): string => path.dirname(path.dirname(path.dirname(file)));
 

@@ -9,7 +9,8 @@ import { compactSeqs, emptyFacts, foldEvent, packFacts, type LogFacts } from '..
 import { auditFromJson, auditToJson, expand, foldAudit, NO_FINDINGS, quietExpect, UNKNOWN, type AuditFold, type StructureFinding } from '../session/event-audit.js';
 import { usesRc8Rule } from '../session/era.js';
 import type { LoadProgress } from '../session/session.js';
-import { scanEnvelope } from './envelope-scan.js';
+import { scanEnvelope, scannedOddEnvelope } from './envelope-scan.js';
+import { envelopeProblem, foldRc8Event } from '../session/rc8-rules.js';
 
 import type { Diagnostic } from "../session/diagnostics.js";
 export type { Diagnostic };
@@ -343,7 +344,7 @@ export class LogReader {
       // facts and diagnostics; anything the scan is not sure of takes the full parse below).
       // With keepLine, the events it declines likewise (a line it keeps is parsed below).
       const ev = scanEnvelope(buf, start, e);
-      if (ev && (!this.retain || !this.keepLine!(ev.type, buf, start, e))) return this.accept([ev], lineNo, absStart, absEnd, fold, false);
+      if (ev && (!this.retain || !this.keepLine!(ev.type, buf, start, e)) && !(this.rc8v0 && scannedOddEnvelope())) return this.accept([ev], lineNo, absStart, absEnd, fold, false);
     }
     let text = buf.toString('utf8', start, e);
     if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -373,17 +374,24 @@ export class LogReader {
       this.header = h;
       if (seedByMarker(h)) this.facts.seedMarker = h.isSeeded === true ? 'seeded' : 'unseeded';
       else if (h.seedLength !== undefined) this.facts.seedFrom = h.seedLength;
-      if (usesRc8Rule(h, this.file)) this.facts.rc8Rule = true;
+      if (usesRc8Rule(h, this.file)) {
+        this.facts.rc8Rule = true;
+        if (h.version === 0) this.rc8v0 = true;
+      }
       this.headerEnd = absEnd;
       return;
     }
     if (lineNo === 2 && isSnapshotRow(value))
       return this.refuse('rows carry no "seq" or "time": a harness test snapshot (a projected log), not a stored session log', lineNo, 'NOT_A_STORED_LOG');
-    const rows = expandRow(value);
+    const rows = expandRow(value, (this.header?.version ?? 0) === 0);
     if (typeof rows === 'string') {
       this.anomaly(absStart);
       this.diag('error', 'BAD_EVENT', rows, lineNo);
       return;
+    }
+    if (this.rc8v0 && this.facts.rc8Envelope === undefined && rows.length === 1 && rows[0] === value) {
+      const why = envelopeProblem(value as Record<string, unknown>);
+      if (why !== undefined) this.facts.rc8Envelope = { seq: rows[0].seq, why };
     }
     this.accept(rows, lineNo, absStart, absEnd, fold);
   }
@@ -431,6 +439,8 @@ export class LogReader {
     this.facts.unknownEventLine ??= lineNo;
     this.diag('error', 'UNKNOWN_EVENT', why, lineNo);
   }
+  /** a v0 log under rc.8's rules (its header or its folder): foldRc8Event and the envelope check apply (rc8-rules.ts) */
+  declare private rc8v0?: true;
   /** made on the first unknown type: most logs have none, and a Set costs ~150 bytes in each of 100,000 sessions */
   declare private unknownTypes?: Set<string>;
 
@@ -458,6 +468,7 @@ export class LogReader {
     const version = this.header?.version ?? 0;
     for (const ev of rows) {
       if (version >= 2) this.vocabulary(version, ev, lineNo);
+      else if (this.rc8v0) foldRc8Event(this.facts, ev);
       foldEvent(this.facts, ev);
       if (fold) foldAudit(fold, ev);
       if (keep) {

@@ -2,10 +2,12 @@
 // resuming it. Pure: no I/O, only the session's header, facts and file path.
 import path from 'node:path';
 import { eraOf } from '../session/era.js';
+import { stateOf } from '../session/log-facts.js';
 import { NEWEST_FORMAT } from '../session/formats.js';
 import type { Session } from '../session/session.js';
 import { encodeSegment } from './id-encoding.js';
-import { layoutOf, rc8ProjectFolder, rc8RootOf } from './layout.js';
+import { LEGACY_KINDS, rc8HeaderProblem, RETIRED_HEADER_FIELDS } from '../session/rc8-rules.js';
+import { layoutOf, rc8PathOf } from './layout.js';
 
 export interface ResumeVerdict {
   resumable: boolean;
@@ -13,7 +15,6 @@ export interface ResumeVerdict {
   reason?: string;
 }
 
-const safeInt = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && !Object.is(v, -0);
 
 /**
  * The harness's verdict on resuming `s`, by the rules of the era that wrote it
@@ -35,15 +36,15 @@ export function resumeVerdict(
   const layout = layoutOf(file);
   if (era === 'rc8') {
     if (layout !== 'rc8-harness') return no(`not in a harness root: dsh --resume looks for <root>/--<project>--/<id>/${h.version === 0 ? 'session.jsonl' : `session.v${h.version}.jsonl`}`);
-    if (!safeInt(h.delegationDepth)) return no('rc.8 header has no delegationDepth: rc.8 reads it as "first line is not a session header"');
-    if (!safeInt(h.createdAt)) return no('createdAt is not a non-negative safe integer');
-    if (h.origin !== undefined && h.origin !== 'subagent') return no('origin must be "subagent" when present');
-    if (h.agentPreset !== undefined && typeof h.agentPreset !== 'string') return no('agentPreset is not a string');
+    const shape = rc8HeaderProblem(h);
+    if (shape !== undefined) return no(shape);
+    const retired = h.version === 0 ? RETIRED_HEADER_FIELDS.find((k) => Object.hasOwn(h, k)) : undefined;
+    if (retired !== undefined) return no(`the header has the retired field ${retired}: rc.8 says "session header uses retired policy baseline fields"`);
   } else if (layout !== 'v0-harness') return no('not in a harness root: the RFC-era dsh --resume looks for <root>/cwd-<hash>/<id>.jsonl');
   if (h.cwd !== undefined && !path.isAbsolute(h.cwd)) return no(`cwd ${JSON.stringify(h.cwd)} is not an absolute path`);
   if (s.id.length === 0) return no('the id is empty');
   if (era === 'rc8') {
-    const expected = path.join(rc8RootOf(file), rc8ProjectFolder(h.cwd), encodeSegment(s.id), path.basename(file));
+    const expected = rc8PathOf(file, h.cwd, s.id);
     if (expected !== file) return no(`header id and cwd identify ${expected}, not this file: rc.8 calls it corrupt`);
     if (rootRefusal !== undefined) return no(rootRefusal);
     const others = sameId.filter((o) => o.file !== file);
@@ -57,9 +58,29 @@ export function resumeVerdict(
   if (s.facts.unresolvedCallSeq !== undefined) return no(`a tool call is still unanswered at the step or turn end at seq ${s.facts.unresolvedCallSeq}: the harness refuses the log`);
   if (s.facts.unknownEventLine !== undefined) return no(`line ${s.facts.unknownEventLine} has an event type the v${h.version} harness does not know and that is not marked ignorable`);
   if (s.facts.strayInheritedMarker !== undefined) return no(`an inherited session/end-seed (seq ${s.facts.strayInheritedMarker}) in a log whose header says isSeeded false`);
+  if (era === 'rc8' && s.facts.zstdTornRecord) return no('a complete zstd frame holds a damaged row or ends inside a line: rc.8 says "corrupt Zstandard session log: complete frame contains a torn JSONL record"');
   if (s.facts.damagedBeforeTurnEnd !== undefined)
     return no(`a damaged line or seq gap precedes the turn/end at line ${s.facts.damagedBeforeTurnEnd}: corrupt committed region`);
+  // rc.8 v0 (rc8-rules.ts), in the order its coordinator checks them
+  const { rc8Legacy, rc8Unknown, rc8Envelope } = s.facts;
+  if (rc8Legacy) return no(`rc.8 refuses the log: "contains ${LEGACY_KINDS[rc8Legacy.kind]} at seq ${rc8Legacy.seq}"`);
+  if (rc8Unknown) return no(`event type ${JSON.stringify(rc8Unknown.type)} (seq ${rc8Unknown.seq}) is unknown to rc.8 and not marked "ignorable": true: rc.8 refuses to interpret the log`);
+  if (rc8Envelope) return no(`the event at seq ${rc8Envelope.seq} has an invalid event envelope for rc.8 (${rc8Envelope.why})`);
   return { resumable: true };
 }
 
 // The command that continues a session (dsh --resume=<id>, in its cwd): src/session/resume-command.ts.
+
+/**
+ * What `dsh --resume` adds to a fork child of rc.8's (v0), said in its Turns
+ * header: rc.8 rebuilds a resumed session from its events as a seed, and its
+ * Session constructor (packages/core/session/src/index.ts) appends
+ * `session/end-seed` {} after a seed that does not end with one, after the
+ * closers an open turn gets (interruptedTurnClosers), so the live session
+ * has one event more than its file. Undefined when it adds nothing.
+ */
+export function resumeAddsMarker(s: Pick<Session, 'header' | 'file' | 'facts' | 'length' | 'kind'>): string | undefined {
+  if (s.kind !== 'fork' || s.header.version !== 0 || eraOf(s) !== 'rc8' || s.length === 0 || s.facts.lastEventType === 'session/end-seed') return undefined;
+  if (stateOf(s.facts) === 'open-turn') return 'resuming closes the open turn, then adds a session/end-seed marker after its closers';
+  return `resuming adds a session/end-seed marker at seq ${s.length}`;
+}

@@ -224,6 +224,8 @@ function loadSteps(current: LogState, file: string, seedCheck: boolean): LoadJob
           if (current.gaveUp) next.giveUp();
           else if (current.skipFrom !== undefined) next.startSkip(current.scanned);
         }
+        // what only a read to the file's end finds in a compressed log (zstd-log.ts), kept by this read up to the facts' end
+        if (compressed && current instanceof LogReader) keepWholeReadFindings(current, next);
         if (seedCheck) seedMarkerCheck(next);
         // the same header line, read again: keep one object (the loaded reader stays as the session's facts)
         if (current instanceof LogReader && current.header && next.header?.id === current.header.id) next.header = current.header;
@@ -236,6 +238,13 @@ function loadSteps(current: LogState, file: string, seedCheck: boolean): LoadJob
       extend: r.extend,
     };
   }
+}
+
+/** A compressed log's torn last frame (ZSTD_TORN_FRAME) and torn record (facts.zstdTornRecord), from `whole`'s read to the file's end. */
+function keepWholeReadFindings(whole: LogReader, next: LogReader): void {
+  if (whole.facts.zstdTornRecord) next.facts.zstdTornRecord = true;
+  const torn = whole.diagnostics.find((d) => d.code === 'ZSTD_TORN_FRAME');
+  if (torn && !next.diagnostics.some((d) => d.code === 'ZSTD_TORN_FRAME')) next.addDiagnostic(torn);
 }
 
 /** Turns a read into a live Session; undefined (with diagnostics) when the file is not a session. */

@@ -49,6 +49,11 @@ class LineFeed {
     this.at = from;
   }
 
+  /** the text fed so far ends inside a line */
+  get midLine(): boolean {
+    return this.partLen > 0 || this.reader.skipFrom !== undefined;
+  }
+
   push(text: Uint8Array): boolean {
     const r = this.reader;
     let c = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
@@ -121,7 +126,7 @@ function openSource(file: string): { fd: number; st: fs.Stats; src: ReturnType<t
  * as it goes. `fresh`: the file may be another (a log read on load, or read
  * again by the follower): its map is noted again from nothing.
  */
-function seekStream(file: string, from: number, sink: (t: Uint8Array) => boolean, fresh = false, start?: { at: number; text: number }): { fd: number; st: fs.Stats; stream: ZstdTextStream; base: number; map: FrameMap } {
+function seekStream(file: string, from: number, sink: (t: Uint8Array) => boolean, fresh = false, start?: { at: number; text: number }, onTorn?: () => void): { fd: number; st: fs.Stats; stream: ZstdTextStream; base: number; map: FrameMap } {
   const { fd, st, src } = openSource(file);
   const map = frameMapOf(file, st, fresh);
   const place = start ?? map.before(from);
@@ -134,7 +139,7 @@ function seekStream(file: string, from: number, sink: (t: Uint8Array) => boolean
       if (pos <= from) return true;
       return sink(at < from ? t.subarray(from - at) : t);
     },
-    { from: place.at, onFrame: (start, decoded) => map.note(start, place.text + decoded) },
+    { from: place.at, onFrame: (start, decoded) => map.note(start, place.text + decoded), onTorn },
   );
   return { fd, st, stream, base: place.text, map };
 }
@@ -172,7 +177,9 @@ export function startZstdRangeRead(file: string, reader: LogReader, from: number
 function zstdJob(file: string, reader: LogReader, from: number, limit: number | undefined, { maxText, fresh = false, start }: { maxText?: number; fresh?: boolean; start?: { at: number; text: number } }): ReadJob {
   // (the sink runs only in step(), once the feed is made from the size of the file as opened)
   let feed!: LineFeed;
-  const { fd, st, stream, base, map } = seekStream(file, from, (t) => feed.push(t), fresh, start);
+  // the complete frames' text ends inside a line (rc.8: "complete frame contains a torn JSONL record")
+  let tornMidLine = false;
+  const { fd, st, stream, base, map } = seekStream(file, from, (t) => feed.push(t), fresh, start, () => (tornMidLine = feed.midLine));
   const bound = maxText ?? textBound(st.size);
   const whole = limit === undefined;
   const end = Math.min(limit ?? Infinity, bound);
@@ -192,6 +199,15 @@ function zstdJob(file: string, reader: LogReader, from: number, limit: number | 
       reader.addDiagnostic({ file, severity: 'error', code: 'ZSTD_CORRUPT', message: `${stream.error}: the records before it are shown` });
       if (reader.firstAnomaly > reader.consumed) reader.firstAnomaly = reader.consumed;
       if (reader.lines === 0 && reader.refused === undefined) reader.refused = stream.error;
+    } else if (whole && !stream.stopped && !feed.cut) {
+      // rc.8 refuses a log whose complete frames hold a damaged row or end inside a line (readZstdPrefix)
+      const completeEnd = stream.torn ? base + stream.torn.text : feed.at;
+      if (!reader.gaveUp && (reader.firstAnomaly < completeEnd || (stream.torn ? tornMidLine : feed.midLine))) reader.facts.zstdTornRecord = true;
+      // rc.8 reads a torn last frame as libzstd streams it (a raw block's bytes as they come, a
+      // compressed block once whole) and keeps its complete records; on resume it truncates the
+      // file at the frame's start and writes them again (index.ts readZstdPrefix, commitRepair)
+      const t = stream.torn;
+      if (t) reader.addDiagnostic({ file, severity: 'warning', code: 'ZSTD_TORN_FRAME', message: `the last zstd frame is torn (an append in progress, or a crash): it starts at compressed byte ${t.at} and the file ends ${stream.tornBytes} bytes later; the records complete in it are shown (its text from decoded byte ${base + t.text}), as the harness keeps them, and resuming truncates the file at byte ${t.at} and writes them again` });
     } else if (feed.cut && whole && !reader.gaveUp) {
       if (reader.skipFrom !== undefined) reader.giveUp();
       else {

@@ -33,6 +33,8 @@ export interface StreamOptions {
   from?: number;
   /** told where each complete frame (or run of frames decoded together) starts: its first byte, and the text delivered before it */
   onFrame?: (start: number, decoded: number) => void;
+  /** told when the torn last frame is reached, all the text before it delivered */
+  onTorn?: () => void;
 }
 
 type Advance = 'more' | 'done' | { error: string };
@@ -53,6 +55,8 @@ export class ZstdTextStream {
   frames = 0;
   /** bytes of the compressed source from a torn final frame on (an append in progress, or a crash) */
   tornBytes = 0;
+  /** where the torn final frame starts: its first byte, and the text delivered before it */
+  torn?: { at: number; text: number };
   /** set when the source is damaged from some point on: reading stopped there */
   error?: string;
   /** where in the compressed source reading is (the next frame, or inside the current one) */
@@ -64,15 +68,17 @@ export class ZstdTextStream {
   private job?: Job;
 
   private readonly onFrame?: StreamOptions['onFrame'];
+  private readonly onTorn?: StreamOptions['onTorn'];
 
   constructor(
     private readonly src: ByteSource,
     private readonly sink: TextSink,
-    { from = 0, onFrame }: StreamOptions = {},
+    { from = 0, onFrame, onTorn }: StreamOptions = {},
   ) {
     this.heads = new HeaderReader(src);
     this.position = from;
     this.onFrame = onFrame;
+    this.onTorn = onTorn;
   }
 
   /** Decodes until done (true) or until pause() says so between two pieces (false: call again). */
@@ -124,6 +130,8 @@ export class ZstdTextStream {
     if (f.kind === 'skippable') {
       if (f.end > src.size) {
         this.tornBytes = src.size - f.start;
+        this.torn = { at: f.start, text: this.decoded };
+        this.onTorn?.();
         return this.finish();
       }
       this.position = f.end;
@@ -133,6 +141,8 @@ export class ZstdTextStream {
       return this.fail(`zstd frame at byte ${f.start} needs a ${f.window}-byte window, over the ${MAX_WINDOW}-byte limit of zstd decoders (the harness's included)`);
     if (f.kind === 'torn') {
       this.tornBytes = src.size - f.start;
+      this.torn = { at: f.start, text: this.decoded };
+      this.onTorn?.();
       if (f.window === undefined) return this.finish(); // not even a whole header yet
       this.job = this.streamJob(f.start, src.size, true, f.window);
       this.position = src.size;

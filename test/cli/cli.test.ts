@@ -129,7 +129,8 @@ describe('dsh-browse CLI', () => {
     it('--json on the sample corpus: shape, absolute paths, states', () => {
       const { code, body } = json('list', '--dir', sample);
       expect(code).toBe(0);
-      expect(Object.keys(body).sort()).toEqual(['diagnostics', 'sessions']);
+      expect(Object.keys(body).sort()).toEqual(['diagnostics', 'harness', 'sessions']);
+      expect(body.harness).toEqual({ listable: true });
       const expected = plainSessions(sample);
       expect(body.sessions).toHaveLength(expected.length);
       for (const s of body.sessions) checkSummary(s);

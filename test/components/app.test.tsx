@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { indexFile, loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
 import { bindingsFor, type ViewName } from '../../src/view/app/keymap.js';
 import { KEY, mountApp } from '../support/app-harness.js';
+import { evs, hdr, turnRows, writeLog } from '../support/fixtures.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
 const SIZE = { columns: 80, rows: 24 };
@@ -301,6 +302,24 @@ describe('App shell', () => {
     expect(f.split('\n').length).toBeLessThanOrEqual(11);
     for (const line of f.split('\n')) expect(line.length).toBeLessThanOrEqual(60);
     expect(f).toContain('q quit');
+  });
+
+  it("a root rc.8's session list fails for: ⚠ in the title bar, a ROOT_NOT_LISTABLE row first in Problems on the file's session", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-unlisted-'));
+    try {
+      const T = evs(...turnRows(1));
+      writeLog(path.join(root, '--a--', 'ok', 'session.jsonl'), hdr('ok', { cwd: '/a', delegationDepth: 0 }), T);
+      const old = writeLog(path.join(root, '--a--', 'old', 'session.jsonl'), hdr('old', { cwd: '/a', delegationDepth: 0, sandboxMode: 'x' }), T);
+      const m = mountApp({ index: loadRootSync(root), size: { columns: 160, rows: 24 }, view: 'problems', now: NOW });
+      await m.idle();
+      expect(m.lines()[0]).toContain('⚠ rc.8 cannot list the root');
+      const rows = m.controller.getSnapshot().world.problems();
+      expect(rows[0]).toMatchObject({ code: 'ROOT_NOT_LISTABLE', severity: 'error', file: old, sessionId: 'old', message: expect.stringContaining('retired field sandboxMode') });
+      expect(m.frame()).toContain('ROOT_NOT_LISTABLE');
+      m.r.unmount();
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('controller.idle() resolves once the background audit is over and drawn; at once when nothing is pending', async () => {

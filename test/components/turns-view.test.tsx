@@ -7,6 +7,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { displayWidth } from '../../src/view/text/sanitize.js';
 import { KEY, mountApp } from '../support/app-harness.js';
+import { evs, turnRows } from '../support/fixtures.js';
+import { realRoot } from '../support/real-roots.js';
 
 const index = loadRootSync('sample-sessions');
 const { store } = index;
@@ -142,6 +144,22 @@ describe('TurnsView', () => {
     expect(wide.view()[0]).toMatch(/· own in \S+ out \S+.* · inherited in \S+ out \S+/); // tokens split at the seed
     expect(v.frame()).toContain('── inherited from fix-flaky-retry-test, seedLength 79 ──');
     expect(v.frame()).toContain('── own events from seq 79 ──');
+  });
+
+  it('says what resuming an rc.8 fork child adds: a session/end-seed marker at seq N', async () => {
+    const { root, files } = realRoot(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-resume-marker-')), 'rc8');
+    try {
+      const first = loadRootSync(root);
+      const child = first.store.fork({ source: first.store.get(files.get('toninfo-deepseek-harness__rc8__cancel__session.jsonl')!)!, sessionId: 'kid' });
+      const n = child.length;
+      fs.appendFileSync(child.file!, evs(...turnRows(9)).map((e, i) => JSON.stringify({ ...e, seq: n + i }) + '\n').join(''));
+      const idx = loadRootSync(root);
+      const grown = idx.store.get(child.file!)!;
+      const m = mountApp({ index: idx, view: 'turns', selection: child.file!, size: { columns: 240, rows: 18 } });
+      expect(m.lines().slice(2).join('\n')).toContain(`resuming adds a session/end-seed marker at seq ${grown.length}`);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('keeps its cursor and expansions across help, Tab away and back', async () => {

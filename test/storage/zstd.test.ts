@@ -114,21 +114,63 @@ describe.skipIf(!hasZstd)('reading compressed logs', () => {
     }
   });
 
-  it('a torn last frame keeps the records of its complete blocks and is not an error', () => {
+  it('a torn last frame keeps the records of its complete blocks, with a ZSTD_TORN_FRAME warning that says where it starts', () => {
     const root = tmpDir();
     const file = compressedSession(root, [lines(T1), lines(T2)]);
     const full = fs.readFileSync(file);
     const whole = loadRootSync(root).store.get(file)!;
     expect(whole.length).toBe(14);
+    expect(whole.diagnostics).toEqual([]);
     // cut inside the last frame: the first batch's events stay
     fs.writeFileSync(file, full.subarray(0, full.length - 6));
     const idx = loadRootSync(root);
     const s = idx.store.get(file)!;
-    expect(s.diagnostics).toEqual([]);
+    const last = scanFrames(full).frames.at(-1)!;
+    expect(s.diagnostics).toEqual([expect.objectContaining({ file, severity: 'warning', code: 'ZSTD_TORN_FRAME' })]);
+    expect(s.diagnostics[0].message).toContain(`starts at compressed byte ${last.start} and the file ends ${full.length - 6 - last.start} bytes later`);
     expect(s.events.slice(0, 7)).toEqual(whole.events.slice(0, 7));
     expect(s.length).toBeGreaterThanOrEqual(7);
     expect(s.length).toBeLessThanOrEqual(14);
   });
+
+  it.skipIf(!hasZstd)('at every byte cut of a compressed log (stored blocks, ours compressed, the zstd tool\'s) the events are the complete lines of what libzstd decodes of it, as the harness reads it', async () => {
+    await initDecoder(); // the reference decoder (zstddec): a raw block's bytes as they come, a compressed block once whole
+    const head = JSON.stringify(H) + '\n';
+    const batches = [lines(T1.slice(0, 3)), lines(T1.slice(3, 5)), lines([...T1.slice(5), ...T2])];
+    const variants: Record<string, Buffer> = {
+      stored: Buffer.concat([head, ...batches].map((t) => encodeStoredFrame(Buffer.from(t)))),
+      ours: Buffer.concat([head, ...batches].map((t) => encodeFrame(Buffer.from(t)))),
+      tool: Buffer.concat([head, ...batches].map(frame)),
+    };
+    const root = tmpDir();
+    const file = path.join(root, '--a--', 'z', 'session.jsonl.zstd');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const all = [...T1, ...T2].map((e) => JSON.stringify(e));
+    for (const [name, full] of Object.entries(variants)) {
+      const frames = scanFrames(full).frames;
+      // every cut inside the second batch's frame (and at its ends), every ninth one after it
+      const cuts = [];
+      for (let cut = frames[2].start; cut <= frames[2].end; cut++) cuts.push(cut);
+      for (let cut = frames[2].end + 1; cut < full.length; cut += 9) cuts.push(cut);
+      for (const cut of cuts) {
+        const bytes = full.subarray(0, cut);
+        let text: string;
+        try {
+          text = zstdTool(['-q', '-dc'], bytes).toString('utf8');
+        } catch (e) {
+          text = ((e as { stdout: Buffer }).stdout ?? Buffer.alloc(0)).toString('utf8'); // it says the input ended early
+        }
+        const complete = text.slice(head.length, text.lastIndexOf('\n') + 1).split('\n').slice(0, -1);
+        fs.writeFileSync(file, bytes);
+        const r = readLog(file, true);
+        const events = r.reader.takeEvents().map((e) => JSON.stringify(e));
+        expect(events, `${name}, cut at ${cut}`).toEqual(complete.map((l) => JSON.stringify(JSON.parse(l))));
+        expect(all.slice(0, events.length)).toEqual(events);
+        const torn = !frames.some((f) => f.end === cut);
+        expect(r.reader.diagnostics.map((d) => d.code), `${name}, cut at ${cut}`).toEqual(torn ? ['ZSTD_TORN_FRAME'] : []);
+      }
+    }
+  }, 120_000);
 
   it('a torn frame whose block is not complete yet adds nothing; the session is the complete frames', () => {
     const root = tmpDir();
@@ -366,6 +408,35 @@ describe.skipIf(!hasZstd)('forking into a compressed root', () => {
       }
       expect(inSeed).toBe(Math.min(6, Math.floor((ends.indexOf(cut) + 1) / 2)));
       expect(loadRootSync(root).store.get(c.file!)!.events.slice(0, cut + 1)).toEqual(parent.events.slice(0, cut + 1));
+    }
+  });
+
+  it('the issue\'s repro: a child of a real log copied out of a compressed root and cut short lists the complete lines the harness recovers, with ZSTD_TORN_FRAME', async () => {
+    await initDecoder(); // the reference decoder, as the app loads it first (fzstd, its fallback, gives back no part of a raw block)
+    const { root, files } = realRoot(tmpDir(), 'rc8', { compressed: true, linesPerFrame: 3 });
+    const idx = loadRootSync(root);
+    const parent = idx.store.get(files.get('toninfo-deepseek-harness__rc8__compaction-recovery__session.jsonl')!)!;
+    const child = idx.store.fork({ source: parent, sessionId: 'cut-kid' });
+    for (const [name, bytes] of [['ours', fs.readFileSync(child.file!)], ['stored', Buffer.concat(scanFrames(fs.readFileSync(child.file!)).frames.map((f) => encodeStoredFrame(zstdTool(['-q', '-dc'], fs.readFileSync(child.file!).subarray(f.start, f.end)))))]] as const) {
+      const other = tmpDir();
+      const file = path.join(other, '--work-proj--', 'cut-kid', 'session.jsonl.zstd');
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      // stored: 5 bytes short, the issue's cut (into the last raw block); ours: 3 (into the checksum; 5 would cut
+      // into the last compressed block, which no decoder gives back before it is whole: nothing of that frame)
+      fs.writeFileSync(file, bytes.subarray(0, bytes.length - (name === 'stored' ? 5 : 3)));
+      let text: string;
+      try {
+        text = zstdTool(['-q', '-dc', file]).toString('utf8');
+      } catch (e) {
+        text = ((e as { stdout: Buffer }).stdout ?? Buffer.alloc(0)).toString('utf8');
+      }
+      const complete = text.slice(0, text.lastIndexOf('\n') + 1).split('\n').length - 2; // lines less the header
+      const s = loadRootSync(other).store.get(file)!;
+      expect(s.length, name).toBe(complete);
+      expect(s.length, name).toBeGreaterThan(0);
+      expect(s.events).toEqual(child.ensureLoaded().events.slice(0, complete));
+      expect(s.diagnostics.map((d) => d.code), `${name}, its events loaded`).toEqual(['ZSTD_TORN_FRAME']);
+      expect(s.facts.zstdTornRecord).toBeUndefined();
     }
   });
 

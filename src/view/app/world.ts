@@ -8,6 +8,7 @@ import { filterByQuery, searching, type FilterAnswers } from '../sessions/sessio
 import { isDirectory } from '../../storage/is-directory.js';
 import { inProjectScope, type ProjectScope } from '../../storage/project-scope.js';
 import { problemRows, seedDivergence, type ProblemRow, type SeedDivergence } from '../../session/problems.js';
+import type { ListRefusal } from '../../storage/root-refusals.js';
 import { isSessionForkError, SessionForkError } from '../../session/errors.js';
 import { buildTurnTree, type TreeNode } from '../../session/replay.js';
 import type { SessionEvent } from '../../session/events.js';
@@ -65,6 +66,8 @@ export interface World {
   /** how many sessions have this id */
   sameId(id: string): number;
   readonly diagnostics: number;
+  /** why rc.8's session list fails for a whole root under this one, by root folder (title bar ⚠, a Problems row each) */
+  readonly listRefusals: ReadonlyMap<string, ListRefusal>;
   /** the first scan of the root is still running: an empty list is not the final word */
   readonly scanning: boolean;
   session(key: string): Session | undefined;
@@ -103,6 +106,18 @@ interface TurnsMemo {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+const NO_REFUSALS: ReadonlyMap<string, ListRefusal> = new Map();
+
+/** `rows` with a ROOT_NOT_LISTABLE row first for each root rc.8's session list fails for, on the session of the file that makes it. */
+function withRootRows(refusals: ReadonlyMap<string, ListRefusal>, rows: ProblemRow[], session: (file: string) => Session | undefined): ProblemRow[] {
+  if (refusals.size === 0) return rows;
+  const top: ProblemRow[] = [];
+  for (const [root, r] of refusals) {
+    const s = session(r.file);
+    top.push({ severity: 'error', code: 'ROOT_NOT_LISTABLE', file: r.file, ...(s ? { sessionKey: keyOf(s), sessionId: s.id } : {}), message: `rc.8's session list fails for the whole root ${root}: ${r.reason}` });
+  }
+  return [...top, ...rows];
+}
 const keyOf = SessionStore.keyOf;
 
 /** Turn data survives snapshots: it is rebuilt only when its session's log changed. */
@@ -290,6 +305,8 @@ export interface WorldOptions {
   scope?: ProjectScope;
   /** why rc.8 refuses whole roots, by root folder (rc8RootRefusalsOf: the caller keeps it across snapshots) */
   rootRefusals?: ReadonlyMap<string, string>;
+  /** why rc.8's session list fails for whole roots, by root folder (RootShapes.listRefusals) */
+  listRefusals?: ReadonlyMap<string, ListRefusal>;
   rootLabel?: string;
   /** the background answers of the Sessions filter's query (its event terms) */
   filterAnswers?: FilterAnswers;
@@ -341,11 +358,16 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       return n === undefined ? r : { ...r, title: `[${n} match${n === 1 ? '' : 'es'}] ${r.title}` };
     });
   };
+  const listRefusals = opts.listRefusals ?? NO_REFUSALS;
   const problemRowsNow = (): ProblemRow[] =>
-    (problems ??= model.problems(index.files.size + index.skipped.size, () => {
-      const refused = [...index.files.values()].flatMap((f) => f.refused ?? []);
-      return problemRows({ sessions: all(), refused, findings: audit.findings(all(), refused) });
-    }));
+    (problems ??= withRootRows(
+      listRefusals,
+      model.problems(index.files.size + index.skipped.size, () => {
+        const refused = [...index.files.values()].flatMap((f) => f.refused ?? []);
+        return problemRows({ sessions: all(), refused, findings: audit.findings(all(), refused) });
+      }),
+      (file) => store.byFile(file),
+    ));
   const world: World = {
     version,
     root: index.root,
@@ -359,6 +381,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     get diagnostics() {
       return (diagnostics ??= opts.base ? opts.base.diagnostics : model.diagnostics + fileDiagnosticCount(index));
     },
+    listRefusals,
     scanning: index.scan !== undefined && !index.scan.finished,
     session: (key) => store.byFile(key),
     sessions: all,
