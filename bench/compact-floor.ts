@@ -17,7 +17,7 @@ import path from 'node:path';
 import { runChild, summarize, type Stats } from './floors.js';
 
 /** the fact cache's format whose lines this reads (fact-cache.ts CACHE_FORMAT when it was written) */
-const FORMAT_READ = 5;
+const FORMAT_READ = 6;
 
 /** per entry: dev, ino, size, mtimeMs, ctimeMs - mtimeMs, activity (last event time, else createdAt) */
 export const COLUMNS = 6;

@@ -121,9 +121,7 @@ export function generationMismatch(nameVersion: number | undefined, headerVersio
 /**
  * The v4 event inventory: KNOWN_SESSION_EVENT_TYPES of the harness's
  * packages/core/session/src/known-event-types.ts (zsagi1368/deepseek-harness-zDSH
- * @1dd6c6a3), which the v4 row admission checks; FORMATS.md §5 lists the same. v2 and v3 logs use the same names but for the v4-only
- * developer/message, and v2 spells the PTC dispatch tool/code-dispatch*
- * (renamed by session-format-v2-to-v3).
+ * @1dd6c6a3), which the v4 row admission checks; FORMATS.md §5 lists the same.
  */
 const V4_TYPES = [
   'agent-preset/selected', 'agent/inbox/spliced', 'approval/asked', 'approval/decided', 'approval/policy', 'assistant/attempt',
@@ -138,8 +136,28 @@ const V4_TYPES = [
   'web/deepseek-search-llm-request', 'workspace/changes',
 ];
 const V4_SET = new Set(V4_TYPES);
-const V3_SET = new Set(V4_TYPES.filter((t) => t !== 'developer/message'));
-const V2_SET = new Set([...[...V3_SET].filter((t) => !t.startsWith('tool/ptc-dispatch') && t !== 'system/message'), 'tool/code-dispatch-start', 'tool/code-dispatch']);
+/**
+ * The released v3 inventory: RELEASED_V3_EVENT_TYPES of the harness's
+ * packages/session/session-format-v3-to-v4/src/extension-identities.ts
+ * (zsagi1368/deepseek-harness-zDSH @1dd6c6a3): v4's less developer/message
+ * and slots/dispatch.
+ */
+const V3_SET = new Set(V4_TYPES.filter((t) => t !== 'developer/message' && t !== 'slots/dispatch'));
+/**
+ * The released v2 inventory: RELEASED_V2_EVENT_TYPES of
+ * @deepseek-ai/dsh-session-format-v1-to-v2@0.1.3-alpha.2 (lib/index.js): v2
+ * spells the PTC dispatch tool/code-dispatch* (renamed by v2-to-v3) and had
+ * no system/message, catalog, deliverables, feedback messages, image offload
+ * or workspace changes.
+ */
+const V2_SET = new Set([
+  ...[...V3_SET].filter((t) => !t.startsWith('tool/ptc-dispatch') && !['system/message', 'subagent/catalog', 'deliverables/presented', 'feedback/message-delete', 'feedback/message-put', 'image/offload', 'workspace/changes'].includes(t)),
+  'tool/code-dispatch-start',
+  'tool/code-dispatch',
+]);
+
+/** Whether `type` is in format `version`'s event vocabulary (v2 and later). */
+export const knownType = (version: number, type: string): boolean => (version === 2 ? V2_SET : version === 3 ? V3_SET : V4_SET).has(type);
 
 /**
  * Why the current harness refuses an event of a v2+ log by its type, or
@@ -149,7 +167,6 @@ const V2_SET = new Set([...[...V3_SET].filter((t) => !t.startsWith('tool/ptc-dis
  */
 export function unknownEventReason(version: number, type: string, ignorable: unknown): string | undefined {
   if (version < 2 || ignorable === true) return undefined;
-  const known = version === 2 ? V2_SET : version === 3 ? V3_SET : V4_SET;
-  if (known.has(type)) return undefined;
+  if (knownType(version, type)) return undefined;
   return `event type ${JSON.stringify(type.slice(0, 100))} is not in the v${version} vocabulary and not marked "ignorable": true: the harness refuses this log`;
 }

@@ -3,6 +3,7 @@
 import { envelopeProblem, foldRc8Event } from './rc8-rules.js';
 import { contentText, endReason, isHumanPrompt, type SessionEvent } from './events.js';
 import { isInheritedEndSeed } from './formats.js';
+import type { RowRefusal } from './row-rules.js';
 import { emptyUsage, foldSessionUsage, USAGE_TYPES, type SessionUsage } from './usage.js';
 
 export type SessionState = 'empty' | 'at-boundary' | 'open-turn';
@@ -45,6 +46,8 @@ export interface LogFacts {
    * unanswered (the harness refuses such a log: assertReleasedV4Relationships).
    */
   unresolvedCallSeq?: number;
+  /** v2+: the row the harness names when it refuses the log by its row rules (row-rules.ts) */
+  rowRefusal?: RowRefusal;
   /** v2+: line of the first event whose type the harness does not know (not ignorable): it refuses the log */
   unknownEventLine?: number;
   /** a compressed log whose complete frames hold a damaged row or end inside a line: rc.8 refuses it whole */
@@ -367,6 +370,8 @@ export function prefixFacts(parent: LogFacts, events: Iterable<SessionEvent>, n:
     last = e;
   }
   if (seen < n) throw new Error(`internal: a prefix of ${n} events from a log of ${seen}`);
+  // a v2+ child copies the parent's rows as they are: a refused row in the prefix is refused in it too
+  if (parent.rowRefusal !== undefined && parent.rowRefusal.seq < n) f.rowRefusal = parent.rowRefusal;
   if (t.title !== undefined) f.title = t.title;
   if (t.titleSeq !== undefined) f.titleSeq = t.titleSeq;
   if (t.titleInherited !== undefined) f.titleInherited = t.titleInherited;

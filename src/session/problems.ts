@@ -34,6 +34,7 @@ export const CODE_RANK: readonly string[] = [
   'BAD_EVENT',
   'LINE_TOO_LONG',
   'SEED_MARKER',
+  'BAD_ROW',
   'UNKNOWN_EVENT',
   'UNSUPPORTED_VERSION',
   'BAD_HEADER',

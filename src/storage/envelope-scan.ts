@@ -56,6 +56,7 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
   let hasData = false;
   let ignorable = false;
   oddEnvelope = false;
+  surfaceKeys = 0;
   if (i < end && b[i] === 0x7d) return undefined; // {}: no type
   for (;;) {
     if (i >= end || b[i] !== QUOTE) return undefined;
@@ -88,6 +89,8 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
       ignorable = c === 0x74; // `true` (a validated literal)
       if (!ignorable) oddEnvelope = true;
     } else if (key === K_OTHER) oddEnvelope = true;
+    else if (key === K_SURFACE_OP) surfaceKeys |= SURFACE_OP;
+    else if (key === K_SOURCES) surfaceKeys |= SOURCES;
     i = skipSpace(b, i, end);
     if (i >= end) return undefined;
     const d = b[i];
@@ -102,7 +105,8 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
   const seq = numberValue(b, seqAt, seqEnd);
   const time = numberValue(b, timeAt, timeEnd);
   if (!Number.isInteger(seq) || seq < 0 || !Number.isFinite(time)) return undefined;
-  if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(time)) oddEnvelope = true;
+  // -0 too: the harness's format packages refuse it as a time (sessionFormatSafeInteger)
+  if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(time) || Object.is(time, -0)) oddEnvelope = true;
   const type = typeText(b, typeAt, typeEnd);
   if (FULL_PARSE.has(type)) return undefined;
   let data: { callId: string } | undefined;
@@ -122,6 +126,15 @@ export function scanEnvelope(b: Uint8Array, start: number, end: number): Session
  */
 export const scannedOddEnvelope = (): boolean => oddEnvelope;
 let oddEnvelope = false;
+
+/**
+ * Which of the surface keys the row the last scan answered for has
+ * (SURFACE_OP | SOURCES): a v2+ log checks them by type (session/row-rules.ts).
+ */
+export const scannedSurfaceKeys = (): number => surfaceKeys;
+export const SURFACE_OP = 1;
+export const SOURCES = 2;
+let surfaceKeys = 0;
 
 /** Types the scan never answers for: their fold reads data, a packed row expands, a second header is an error. */
 const FULL_PARSE = new Set<string>([...FOLD_READS_DATA, ...Object.keys(PACKED_TYPES), 'session']);
@@ -168,8 +181,9 @@ const K_SEQ = 2;
 const K_TIME = 3;
 const K_DATA = 4;
 const K_IGNORABLE = 5;
-/** the envelope's other keys (rc8-rules.ts): read past */
-const K_ENVELOPE = 6;
+/** the envelope's other keys (rc8-rules.ts): read past, noted in surfaceKeys */
+const K_SURFACE_OP = 6;
+const K_SOURCES = 7;
 const ascii = (s: string): number[] => [...s].map((ch) => ch.charCodeAt(0));
 const KEYS: Array<[number, number[]]> = [
   [K_TYPE, ascii('type')],
@@ -177,8 +191,8 @@ const KEYS: Array<[number, number[]]> = [
   [K_TIME, ascii('time')],
   [K_DATA, ascii('data')],
   [K_IGNORABLE, ascii('ignorable')],
-  [K_ENVELOPE, ascii('surfaceOp')],
-  [K_ENVELOPE, ascii('sourceEventSeqs')],
+  [K_SURFACE_OP, ascii('surfaceOp')],
+  [K_SOURCES, ascii('sourceEventSeqs')],
 ];
 
 /** Which key the scan reads lies on [from, to); -1 when it holds an escape (it might decode to one). */

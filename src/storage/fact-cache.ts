@@ -45,7 +45,7 @@ import type { FileStat } from './session-file.js';
  * diagnostics) or LogReader's state change: a cache of another format is
  * ignored. The package version is part of the key too (cacheVersion).
  */
-export const CACHE_FORMAT = 5;
+export const CACHE_FORMAT = 6;
 
 /** An entry is trusted only when its file's mtime is this much older than the start of the run that read it. */
 export const RACY_MS = 2000;
@@ -394,6 +394,7 @@ const FACT_SHORT: Record<string, string> = {
   seedMarker: 'sm',
   unresolvedCallSeq: 'u',
   unknownEventLine: 'ue',
+  rowRefusal: 'rr',
   strayInheritedMarker: 'si',
   titleInherited: 'tin',
   titleSeq: 'tq',

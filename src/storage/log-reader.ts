@@ -3,13 +3,14 @@
 // final line without "\n" is pending (an append in progress), never an error.
 import { isUtf8 } from 'node:buffer';
 import { checkHeader, expandRow, isHeaderProblem, type SessionEvent, type SessionHeader } from '../session/events.js';
-import { generationMismatch, seedByMarker, unknownEventReason, type HeaderProblem } from '../session/formats.js';
+import { generationMismatch, knownType, seedByMarker, unknownEventReason, type HeaderProblem } from '../session/formats.js';
 import { generationOf } from '../session/generation-name.js';
 import { compactSeqs, emptyFacts, foldEvent, packFacts, type LogFacts } from '../session/log-facts.js';
 import { auditFromJson, auditToJson, expand, foldAudit, NO_FINDINGS, quietExpect, UNKNOWN, type AuditFold, type StructureFinding } from '../session/event-audit.js';
 import { usesRc8Rule } from '../session/era.js';
 import type { LoadProgress } from '../session/session.js';
-import { scanEnvelope, scannedOddEnvelope } from './envelope-scan.js';
+import { scanEnvelope, scannedOddEnvelope, scannedSurfaceKeys, SURFACE_OP } from './envelope-scan.js';
+import { firstRefusal, rowNeedsCheck, rowRefusal } from '../session/row-rules.js';
 import { envelopeProblem, foldRc8Event } from '../session/rc8-rules.js';
 
 import type { Diagnostic } from "../session/diagnostics.js";
@@ -344,7 +345,7 @@ export class LogReader {
       // facts and diagnostics; anything the scan is not sure of takes the full parse below).
       // With keepLine, the events it declines likewise (a line it keeps is parsed below).
       const ev = scanEnvelope(buf, start, e);
-      if (ev && (!this.retain || !this.keepLine!(ev.type, buf, start, e)) && !(this.rc8v0 && scannedOddEnvelope())) return this.accept([ev], lineNo, absStart, absEnd, fold, false);
+      if (ev && (!this.retain || !this.keepLine!(ev.type, buf, start, e)) && this.scannedRowPlain(ev.type)) return this.accept([ev], lineNo, absStart, absEnd, fold, false);
     }
     let text = buf.toString('utf8', start, e);
     if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -383,12 +384,15 @@ export class LogReader {
     }
     if (lineNo === 2 && isSnapshotRow(value))
       return this.refuse('rows carry no "seq" or "time": a harness test snapshot (a projected log), not a stored session log', lineNo, 'NOT_A_STORED_LOG');
-    const rows = expandRow(value, (this.header?.version ?? 0) === 0);
+    const version = this.header?.version ?? 0;
+    if (version >= 2) this.checkRow(version, value, lineNo);
+    const rows = expandRow(value, version === 0);
     if (typeof rows === 'string') {
       this.anomaly(absStart);
       this.diag('error', 'BAD_EVENT', rows, lineNo);
       return;
     }
+    if (this.rc8v0 && rows[0] !== value) this.checkPackedRc8(value as Record<string, unknown>, lineNo, absStart);
     if (this.rc8v0 && this.facts.rc8Envelope === undefined && rows.length === 1 && rows[0] === value) {
       const why = envelopeProblem(value as Record<string, unknown>);
       if (why !== undefined) this.facts.rc8Envelope = { seq: rows[0].seq, why };
@@ -429,6 +433,38 @@ export class LogReader {
     }
     this.diag('error', 'MALFORMED_LINE', `damaged line (welded or torn): recovered ${recovered.length} event row(s), ${lost} fragment(s) unreadable`, lineNo);
     for (const rows of recovered) this.accept(rows, lineNo, absStart, absEnd, fold);
+  }
+
+  /**
+   * Whether the row the scan just read needs no rule that only its parse can
+   * check: rc.8's envelope (a v0 log under its rules) or, in a v2+ log, the
+   * harness's row rules (row-rules.ts).
+   */
+  private scannedRowPlain(type: string): boolean {
+    const version = this.header?.version ?? 0;
+    if (version >= 2) return !scannedOddEnvelope() && !rowNeedsCheck(version, type, scannedSurfaceKeys() !== 0, (scannedSurfaceKeys() & SURFACE_OP) !== 0, knownType(version, type));
+    return !(this.rc8v0 && scannedOddEnvelope());
+  }
+
+  /** v2+: the harness's rules for the row on line `lineNo` (row-rules.ts): each refused row is reported, the one it would name kept. */
+  private checkRow(version: number, row: unknown, lineNo: number): void {
+    const type = (row as { type?: unknown } | null)?.type;
+    const refusal = rowRefusal(version, row, lineNo - 2, typeof type === 'string' && knownType(version, type));
+    if (refusal === undefined) return;
+    this.facts.rowRefusal = firstRefusal(this.facts.rowRefusal, refusal);
+    this.diag('error', 'BAD_ROW', `the harness refuses this log: ${refusal.why}`, lineNo);
+  }
+
+  /**
+   * rc.8 parses a packed row only as exactly {type, seq0, time0, data}
+   * (validateRow, dsh-session's decodeStorageRecord): another key makes it an
+   * unparsable committed line, damage like a torn one (its events are still shown).
+   */
+  private checkPackedRc8(row: Record<string, unknown>, lineNo: number, absStart: number): void {
+    const extra = Object.keys(row).find((k) => k !== 'type' && k !== 'seq0' && k !== 'time0' && k !== 'data');
+    if (extra === undefined) return;
+    this.anomaly(absStart);
+    this.diag('error', 'BAD_EVENT', `packed row ${String(row.type)} has the key ${JSON.stringify(extra.slice(0, 40))}: rc.8 reads only type, seq0, time0 and data, and calls the line unparsable`, lineNo);
   }
 
   /** v2+: an unknown event type without ignorable: true makes the harness refuse the log; said once per type. */

@@ -53,8 +53,13 @@ export function resumeVerdict(
     // The RFC-era loader looks for <encoded id>.jsonl in every bucket folder of the root.
     if (path.basename(file) !== encodeSegment(s.id) + '.jsonl') return no(`file name is not the encoded id (${encodeSegment(s.id)}.jsonl): dsh --resume cannot find it`);
   }
+  // v2+: the harness decodes every row before it looks at the cut (row-rules.ts)
+  const row = s.facts.rowRefusal;
+  const rowSays = (r: NonNullable<typeof row>): ResumeVerdict => no(`the harness refuses the log at seq ${r.seq}: "${r.why}"`);
+  if (row !== undefined && (row.phase ?? 0) === 0) return rowSays(row);
   // v2+ seed rules (session-format-v1-to-v2 .. v3-to-v4): the harness refuses a broken cut
   if (s.facts.seedMarker === 'seeded' && s.facts.seedFrom === undefined && s.facts.events > 0) return no('isSeeded is true but no session/end-seed {"inherited":true} marks the cut');
+  if (row !== undefined) return rowSays(row);
   if (s.facts.unresolvedCallSeq !== undefined) return no(`a tool call is still unanswered at the step or turn end at seq ${s.facts.unresolvedCallSeq}: the harness refuses the log`);
   if (s.facts.unknownEventLine !== undefined) return no(`line ${s.facts.unknownEventLine} has an event type the v${h.version} harness does not know and that is not marked ignorable`);
   if (s.facts.strayInheritedMarker !== undefined) return no(`an inherited session/end-seed (seq ${s.facts.strayInheritedMarker}) in a log whose header says isSeeded false`);

@@ -10,6 +10,7 @@
 // not be listed anew for that.
 import path from 'node:path';
 import type { Session } from '../session/session.js';
+import { eraOf } from '../session/era.js';
 import { generationOf } from '../session/generation-name.js';
 import { layoutOf, rc8PathOf, rc8RootOf } from './layout.js';
 import { rc8HeaderProblem, RETIRED_HEADER_FIELDS } from '../session/rc8-rules.js';
@@ -21,7 +22,7 @@ interface RootShape {
   plain?: string;
   zstd?: string;
   flat?: string;
-  /** an rc.8 session lives here (only such roots are judged) */
+  /** an rc.8 session lives here, or a log of its era one folder down (only such roots are judged) */
   rc8?: true;
   /** why rc.8's session list fails here for one session's header (listArtifacts): the first found */
   list?: { retired?: ListRefusal; misplaced?: ListRefusal; duplicate?: ListRefusal };
@@ -77,8 +78,11 @@ export class RootShapes {
    * folder, or when its id is another such file's too (`sameId`: every
    * session with that id). rc.8's resume by id finds the others still.
    */
-  addSession(file: string, s: Pick<Session, 'header' | 'id'>, sameId: () => readonly Pick<Session, 'file' | 'header'>[]): void {
+  addSession(file: string, s: Pick<Session, 'header' | 'id' | 'facts'>, sameId: () => readonly Pick<Session, 'file' | 'header'>[]): void {
     this.add(file);
+    // a log of rc.8's era outside its places: rc.8's list of the folder above its folder
+    // reads that folder as a project and fails on the flat file (listSessionDirs)
+    if (layoutOf(file) === 'flat' && eraOf({ header: s.header, facts: s.facts, file }) === 'rc8') this.shape(path.dirname(path.dirname(file))).rc8 = true;
     if (layoutOf(file) !== 'rc8-harness' || generationOf(path.basename(file)) !== 0 || !listsHeader(s.header)) return;
     const root = rc8RootOf(file);
     const shape = this.shape(root);

@@ -292,3 +292,52 @@ describe('v4 rules beyond the header', () => {
     }
   });
 });
+
+describe("v4 rows, by the v3-to-v4 README's rules (no v4 code of the harness is published)", () => {
+  /** The v4 root with one row of preview-showcase changed by `edit` (its seq-th row). */
+  function v4With(seq: number, edit: (row: Record<string, unknown>) => void): { root: string; file: string } {
+    const root = rootOf('v4');
+    const file = path.join(root, PROJ, 'preview-showcase', 'session.v4.jsonl');
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    const row = JSON.parse(lines[seq + 1]);
+    edit(row);
+    lines[seq + 1] = JSON.stringify(row);
+    fs.writeFileSync(file, lines.join('\n'));
+    return { root, file };
+  }
+
+  it('a surface event without surfaceOp, or a log-only one with it: BAD_ROW on its line, in the harness words, and not resumable', () => {
+    const showcase = linesOf(path.join(rootOf('v4'), PROJ, 'preview-showcase', 'session.v4.jsonl')).slice(1).map((l) => JSON.parse(l));
+    const surface = showcase.find((r) => r.type === 'tool/result')!;
+    const logOnly = showcase.find((r) => r.type === 'tool/call')!;
+    for (const [seq, edit, why] of [
+      [surface.seq, (r: Record<string, unknown>) => delete r.surfaceOp, `format v4 tool/result at seq ${surface.seq} requires a surfaceOp marker`],
+      [logOnly.seq, (r: Record<string, unknown>) => (r.surfaceOp = 'append'), `format v4 tool/call at seq ${logOnly.seq} has unexpected field surfaceOp`],
+      [logOnly.seq, (r: Record<string, unknown>) => (r.meta = {}), `released v2 row ${logOnly.seq} has unexpected field meta`],
+    ] as const) {
+      const { root, file } = v4With(seq, edit);
+      for (const idx of [loadRootSync(root, { cache: true }), loadRootSync(root, { cache: true })]) {
+        // the second load reads the fact cache the first wrote
+        const s = idx.store.get('preview-showcase')!;
+        expect(s.diagnostics.filter((d) => d.code === 'BAD_ROW')).toEqual([{ file, line: seq + 2, severity: 'error', code: 'BAD_ROW', message: `the harness refuses this log: ${why}` }]);
+        expect(resumeVerdict(s, [s])).toEqual({ resumable: false, reason: `the harness refuses the log at seq ${seq}: "${why}"` });
+      }
+    }
+  });
+
+  it('developer/message is a v4 surface event: without surfaceOp it is refused in v4, and opaque (unknown) in v3', () => {
+    const row = { type: 'developer/message', seq: 0, time: 1, data: {}, ignorable: true };
+    const root = tmpDir('dsh-dev-');
+    for (const v of [3, 4]) {
+      const dir = path.join(root, PROJ, `dev-v${v}`);
+      fs.mkdirSync(dir, { recursive: true });
+      const header = { type: 'session', version: v, id: `dev-v${v}`, createdAt: 1, cwd: '/dsh/workspace', isSeeded: false, delegationDepth: 0 };
+      fs.writeFileSync(path.join(dir, `session.v${v}.jsonl`), [header, row].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    }
+    const idx = loadRootSync(root);
+    const v4 = idx.store.get('dev-v4')!;
+    expect(resumeVerdict(v4, [v4]).reason).toBe('the harness refuses the log at seq 0: "format v4 developer/message at seq 0 requires a surfaceOp marker"');
+    const v3 = idx.store.get('dev-v3')!;
+    expect(resumeVerdict(v3, [v3])).toEqual({ resumable: true });
+  });
+});
