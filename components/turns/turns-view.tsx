@@ -8,6 +8,7 @@ import { Box, Text } from 'ink';
 import type { Session } from '../../src/session/session.js';
 import { usageText, withSplit } from '../../src/session/usage.js';
 import { resumeAddsMarker } from '../../src/storage/resume.js';
+import { upgradeRefusal, upgradeVerdict } from '../../src/session/upgrade.js';
 import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../../src/view/app/layout.js';
 import { turnsView, type AppState } from '../../src/view/app/state.js';
 import { displayWidth, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
@@ -106,6 +107,11 @@ function headerSegments(session: Session, history: { upTo: number; entries: numb
   const badge = session.gone ? ({ text: 'file deleted', color: 'red' } as const) : STATE_BADGES[session.state];
   const out: Segment[] = [{ text: clip(session.id, 80), bold: true }, { text: '  ' }, { text: `[${badge.text}]`, color: badge.color, bold: true }];
   if (duplicates > 1) out.push({ text: `  [DUPLICATE_ID: ${duplicates} sessions share this id]`, color: 'yellow', bold: true });
+  // what a current harness would make of it after migrating it (the reason: the Problems tab's UPGRADE_REFUSED row)
+  if (upgradeRefusal(session) !== undefined) {
+    const v = upgradeVerdict(session);
+    out.push({ text: `  [⇡ format v${v.to} refuses it on upgrade, at ${v.edge}: see Problems]`, color: 'yellow' });
+  }
   if (session.kind === 'fork') out.push({ text: `  ${session.header.origin === 'subagent' ? 'subagent fork of' : 'inherited from'} ${clip(session.parentSession, 80)}, seedLength ${session.seedLength}`, color: 'cyan' });
   else if (session.kind === 'spawn') out.push({ text: `  spawned by ${clip(session.parentSession, 80)}`, color: 'cyan' });
   // rc.8 header facts the harness shows, the log format (v0-v4) and the older generations kept beside this one

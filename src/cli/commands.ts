@@ -8,6 +8,7 @@ import { layoutOf, rc8RootOf } from '../storage/layout.js';
 import { resumeCommand, type ResumeCommand } from '../session/resume-command.js';
 import { resumeVerdict } from '../storage/resume.js';
 import { listRefusalsOf, rootRefusals } from '../storage/root-refusals.js';
+import { upgradeVerdict, type UpgradeVerdict } from '../session/upgrade.js';
 import { safeStringify } from '../session/json-safe.js';
 import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { isForkable, stateOf } from '../session/log-facts.js';
@@ -88,6 +89,8 @@ export interface SessionSummary {
   agentPreset?: unknown;
   resumable: boolean;
   resumeReason?: string;
+  /** would the current release open it after its migrations (upgrade.ts) */
+  upgrade: UpgradeVerdict;
   createdAt: number;
   events: number;
   turns: number;
@@ -126,6 +129,7 @@ export function sessionSummary(s: Session, parent?: ParentLink, ctx: ResumeConte
   if (h.agentPreset !== undefined) o.agentPreset = h.agentPreset;
   o.resumable = verdict.resumable;
   if (verdict.reason !== undefined) o.resumeReason = verdict.reason;
+  o.upgrade = upgradeVerdict(s);
   o.createdAt = s.header.createdAt;
   o.events = f.events;
   o.turns = f.turns;

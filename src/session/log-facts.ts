@@ -4,6 +4,7 @@ import { envelopeProblem, foldRc8Event } from './rc8-rules.js';
 import { contentText, endReason, isHumanPrompt, type SessionEvent } from './events.js';
 import { isInheritedEndSeed } from './formats.js';
 import type { RowRefusal } from './row-rules.js';
+import { foldMigration, type MigrationFacts } from './upgrade.js';
 import { emptyUsage, foldSessionUsage, USAGE_TYPES, type SessionUsage } from './usage.js';
 
 export type SessionState = 'empty' | 'at-boundary' | 'open-turn';
@@ -46,6 +47,13 @@ export interface LogFacts {
    * unanswered (the harness refuses such a log: assertReleasedV4Relationships).
    */
   unresolvedCallSeq?: number;
+  /**
+   * -1 once a step/start came first; the seq of a surface event that came
+   * before any step/start (v2→v3 refuses it); undefined while neither has (upgrade.ts)
+   */
+  stepHead?: number;
+  /** what a migration edge refuses in the events (upgrade.ts), when any */
+  migration?: MigrationFacts;
   /** v2+: the row the harness names when it refuses the log by its row rules (row-rules.ts) */
   rowRefusal?: RowRefusal;
   /** v2+: line of the first event whose type the harness does not know (not ignorable): it refuses the log */
@@ -93,7 +101,7 @@ const RC8_VOCABULARY = new Set(['session/end-seed', 'session/title', 'request/he
  * parsing its data (storage/envelope-scan.ts): a fold that starts reading the
  * data of another type must add it here.
  */
-export const FOLD_READS_DATA: ReadonlySet<string> = new Set(['turn/start', 'turn/end', 'user/message', 'session/title', 'session/end-seed', ...USAGE_TYPES]);
+export const FOLD_READS_DATA: ReadonlySet<string> = new Set(['turn/start', 'turn/end', 'user/message', 'session/title', 'session/end-seed', 'subagent/descriptor', ...USAGE_TYPES]);
 
 /** The usage of a log that has folded none: one frozen object shared by all (its own was ~100 bytes a session). */
 const NO_USAGE: SessionUsage = Object.freeze(emptyUsage());
@@ -122,6 +130,7 @@ export const emptyFacts = (): LogFacts => ({
   titleSeq: undefined,
   titleInherited: undefined,
   seedMarker: undefined,
+  stepHead: undefined,
   pendingCalls: 0,
   usage: NO_USAGE,
   rc8Rule: undefined,
@@ -219,6 +228,7 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
   if (f.seedMarker !== undefined && e.type === 'session/end-seed' && isInheritedEndSeed(e)) markSeedCut(f, e.seq);
   f.events++;
   f.lastEventType = e.type;
+  foldMigration(f, e);
   if (typeof e.time === 'number') f.lastEventTime = e.time; // a v0 row may have none
   if (USAGE_TYPES.has(e.type)) foldUsageOf(f, e);
   switch (e.type) {
@@ -356,6 +366,7 @@ export function prefixFacts(parent: LogFacts, events: Iterable<SessionEvent>, n:
     if (seen++ === n) break;
     if (t.title === undefined) foldEvent(t, e);
     if (rc8) rc8Refusals(f, e);
+    foldMigration(f, e);
     // the latest session/title and the vocabulary need the whole prefix (cheap: a type test per event)
     if (e.type === 'session/title' && typeof e.data?.title === 'string' && firstLine(e.data.title)) f.sessionTitle = firstLine(e.data.title);
     if (RC8_VOCABULARY.has(e.type)) f.rc8Vocabulary = true;

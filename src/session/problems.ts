@@ -7,6 +7,7 @@ import { canonicalJson, type Finding, type Severity } from './audit.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { SessionEvent } from './events.js';
 import type { Session } from './session.js';
+import { upgradeRefusal } from './upgrade.js';
 
 export interface ProblemRow {
   severity: Severity;
@@ -49,6 +50,7 @@ export const CODE_RANK: readonly string[] = [
   'TURN_ENCLOSURE',
   'TURN_NUMBERING',
   'UNMATCHED_TOOL_RESULT',
+  'UPGRADE_REFUSED',
   'INVALID_UTF8',
   'BLANK_LINE',
 ];
@@ -118,6 +120,11 @@ export function problemRows(input: ProblemsInput): ProblemRow[] {
   } else {
     for (const d of input.refused) add(d, undefined);
     for (const s of input.sessions) for (const d of s.diagnostics) add(d, s);
+  }
+  // a forecast, not damage: a warning on every session the current release would refuse on upgrade
+  for (const s of input.sessions) {
+    const why = upgradeRefusal(s);
+    if (why !== undefined) add({ severity: 'warning', code: 'UPGRADE_REFUSED', message: why }, s);
   }
   return rows.sort((a, b) => compareSeverity(a, b) || cmp(a.file ?? '', b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.seq ?? 0) - (b.seq ?? 0));
 }

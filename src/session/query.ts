@@ -8,6 +8,7 @@
 //   is:error          a tool result with an error
 //   reason:KIND       a turn/end with that reason kind (exact, case-insensitive)
 //   is:open is:fork is:spawn is:root is:damaged     session predicates
+//   is:upgrade-refused  the current release would refuse it on upgrade (upgrade.ts)
 //   cwd:TEXT id:TEXT  session predicates (substring, case-insensitive)
 //   after:DATE before:DATE   session activity time (YYYY-MM-DD = that UTC day, or any ISO date)
 //
@@ -15,7 +16,7 @@
 // whose `position` is the index (UTF-16) of the offending token in the text.
 // A query holds at most MAX_QUERY_LENGTH characters and MAX_QUERY_TERMS terms.
 
-export type SessionFlag = 'open' | 'fork' | 'spawn' | 'root' | 'damaged';
+export type SessionFlag = 'open' | 'fork' | 'spawn' | 'root' | 'damaged' | 'upgrade-refused';
 
 export type Term =
   | { kind: 'text'; value: string; negated: boolean; start: number; end: number }
@@ -62,7 +63,7 @@ export const MAX_QUERY_LENGTH = 1000;
 export const MAX_QUERY_TERMS = 32;
 
 export const QUERY_FIELDS = ['tool', 'is', 'reason', 'cwd', 'id', 'after', 'before'] as const;
-const IS_VALUES = ['error', 'open', 'fork', 'spawn', 'root', 'damaged'] as const;
+const IS_VALUES = ['error', 'open', 'fork', 'spawn', 'root', 'damaged', 'upgrade-refused'] as const;
 
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v' || c === '\u00a0' || c === '\u3000';
 

@@ -23,6 +23,9 @@ export interface RowRefusal {
   why: string;
   /** 0 is left out */
   phase?: RowPhase;
+  /** phases 1 and 2: the row's type, and the surface key it should not carry (phase 1) */
+  type?: string;
+  key?: string;
 }
 
 /** The envelope of a released v2 row (EVENT_REQUIRED, EVENT_OPTIONAL). */
@@ -76,8 +79,8 @@ export function rowRefusal(version: number, row: unknown, index: number, known: 
   const surfaceKey = (['surfaceOp', 'sourceEventSeqs'] as const).find((k) => Object.hasOwn(row, k));
   if (version === 2) {
     // validateReleasedV2Artifact: each type's keys, then (its relationships) the surface
-    if (logOnly && surfaceKey !== undefined) return at(`format v2 event ${index} has unexpected field ${surfaceKey}`, 1);
-    if (surface && row.surfaceOp === undefined) return at(`${type} requires a surfaceOp marker`, 2);
+    if (logOnly && surfaceKey !== undefined) return { ...at(`format v2 event ${index} has unexpected field ${surfaceKey}`, 1), type: type.slice(0, 100), key: surfaceKey };
+    if (surface && row.surfaceOp === undefined) return { ...at(`${type} requires a surfaceOp marker`, 2), type };
     return undefined;
   }
   // assertV3Event

@@ -8,9 +8,10 @@
 //   tool/call: name and arguments; tool/result: result text and error
 //   turn/end: reason kind and its message; any other event: the strings in its data
 // Event terms (words, tool:, is:error, reason:) must all hold on the same
-// event; session terms (is:open/fork/spawn/root/damaged, cwd:, id:, after:,
+// event; session terms (is:open/fork/spawn/root/damaged/upgrade-refused, cwd:, id:, after:,
 // before:) on the session. A query whose only event terms are negated is
 // answered per session: the session matches when no event has what is excluded.
+import { upgradeRefusal } from './upgrade.js';
 import { isAscii } from 'node:buffer';
 import { contentText, endReason, messageOf, type SessionEvent } from './events.js';
 import { textOf } from './json-safe.js';
@@ -40,6 +41,8 @@ export interface SessionMeta {
   kind: 'root' | 'fork' | 'spawn';
   open: boolean;
   damaged: boolean;
+  /** the current release would refuse it on upgrade (upgradeRefusal) */
+  upgradeRefused: boolean;
   createdAt: number;
   /** last activity: the last event's time, else createdAt */
   lastTime: number;
@@ -184,6 +187,7 @@ export function sessionMeta(s: Session): SessionMeta {
     kind: s.kind,
     open: stateOf(f) === 'open-turn',
     damaged: s.diagnostics.length > 0 || f.validLength !== undefined,
+    upgradeRefused: upgradeRefusal(s) !== undefined,
     createdAt: s.header.createdAt,
     lastTime: f.lastEventTime ?? s.header.createdAt,
   };
@@ -194,7 +198,7 @@ export function sessionMeta(s: Session): SessionMeta {
 function sessionTermHolds(t: Term, m: SessionMeta): boolean {
   switch (t.kind) {
     case 'flag':
-      return t.flag === 'open' ? m.open : t.flag === 'damaged' ? m.damaged : m.kind === t.flag;
+      return t.flag === 'open' ? m.open : t.flag === 'damaged' ? m.damaged : t.flag === 'upgrade-refused' ? m.upgradeRefused : m.kind === t.flag;
     case 'cwd':
       return m.cwd !== undefined && containsWord(m.cwd, t.value);
     case 'id':

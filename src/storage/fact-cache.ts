@@ -395,6 +395,8 @@ const FACT_SHORT: Record<string, string> = {
   unresolvedCallSeq: 'u',
   unknownEventLine: 'ue',
   rowRefusal: 'rr',
+  stepHead: 'sh',
+  migration: 'mg',
   strayInheritedMarker: 'si',
   titleInherited: 'tin',
   titleSeq: 'tq',

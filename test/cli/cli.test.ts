@@ -45,13 +45,17 @@ function json(...args: string[]): { code: number; body: any; stderr: string } {
 
 const SUMMARY_KEYS = new Set([
   'id', 'file', 'parentSession', 'parentFile', 'parentAmbiguous', 'seedLength', 'cwd', 'kind', 'era', 'format', 'generations', 'origin', 'delegationDepth', 'agentPreset', 'resumable', 'resumeReason',
-  'createdAt', 'events', 'turns', 'state', 'forkable', 'lastEventType', 'lastEventTime', 'title', 'diagnostics', 'usage',
+  'upgrade', 'createdAt', 'events', 'turns', 'state', 'forkable', 'lastEventType', 'lastEventTime', 'title', 'diagnostics', 'usage',
 ]);
 function checkSummary(s: any): void {
   for (const k of ['id', 'file', 'events', 'turns', 'state', 'forkable', 'era', 'resumable']) expect(s, k).toHaveProperty(k);
   expect(['rfc', 'rc8']).toContain(s.era);
   expect(typeof s.resumable).toBe('boolean');
   expect(s.resumable ? !('resumeReason' in s) : typeof s.resumeReason === 'string').toBe(true);
+  // the upgrade verdict: the current format, and the edge and message when refused
+  expect(s.upgrade.to).toBe(4);
+  expect(s.upgrade.ok ? Object.keys(s.upgrade) : typeof s.upgrade.reason).toEqual(s.upgrade.ok ? ['to', 'ok'] : 'string');
+  if (!s.upgrade.ok) expect(s.upgrade.edge).toMatch(/^v[0-3]→v[1-4]$/);
   for (const k of Object.keys(s)) expect(SUMMARY_KEYS.has(k), `unexpected key ${k}`).toBe(true);
   expect(typeof s.id).toBe('string');
   expect(path.isAbsolute(s.file)).toBe(true);

@@ -10,10 +10,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knownType } from '../../src/session/formats.js';
 import { surfaceTypes } from '../../src/session/row-rules.js';
+import { upgradeVerdict, type UpgradeVerdict } from '../../src/session/upgrade.js';
 import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
 import { resumeVerdict } from '../../src/storage/resume.js';
 import type { Session } from '../../src/session/session.js';
 import { cleanupTmp, REAL_DIR, REPO, tmpDir } from '../support/fixtures.js';
+import { realRoot as realRootOf } from '../support/real-roots.js';
 import { judgeFormat, type FormatVerdict } from '../support/oracle.js';
 import { runs } from '../support/property.js';
 
@@ -37,8 +39,23 @@ function realRoot(v: 2 | 3): string {
 
 const sessionsOf = (idx: RootIndex): Session[] => idx.store.list().filter((s) => s.file !== undefined);
 
-/** Our verdict and cut against the harness's, file by file. */
-function expectAgreement(idx: RootIndex, verdicts: readonly FormatVerdict[], what: (file: string) => string = (f) => f): void {
+/**
+ * Our upgrade verdict against the harness's edges (to v3: no v4 code is
+ * published, so a v3 log's verdict is its own reader's). False when the
+ * harness could not judge it: the dsh-llm stand-in stops v1 chunk folding.
+ */
+function expectSameUpgrade(ours: UpgradeVerdict, theirs: FormatVerdict, what: string): boolean {
+  const u = theirs.upgrade!;
+  if (u.reason?.startsWith('[dsh-llm stand-in]')) return false;
+  expect({ what, ok: ours.ok }).toEqual({ what, ok: u.ok });
+  if (u.ok || theirs.version === 3) return true;
+  const edge = (u.edge ?? `v${theirs.version}->v${theirs.version! + 1}`).replace('->', '→');
+  expect({ what, edge: ours.edge, reason: ours.reason }).toEqual({ what, edge, reason: u.reason });
+  return true;
+}
+
+/** Our verdict and cut against the harness's, file by file (and the upgrade's where `upgrade` says so). */
+function expectAgreement(idx: RootIndex, verdicts: readonly FormatVerdict[], what: (file: string) => string = (f) => f, upgrade: (file: string) => boolean = () => true): void {
   const byFile = new Map(verdicts.map((v) => [v.file, v]));
   for (const s of sessionsOf(idx)) {
     const theirs = byFile.get(s.file!);
@@ -48,6 +65,7 @@ function expectAgreement(idx: RootIndex, verdicts: readonly FormatVerdict[], wha
     if (!theirs!.ok) expect(ours.reason, what(s.file!)).toContain(`"${theirs!.reason}"`);
     if (theirs!.ok && s.header.isSeeded) expect(s.seedLength).toBe(theirs!.inherited);
     if (theirs!.ok) expect(s.length).toBe(theirs!.events);
+    if (upgrade(s.file!)) expectSameUpgrade(upgradeVerdict(s), theirs!, what(s.file!));
   }
 }
 
@@ -188,12 +206,48 @@ const mutation = fc.oneof(
   })),
 );
 
+describe('the upgrade verdict: the v2 to v3 edge, rule by rule, on the real v2 spawn', () => {
+  it('a step first upgrades; an unclassified ignorable event, a log-only surface key, a surface event without surfaceOp and the real order each refuse, in its words', () => {
+    const lines = fs.readFileSync(path.join(WS, 'preview-follow-up-builder', 'session.v2.jsonl'), 'utf8').trimEnd().split('\n');
+    const real = lines.slice(1).map((l) => JSON.parse(l) as Row);
+    // turn/start, user/message, subagent/descriptor, step/start, ...: its step/start moved up to seq 1
+    const stepFirst = (): Row[] => {
+      const rows = real.map((r) => ({ ...r }));
+      const [step] = rows.splice(rows.findIndex((r) => r.type === 'step/start'), 1);
+      rows.splice(1, 0, step);
+      return rows.map((r, seq) => ({ ...r, seq }));
+    };
+    const edit = (type: string, f: (r: Row) => Row) => (rows: Row[]) => rows.map((r) => (r.type === type ? f(r) : r));
+    const variants: Record<string, Row[]> = {
+      real: real,
+      'step first': stepFirst(),
+      'an ignorable plugin event': edit('subagent/descriptor', (r) => ({ ...r, type: 'x/plugin-note', ignorable: true }))(stepFirst()),
+      'an ignorable v3-only event': edit('subagent/descriptor', (r) => ({ ...r, type: 'workspace/changes', ignorable: true }))(stepFirst()),
+      'a log-only event with surfaceOp': edit('subagent/descriptor', (r) => ({ ...r, surfaceOp: 'append' }))(stepFirst()),
+      'a user message without surfaceOp': edit('user/message', ({ surfaceOp: _s, ...r }) => r)(stepFirst()),
+    };
+    const root = tmpDir('oracle-up-');
+    const whatOf = new Map<string, string>();
+    for (const [i, [what, rows]] of Object.entries(variants).entries()) {
+      const header = { ...JSON.parse(lines[0]), id: `up-${i}` };
+      const file = path.join(root, '--dsh-workspace--', header.id, 'session.v2.jsonl');
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, [header, ...rows].map((r) => JSON.stringify(r)).join('\n') + '\n');
+      whatOf.set(file, what);
+    }
+    const idx = loadRootSync(root);
+    const verdicts = judgeFormat([...whatOf.keys()]);
+    expect(verdicts.map((v) => [whatOf.get(v.file), v.upgrade!.ok])).toEqual(Object.keys(variants).map((w) => [w, w === 'step first']));
+    expectAgreement(idx, verdicts, (f) => whatOf.get(f)!);
+  });
+});
+
 describe('mutations the harness refuses by a row rule: refused by us too, in its words', () => {
   it('real v2/v3 logs, one mutation each (generated): same verdict, our reason quotes the harness', () => {
     const sources = [...IDS.map((id) => path.join(WS, id, 'session.v2.jsonl')), ...IDS.map((id) => path.join(WS, id, 'session.v3.jsonl'))];
     const cases = fc.sample(fc.record({ src: fc.nat(sources.length - 1), m: fc.array(mutation, { minLength: 1, maxLength: 2 }) }), runs(80));
     const root = tmpDir('oracle-mut-');
-    const made: { file: string; what: string }[] = [];
+    const made: { file: string; what: string; single: boolean }[] = [];
     for (const [i, { src, m }] of cases.entries()) {
       const lines = fs.readFileSync(sources[src], 'utf8').trimEnd().split('\n');
       const header = JSON.parse(lines[0]);
@@ -205,13 +259,78 @@ describe('mutations the harness refuses by a row rule: refused by us too, in its
       fs.mkdirSync(dir, { recursive: true });
       const file = path.join(dir, `session.v${header.version}.jsonl`);
       fs.writeFileSync(file, [header, ...rows].map((r) => JSON.stringify(r)).join('\n') + '\n');
-      made.push({ file, what: `${path.basename(path.dirname(sources[src]))} v${header.version}: ${applied.join(', ')}` });
+      made.push({ file, what: `${path.basename(path.dirname(sources[src]))} v${header.version}: ${applied.join(', ')}`, single: applied.length === 1 });
     }
     expect(made.length).toBeGreaterThan(runs(80) / 2);
     const idx = loadRootSync(root);
     const verdicts = judgeFormat(made.map((m) => m.file));
     const whatOf = new Map(made.map((m) => [m.file, m.what]));
     expect(verdicts.filter((v) => !v.ok).length).toBeGreaterThan(made.length / 2);
-    expectAgreement(idx, verdicts, (f) => whatOf.get(f)!);
+    // two mutations in a v2 log may be named in another order on upgrade (row-rules.ts keeps one refusal): one is compared
+    const single = new Set(made.filter((m) => m.single).map((m) => m.file));
+    expectAgreement(idx, verdicts, (f) => whatOf.get(f)!, (f) => single.has(f));
   });
 });
+
+describe('the upgrade verdict of v0 logs: the v0 codec and the v0 to v1 edge', () => {
+  it('the real v0 logs (RFC era, rc.8, later) and damaged copies: the first edge that refuses, in its words', () => {
+    const root = tmpDir('oracle-v0-');
+    const rc8 = realRootOf(path.join(root, 'rc8'), 'rc8');
+    const rfc = realRootOf(path.join(root, 'rfc'), 'rfc0706');
+    const sources = [...rc8.files.values(), ...rfc.files.values()];
+    // the recorded logs keep a placeholder for the tool list, which v0->v1's payload check (left out: upgrade.ts) refuses as a string
+    for (const f of sources) fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replaceAll('"{{tools}}"', '[]'));
+    // damaged copies of the rc.8 logs, each in a folder of its own
+    const damage: Array<[string, (h: Row, rows: Row[]) => boolean]> = [
+      ['a relative cwd', (h) => ((h.cwd = 'proj'), true)],
+      ['no delegationDepth', (h) => (delete h.delegationDepth, true)],
+      ['a mode/set', (_h, rows) => rename(rows, 'mode/set', { mode: 'plan' })],
+      ['a request/header-delta', (_h, rows) => rename(rows, 'request/header-delta', {})],
+      ['a descriptor of version 2', (_h, rows) => redescribe(rows, 2)],
+      ['a descriptor of version "x"', (_h, rows) => redescribe(rows, 'x')],
+    ];
+    const whatOf = new Map<string, string>([...sources].map((f) => [f, path.basename(f)]));
+    for (const [k, [what, f]] of damage.entries()) {
+      for (const [j, src] of [...rc8.files.values()].entries()) {
+        const lines = fs.readFileSync(src, 'utf8').trimEnd().split('\n');
+        const h = JSON.parse(lines[0]) as Row;
+        const rows = lines.slice(1).map((l) => JSON.parse(l) as Row);
+        if (!f(h, rows)) continue;
+        h.id = `v0-damaged-${k}-${j}`;
+        const file = path.join(root, 'rc8', '--work-proj--', h.id as string, 'session.jsonl');
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, [h, ...rows].map((r) => JSON.stringify(r)).join('\n') + '\n');
+        whatOf.set(file, `${path.basename(src)}: ${what}`);
+      }
+    }
+    const idx = loadRootSync(root);
+    const sessions = idx.store.list().filter((s) => whatOf.has(s.file!));
+    expect(sessions.length).toBe(whatOf.size);
+    const verdicts = new Map(judgeFormat(sessions.map((s) => s.file!)).map((v) => [v.file, v]));
+    let judged = 0;
+    let refused = 0;
+    for (const s of sessions) {
+      if (expectSameUpgrade(upgradeVerdict(s), verdicts.get(s.file!)!, whatOf.get(s.file!)!)) judged++;
+      if (!upgradeVerdict(s).ok) refused++;
+    }
+    // every RFC-era log lacks delegationDepth; most rc.8 ones fold v1 chunks, which the stand-in cannot
+    expect(judged).toBeGreaterThan(60);
+    expect(refused).toBeGreaterThan(50);
+  });
+});
+
+/** The first row of a type that carries no relationship, renamed to `type`: false when the log has none. */
+function rename(rows: Row[], type: string, data: Row): boolean {
+  const r = rows.find((x) => x.type === 'session/title' || x.type === 'request/context' || x.type === 'agent/inbox/spliced');
+  if (!r) return false;
+  r.type = type;
+  r.data = data;
+  return true;
+}
+
+/** Every subagent/descriptor's data.version set to `version`: false when the log has none. */
+function redescribe(rows: Row[], version: unknown): boolean {
+  const ds = rows.filter((x) => x.type === 'subagent/descriptor');
+  for (const d of ds) d.data = { ...(d.data as Row), version };
+  return ds.length > 0;
+}

@@ -7,6 +7,7 @@
 // background slice costs what the slice changed, not a pass over the root,
 // and a 100,000-session root stays as quick to browse while it is scanned
 // and audited as a small one.
+import { upgradeRefusal } from '../../session/upgrade.js';
 import type { AuditIndex } from '../../session/audit-index.js';
 import { lineageCycles } from '../../session/audit.js';
 import { parentLink } from '../../session/lineage.js';
@@ -235,6 +236,8 @@ export class RootModel {
     if (badge) item.problem = badge;
     // only harness files can be resumed at all: elsewhere the badge would be noise
     if (s.file !== undefined && layoutOf(s.file) !== 'flat') item.notResumable = this.resumeRefusal(s);
+    const upgrade = upgradeRefusal(s);
+    if (upgrade !== undefined) item.upgradeRefused = upgrade;
     const link = parentLink(s, this.byId);
     if (link.kind === 'resolved') item.parentKey = link.key;
     else if (link.kind === 'ambiguous') item.parentAmbiguous = true;
@@ -280,6 +283,7 @@ export class RootModel {
       } else for (const d of t.diagnostics) if (mine({ file: d.file, session: t.id })) add(d);
     }
     if (same.length > 1) add({ severity: 'warning', code: 'DUPLICATE_ID' });
+    if (upgradeRefusal(s) !== undefined) add({ severity: 'warning', code: 'UPGRADE_REFUSED' });
     if (this.cycleIds.has(s.id)) add({ severity: 'error', code: 'LINEAGE_CYCLE' });
     return badge;
   }

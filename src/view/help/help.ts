@@ -37,6 +37,7 @@ export function helpLines(surface: Surface, s: AppState): HelpLine[] {
     lines.push({ keys: '◆ / ◈ / ◇', text: "fork child / a subagent's fork child / spawned subagent" });
     lines.push({ keys: '⚑', text: 'marked for compare (m, then c on another session)' });
     lines.push({ keys: '⊘', text: 'dsh --resume would refuse it (the reason: R, or the a menu)' });
+    lines.push({ keys: '⇡', text: 'the current release would refuse it on upgrade (the reason: Turns, and the Problems tab)' });
     lines.push({ keys: '⚠ CODE', text: 'the worst problem of the session (the Problems tab lists them all)' });
   }
   return lines;

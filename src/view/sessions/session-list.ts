@@ -48,6 +48,8 @@ export interface SessionListItem {
   tokens?: number;
   /** in a harness root: why `dsh --resume` would refuse it (undefined: it would resume it, or not a harness file) */
   notResumable?: string;
+  /** the current release would refuse it on upgrade (upgradeRefusal; undefined: it would not, or not in the harness's layout) */
+  upgradeRefused?: string;
   kind: 'root' | 'fork' | 'spawn';
   seedLength?: number;
   createdAt: number;
@@ -211,7 +213,7 @@ const badgeWidths = {
       this.byKind.clear();
     }
     const verdict = block === 'seq-gap' ? 0 : item.state === 'empty' ? 1 : 2;
-    const key = (item.diagnostics * 3 + verdict) * 2 + (item.notResumable !== undefined ? 1 : 0);
+    const key = ((item.diagnostics * 3 + verdict) * 2 + (item.notResumable !== undefined ? 1 : 0)) * 2 + (item.upgradeRefused !== undefined ? 1 : 0);
     let w = this.byKind.get(key);
     if (w === undefined) this.byKind.set(key, (w = measure(badgeCell(item, now).badge)));
     return w;
@@ -380,10 +382,15 @@ export function rowFor(s: SessionListItem, depth: number, now: number, guide = '
   return row;
 }
 
-/** The BADGE cell and its tone: the fork verdict, and ⊘ where dsh --resume would refuse the session (the reason is in Turns and the action menu). */
+/**
+ * The BADGE cell and its tone: the fork verdict, ⊘ where dsh --resume would
+ * refuse the session, else ⇡ where the current release would refuse it on
+ * upgrade (the reasons are in Turns, the action menu and Problems).
+ */
 function badgeCell(s: SessionListItem, now: number): { badge: string; tone: BadgeTone } {
   const b = badgeOf(s, now);
-  return s.notResumable !== undefined ? { badge: '⊘ ' + b.badge, tone: b.tone === 'green' ? 'yellow' : b.tone } : b;
+  const mark = s.notResumable !== undefined ? '⊘ ' : s.upgradeRefused !== undefined ? '⇡ ' : '';
+  return mark ? { badge: mark + b.badge, tone: b.tone === 'green' ? 'yellow' : b.tone } : b;
 }
 
 export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''): SessionRow {
