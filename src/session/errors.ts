@@ -8,7 +8,8 @@ export type SessionForkErrorCode =
   | 'READ_FAILED'
   | 'INVALID_SEED'
   | 'INVALID_SESSION_ID'
-  | 'MIXED_ENCODING';
+  | 'MIXED_ENCODING'
+  | 'UNSUPPORTED_FORMAT';
 
 /** Typed refusal of snapshot/fork/create. The UI shows `code` and `message` as they are. */
 export class SessionForkError extends Error {

@@ -73,6 +73,8 @@ export function headerProblem(v: unknown): HeaderProblem | undefined {
   const alike = lookAlike(v);
   if (alike) return { code: 'NOT_DSH_SESSION', message: alike };
   const version = v.version;
+  // a fork's own format past v4 that keeps the header core: read by shape (foreignFormat)
+  if (Number.isSafeInteger(version) && (version as number) > NEWEST_FORMAT && foreignCoreProblem(v) === undefined) return undefined;
   if (!(Number.isInteger(version) && (version as number) >= 0 && (version as number) <= NEWEST_FORMAT)) {
     // the harness's own words (session-persistence errors.ts, sessionFormatVersionRefusal) for a newer log
     const newer = Number.isInteger(version) && (version as number) > NEWEST_FORMAT;
@@ -96,6 +98,51 @@ export function headerProblem(v: unknown): HeaderProblem | undefined {
   const p = v2Problem(v, version as number);
   return p === undefined ? undefined : { code: 'BAD_HEADER', message: p };
 }
+
+/**
+ * Why a header past v4 does not keep the core every fork of the harness keeps
+ * (FORMATS.md §9: type, version, id, createdAt, isSeeded, delegationDepth,
+ * with their v4 value rules; any other key is the fork's), or undefined.
+ */
+function foreignCoreProblem(v: Record<string, unknown>): string | undefined {
+  if (typeof v.id !== 'string' || v.id.length === 0) return 'no string id';
+  if (!safeUint(v.createdAt)) return 'no createdAt';
+  if (typeof v.isSeeded !== 'boolean') return 'no isSeeded';
+  if (!safeUint(v.delegationDepth)) return 'no delegationDepth';
+  if (v.cwd !== undefined && (typeof v.cwd !== 'string' || !isAbsolute(v.cwd))) return 'a cwd that is not an absolute path';
+  if (v.parentSession !== undefined && typeof v.parentSession !== 'string') return 'a parentSession that is not a string';
+  return undefined;
+}
+
+/** A format past v4: which fork of the harness wrote it, when a header key gives it away. */
+export interface ForeignFormat {
+  version: number;
+  /** the fork, and the header key that names it */
+  fork?: { name: string; tell: string };
+}
+
+/**
+ * The fork whose own format a header past v4 is, by the header keys each
+ * adds (FORMATS.md §9, from each fork's session-format-v4-to-v5 README):
+ * ReachForStar/dsh-studio `backend`, jsjm1986/CoHarness `draft` (its v5) and
+ * `sshTarget` (its v6), StarPivotNet `origin: "automation"`. Undefined for
+ * the harness's own formats (v0-v4).
+ */
+export function foreignFormat(h: { version: number } & Record<string, unknown>): ForeignFormat | undefined {
+  if (!(h.version > NEWEST_FORMAT)) return undefined;
+  const tells: Array<[boolean, string, string]> = [
+    [Object.hasOwn(h, 'backend'), 'dsh-studio', 'backend'],
+    [Object.hasOwn(h, 'draft'), 'CoHarness', 'draft'],
+    [Object.hasOwn(h, 'sshTarget'), 'CoHarness', 'sshTarget'],
+    [h.origin === 'automation', 'StarPivotNet', 'origin "automation"'],
+  ];
+  const t = tells.find(([has]) => has);
+  return t ? { version: h.version, fork: { name: t[1], tell: t[2] } } : { version: h.version };
+}
+
+/** A foreign format in words: "format v5 (CoHarness's: header key draft)". */
+export const foreignFormatText = (f: ForeignFormat): string =>
+  `format v${f.version} (${f.fork ? `${f.fork.name}'s: header key ${f.fork.tell}` : 'a fork of the harness: its header names none'})`;
 
 /**
  * The inherited end-seed marker of v2+ logs: `session/end-seed` whose data

@@ -42,6 +42,8 @@ export const CODE_RANK: readonly string[] = [
   'NO_HEADER',
   'NOT_A_STORED_LOG',
   'NOT_DSH_SESSION',
+  'FOREIGN_FORMAT',
+  'STALE_GENERATION',
   'READ_FAILED',
   'COMPRESSED',
   'UNANSWERED_TOOL_CALL',

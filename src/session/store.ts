@@ -7,7 +7,7 @@ import { newChildId } from './ids.js';
 import { inheritedTitle, takesParentTitle } from './inherited-title.js';
 import { parentLink } from './lineage.js';
 import type { SessionEvent, SessionHeader } from './events.js';
-import { seedByMarker, type FormatVersion } from './formats.js';
+import { foreignFormat, foreignFormatText, seedByMarker, type FormatVersion } from './formats.js';
 import { safeClone } from './json-safe.js';
 import { emptyFacts, foldEvent, isBoundary } from './log-facts.js';
 import { Session, type LogState } from './session.js';
@@ -341,6 +341,10 @@ export class SessionStore {
    * for the type of the last event in an OPEN_TURN message.
    */
   boundaryError(s: Session, boundary?: number, lookup?: EventLookup): SessionForkError | null {
+    // a fork's own format is read by its shape: a child in it would be a guess at that fork's rules
+    const foreign = foreignFormat(s.header as SessionHeader & Record<string, unknown>);
+    if (foreign)
+      return new SessionForkError('UNSUPPORTED_FORMAT', `session ${quote(s.id)} is in ${foreignFormatText(foreign)}, which the browser reads but does not write: fork it with ${foreign.fork ? foreign.fork.name : 'the harness fork that wrote it'} (nothing written)`, { version: foreign.version });
     const len = s.length;
     if (boundary !== undefined && !(Number.isInteger(boundary) && boundary >= 0 && boundary < len)) {
       const range = len === 0 ? 'the log is empty' : `expected an integer in [0, ${len - 1}]`;

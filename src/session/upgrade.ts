@@ -18,7 +18,7 @@
 // prompt changes outside a step and delivery markers, v3→v4's tool-result
 // wrappers and deferred tools. Pure: no I/O.
 import type { SessionEvent, SessionHeader } from './events.js';
-import { knownType, NEWEST_FORMAT } from './formats.js';
+import { foreignFormat, foreignFormatText, knownType, NEWEST_FORMAT } from './formats.js';
 import type { LogFacts } from './log-facts.js';
 import { LEGACY_KINDS } from './rc8-rules.js';
 import { layoutOf } from '../storage/layout.js';
@@ -68,6 +68,9 @@ const count = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInt
 export function upgradeVerdict(s: { header: SessionHeader; facts: LogFacts; id: string }): UpgradeVerdict {
   const to = NEWEST_FORMAT;
   const v = s.header.version;
+  const foreign = foreignFormat(s.header as SessionHeader & Record<string, unknown>);
+  // no edge leads from a fork's format back to the harness's
+  if (foreign) return { to, ok: false, reason: `${foreignFormatText(foreign)} is past the harness's v${to}: it refuses the log as an unsupported format` };
   if (!(Number.isInteger(v) && v >= 0 && v < to)) return { to, ok: true };
   const f = s.facts;
   const edge = (from: number): Edge => `v${from}→v${from + 1}` as Edge;
@@ -116,5 +119,5 @@ export function upgradeVerdict(s: { header: SessionHeader; facts: LogFacts; id: 
 export function upgradeRefusal(s: { header: SessionHeader; facts: LogFacts; id: string; file?: string }): string | undefined {
   if (s.file === undefined || layoutOf(s.file) !== 'rc8-harness') return undefined;
   const v = upgradeVerdict(s);
-  return v.ok ? undefined : `the current release (format v${v.to}) refuses it on upgrade, at ${v.edge}: ${v.reason}`;
+  return v.ok ? undefined : `the current release (format v${v.to}) refuses it${v.edge ? ` on upgrade, at ${v.edge}` : ''}: ${v.reason}`;
 }

@@ -228,6 +228,44 @@ export function dropGeneration(index: RootIndex, file: string): string | undefin
 /** The older generations beside a session's current file, highest first. */
 export const olderGenerations = (index: RootIndex, file: string | undefined): string[] => (file ? siblingGenerations(index.generations, file) : []);
 
+const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * STALE_GENERATION: the current (highest) generation of `file`'s folder is
+ * older by mtime and shorter than a lower generation beside it. The harness
+ * opens the highest one and never falls back (session-persistence-jsonl), so
+ * the newer work in the lower one is not what it resumes: a real store held a
+ * v3 file of 332 lines beside a v0 file of 34,468 lines written five days later.
+ */
+export function staleGeneration(index: RootIndex, file: string): Diagnostic | undefined {
+  const cur = index.files.get(file);
+  if (cur === undefined) return undefined;
+  for (const older of olderGenerations(index, file)) {
+    const o = index.files.get(older);
+    if (o === undefined || !(o.mtimeMs > cur.mtimeMs && o.size > cur.size)) continue;
+    const name = path.basename(file);
+    return {
+      file,
+      severity: 'warning',
+      code: 'STALE_GENERATION',
+      message: `${name} (${day(cur.mtimeMs)}, ${cur.size} bytes) is older and shorter than ${path.basename(older)} beside it (${day(o.mtimeMs)}, ${o.size} bytes): the harness opens the highest generation, ${name}, and never the later work in the other`,
+    };
+  }
+  return undefined;
+}
+
+/** Every session's STALE_GENERATION warning (staleGeneration): only folders with several generations are looked at. */
+export function generationDiagnostics(index: RootIndex): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const [dir, gens] of index.generations) {
+    if (typeof gens === 'string') continue;
+    const current = currentGeneration(index.generations, dir);
+    const d = current === undefined ? undefined : staleGeneration(index, current);
+    if (d) out.push(d);
+  }
+  return out;
+}
+
 /** indexFile, with an unreadable file (permissions, vanished, not a regular file) recorded as a diagnostic. */
 export function indexFileSafe(index: RootIndex, file: string): void {
   indexFileStepped(index, file)?.();
@@ -278,7 +316,7 @@ export function fileDiagnosticCount(index: RootIndex): number {
 
 /** All diagnostics: refused files and every session's own. */
 export function allDiagnostics(index: RootIndex): Diagnostic[] {
-  const out: Diagnostic[] = [...index.skipped.values()];
+  const out: Diagnostic[] = [...index.skipped.values(), ...generationDiagnostics(index)];
   for (const f of index.files.values()) if (f.refused) out.push(...f.refused);
   for (const s of index.store.list()) out.push(...s.diagnostics);
   return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));

@@ -3,7 +3,7 @@
 // final line without "\n" is pending (an append in progress), never an error.
 import { isUtf8 } from 'node:buffer';
 import { checkHeader, expandRow, isHeaderProblem, type SessionEvent, type SessionHeader } from '../session/events.js';
-import { generationMismatch, knownType, seedByMarker, unknownEventReason, type HeaderProblem } from '../session/formats.js';
+import { foreignFormat, foreignFormatText, generationMismatch, knownType, NEWEST_FORMAT, seedByMarker, unknownEventReason, type HeaderProblem } from '../session/formats.js';
 import { generationOf } from '../session/generation-name.js';
 import { compactSeqs, emptyFacts, foldEvent, packFacts, type LogFacts } from '../session/log-facts.js';
 import { auditFromJson, auditToJson, expand, foldAudit, NO_FINDINGS, quietExpect, UNKNOWN, type AuditFold, type StructureFinding } from '../session/event-audit.js';
@@ -373,6 +373,8 @@ export class LogReader {
       if (mismatch) return this.refuse(mismatch, lineNo, 'BAD_HEADER');
       if (h.cwd !== undefined) h.cwd = sharedCwd(h.cwd);
       this.header = h;
+      const foreign = foreignFormat(h as SessionHeader & Record<string, unknown>);
+      if (foreign) this.diag('warning', 'FOREIGN_FORMAT', `${foreignFormatText(foreign)}: the harness's own formats end at v${NEWEST_FORMAT}; read by its shape (the envelope, the header core, both tool-result shapes), read-only`, lineNo);
       if (seedByMarker(h)) this.facts.seedMarker = h.isSeeded === true ? 'seeded' : 'unseeded';
       else if (h.seedLength !== undefined) this.facts.seedFrom = h.seedLength;
       if (usesRc8Rule(h, this.file)) {
@@ -385,7 +387,7 @@ export class LogReader {
     if (lineNo === 2 && isSnapshotRow(value))
       return this.refuse('rows carry no "seq" or "time": a harness test snapshot (a projected log), not a stored session log', lineNo, 'NOT_A_STORED_LOG');
     const version = this.header?.version ?? 0;
-    if (version >= 2) this.checkRow(version, value, lineNo);
+    if (version >= 2 && version <= NEWEST_FORMAT) this.checkRow(version, value, lineNo);
     const rows = expandRow(value, version === 0);
     if (typeof rows === 'string') {
       this.anomaly(absStart);
@@ -442,6 +444,7 @@ export class LogReader {
    */
   private scannedRowPlain(type: string): boolean {
     const version = this.header?.version ?? 0;
+    if (version > NEWEST_FORMAT) return true; // a fork's format: no rule of the harness's applies
     if (version >= 2) return !scannedOddEnvelope() && !rowNeedsCheck(version, type, scannedSurfaceKeys() !== 0, (scannedSurfaceKeys() & SURFACE_OP) !== 0, knownType(version, type));
     return !(this.rc8v0 && scannedOddEnvelope());
   }
@@ -503,7 +506,7 @@ export class LogReader {
       this.facts.damagedBeforeTurnEnd = lineNo;
     const version = this.header?.version ?? 0;
     for (const ev of rows) {
-      if (version >= 2) this.vocabulary(version, ev, lineNo);
+      if (version >= 2 && version <= NEWEST_FORMAT) this.vocabulary(version, ev, lineNo);
       else if (this.rc8v0) foldRc8Event(this.facts, ev);
       foldEvent(this.facts, ev);
       if (fold) foldAudit(fold, ev);

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { eraOf } from '../session/era.js';
 import { stateOf } from '../session/log-facts.js';
-import { NEWEST_FORMAT } from '../session/formats.js';
+import { foreignFormat, foreignFormatText, NEWEST_FORMAT } from '../session/formats.js';
 import type { Session } from '../session/session.js';
 import { encodeSegment } from './id-encoding.js';
 import { LEGACY_KINDS, rc8HeaderProblem, RETIRED_HEADER_FIELDS } from '../session/rc8-rules.js';
@@ -31,6 +31,8 @@ export function resumeVerdict(
   const h = s.header;
   const era = eraOf(s);
   const file = s.file;
+  const foreign = foreignFormat(h as typeof h & Record<string, unknown>);
+  if (foreign) return no(`${foreignFormatText(foreign)}: the harness reads versions 0 to ${NEWEST_FORMAT}; only ${foreign.fork ? foreign.fork.name : 'the fork that wrote it'} resumes it`);
   if (!(Number.isInteger(h.version) && h.version >= 0 && h.version <= NEWEST_FORMAT)) return no(`format version ${String(h.version)}: the current harness reads versions 0 to ${NEWEST_FORMAT}`);
   if (!file) return no('not written to disk');
   const layout = layoutOf(file);

@@ -17,7 +17,7 @@ import type { TurnIndex } from '../../session/turn-index.js';
 import { cancelHistory, cancelIndex, historyOf, historyProgress, historyStep, historyUpTo, indexProgress, indexStep, turnIndexOf, usesIndex } from '../../storage/indexed-turns.js';
 import { pauseWhileSkipping, type LoadProgress, type Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
-import { fileDiagnosticCount, olderGenerations, type RootIndex } from '../../storage/load-root.js';
+import { fileDiagnosticCount, generationDiagnostics, olderGenerations, type RootIndex } from '../../storage/load-root.js';
 import { layoutLineage, type LineageLayout } from '../lineage/lineage-layout.js';
 import { lineageNodes } from '../lineage/lineage-model.js';
 import { ItemRows, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../sessions/session-list.js';
@@ -363,7 +363,8 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     (problems ??= withRootRows(
       listRefusals,
       model.problems(index.files.size + index.skipped.size, () => {
-        const refused = [...index.files.values()].flatMap((f) => f.refused ?? []);
+        // files that are not sessions, and the sessions whose current generation is stale
+        const refused = [...[...index.files.values()].flatMap((f) => f.refused ?? []), ...generationDiagnostics(index)];
         return problemRows({ sessions: all(), refused, findings: audit.findings(all(), refused) });
       }),
       (file) => store.byFile(file),
