@@ -9,6 +9,7 @@ import type { Session } from '../../src/session/session.js';
 import { usageText, withSplit } from '../../src/session/usage.js';
 import { resumeAddsMarker } from '../../src/storage/resume.js';
 import { upgradeRefusal, upgradeVerdict } from '../../src/session/upgrade.js';
+import { textOf } from '../../src/session/json-safe.js';
 import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../../src/view/app/layout.js';
 import { turnsView, type AppState } from '../../src/view/app/state.js';
 import { displayWidth, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
@@ -113,6 +114,14 @@ function headerSegments(session: Session, history: { upTo: number; entries: numb
     out.push({ text: `  [⇡ format v${v.to} refuses it on upgrade, at ${v.edge}: see Problems]`, color: 'yellow' });
   }
   if (session.kind === 'fork') out.push({ text: `  ${session.header.origin === 'subagent' ? 'subagent fork of' : 'inherited from'} ${clip(session.parentSession, 80)}, seedLength ${session.seedLength}`, color: 'cyan' });
+  // a cut inside a turn: the harness's own fork closes that turn with results it writes itself (harness: rows)
+  const cut = session.kind === 'fork' ? session.facts.forkCut : undefined;
+  if (cut)
+    out.push(
+      cut.state === 'closed'
+        ? { text: `, cut inside turn ${clip(textOf(cut.turn), 20)}; the harness closed it (${plural(cut.results, 'result')} of its own, turn/end forked)`, color: 'cyan' }
+        : { text: `, cut inside turn ${clip(textOf(cut.turn), 20)}, not closed as the harness's fork closes it`, color: 'red', bold: true },
+    );
   else if (session.kind === 'spawn') out.push({ text: `  spawned by ${clip(session.parentSession, 80)}`, color: 'cyan' });
   // rc.8 header facts the harness shows, the log format (v0-v4) and the older generations kept beside this one
   const h = session.header;

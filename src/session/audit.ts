@@ -232,8 +232,10 @@ function* auditSeed(s: Session, parents: Session[], events: EventsOf, pause: () 
       }
     }
     if (diff === '') {
-      if (n > 0 && !isBoundary(p.facts, n - 1))
-        return [{ ...base, code: 'SEED_NOT_AT_BOUNDARY', severity: 'error', message: `seedLength ${n} cuts parent ${q(p.id)} inside a turn (seq ${n - 1} is not a boundary)` }];
+      // the harness's own fork may cut inside a turn when the child's first events close it (harness-closers.ts)
+      const cut = s.facts.forkCut;
+      if (n > 0 && !isBoundary(p.facts, n - 1) && cut?.state !== 'closed')
+        return [{ ...base, code: 'SEED_NOT_AT_BOUNDARY', severity: 'error', message: `seedLength ${n} cuts parent ${q(p.id)} inside a turn (seq ${n - 1} is not a boundary)${cut ? `, and the child's own first events do not close it as the harness's fork does (tool results, step/end, then turn/end "forked")` : ''}` }];
       return [];
     }
     firstDiff ||= diff;

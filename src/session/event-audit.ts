@@ -8,6 +8,7 @@
 // parent's log.
 import type { SessionEvent } from './events.js';
 import { textOf } from './json-safe.js';
+import { advertisedCalls, callIdOf } from './harness-closers.js';
 
 /** A finding of a log's own events, before the audit names its session and file. */
 export interface StructureFinding {
@@ -26,6 +27,12 @@ export interface AuditFold {
   expect: number;
   /** tool calls of the open turn not answered yet: callId -> seq, in the order made (made at the first call) */
   pending: Map<string, number> | undefined;
+  /**
+   * calls an assistant message of the open turn advertised and no tool/call
+   * started: callId -> seq (harness-closers.ts). A result may settle one (the
+   * harness's TOOL_NOT_STARTED results, its forks' and crash repairs').
+   */
+  advertised?: Map<string, number>;
   /** what it found (made at the first finding) */
   found: StructureFinding[] | undefined;
 }
@@ -63,7 +70,7 @@ export function expand(s: AuditState): AuditFold | undefined {
 
 /** The next turn's number when the fold is in the usual end state (between turns, nothing pending, nothing found), else undefined. */
 export function quietExpect(s: AuditFold): number | undefined {
-  return s.turn === null && !s.step && !s.pending?.size && !s.found?.length ? s.expect : undefined;
+  return s.turn === null && !s.step && !s.pending?.size && !s.advertised?.size && !s.found?.length ? s.expect : undefined;
 }
 
 /** The state in its compact form when it is the usual end state (a small non-negative integer; UNKNOWN and the rare odd number, a turn numbered 1.5, stay whole). */
@@ -85,6 +92,7 @@ export function foldAudit(a: AuditFold, e: SessionEvent): void {
       a.expect = (typeof d.turn === 'number' ? d.turn : a.expect) + 1;
       a.step = false;
       pending?.clear();
+      a.advertised?.clear();
       break;
     case 'turn/end':
       if (a.turn === null) add(a, { seq: e.seq, code: 'TURN_ENCLOSURE', severity: 'warning', message: `turn/end at seq ${e.seq} without an open turn` });
@@ -92,6 +100,7 @@ export function foldAudit(a: AuditFold, e: SessionEvent): void {
         for (const [callId, seq] of pending)
           add(a, { seq, code: 'UNANSWERED_TOOL_CALL', severity: 'error', message: `tool/call ${quote(callId)} at seq ${seq} has no tool/result before its turn ended at seq ${e.seq}` });
       pending?.clear();
+      a.advertised?.clear();
       a.turn = null;
       a.step = false;
       break;
@@ -104,11 +113,15 @@ export function foldAudit(a: AuditFold, e: SessionEvent): void {
       a.step = false;
       break;
     case 'tool/call':
-      (a.pending ??= new Map()).set(textOf(d.callId), e.seq);
+      (a.pending ??= new Map()).set(callIdOf(e), e.seq);
+      a.advertised?.delete(callIdOf(e));
+      break;
+    case 'assistant/message':
+      for (const c of advertisedCalls(e)) (a.advertised ??= new Map()).set(c.id, e.seq);
       break;
     case 'tool/result': {
-      const id = textOf(d.callId ?? d.message?.source?.callId);
-      if (!pending?.delete(id)) add(a, { seq: e.seq, code: 'UNMATCHED_TOOL_RESULT', severity: 'warning', message: `tool/result at seq ${e.seq} answers no pending call (${quote(id)})` });
+      const id = callIdOf(e);
+      if (!pending?.delete(id) && !a.advertised?.delete(id)) add(a, { seq: e.seq, code: 'UNMATCHED_TOOL_RESULT', severity: 'warning', message: `tool/result at seq ${e.seq} answers no pending or advertised call (${quote(id)})` });
       break;
     }
   }
@@ -136,20 +149,27 @@ export function auditToJson(s: AuditState): unknown {
   if (typeof s === 'number') return Number.isFinite(s) ? s : UNKNOWN;
   const t = s.turn;
   if (!(t === null || typeof t === 'string' || typeof t === 'boolean' || (typeof t === 'number' && Number.isFinite(t))) || !Number.isFinite(s.expect)) return UNKNOWN;
-  return [t, s.step, s.expect, [...(s.pending ?? [])], (s.found ?? []).map((f) => [f.seq, f.code, f.severity, f.message])];
+  const out: unknown[] = [t, s.step, s.expect, [...(s.pending ?? [])], (s.found ?? []).map((f) => [f.seq, f.code, f.severity, f.message])];
+  if (s.advertised?.size) out.push([...s.advertised]);
+  return out;
 }
 
 /** auditToJson's answer read back; UNKNOWN when it is not one. */
 export function auditFromJson(v: unknown): AuditState {
   if (typeof v === 'number') return Number.isInteger(v) && v >= UNKNOWN ? settle(v) : UNKNOWN;
-  if (!Array.isArray(v) || v.length !== 5) return UNKNOWN;
-  const [turn, step, expect, pending, found] = v as unknown[];
+  if (!Array.isArray(v) || (v.length !== 5 && v.length !== 6)) return UNKNOWN;
+  const [turn, step, expect, pending, found, advertised = []] = v as unknown[];
   const plain = turn === null || typeof turn === 'string' || typeof turn === 'boolean' || typeof turn === 'number';
   if (!plain || typeof step !== 'boolean' || typeof expect !== 'number' || !Array.isArray(pending) || !Array.isArray(found)) return UNKNOWN;
   const fold: AuditFold = { turn, step, expect, pending: undefined, found: undefined };
   for (const p of pending) {
     if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== 'string' || typeof p[1] !== 'number') return UNKNOWN;
     (fold.pending ??= new Map()).set(p[0], p[1]);
+  }
+  if (!Array.isArray(advertised)) return UNKNOWN;
+  for (const p of advertised) {
+    if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== 'string' || typeof p[1] !== 'number') return UNKNOWN;
+    (fold.advertised ??= new Map()).set(p[0], p[1]);
   }
   for (const f of found) {
     if (!Array.isArray(f) || f.length !== 4 || typeof f[0] !== 'number' || typeof f[1] !== 'string' || (f[2] !== 'error' && f[2] !== 'warning') || typeof f[3] !== 'string') return UNKNOWN;

@@ -52,6 +52,14 @@ export interface LogFacts {
    * before any step/start (v2→v3 refuses it); undefined while neither has (upgrade.ts)
    */
   stepHead?: number;
+  /**
+   * v2+: the inherited cut falls inside a turn (the harness's own fork may cut
+   * there): the tool results that follow the marker, and whether the child's
+   * own first events then close that turn as the harness's fork does
+   * (harness-closers.ts: results, step/end, turn/end "forked"): `closing`
+   * while they may, then `closed` or `unclosed`
+   */
+  forkCut?: { turn: unknown; results: number; state: 'closing' | 'closed' | 'unclosed' };
   /** what a migration edge refuses in the events (upgrade.ts), when any */
   migration?: MigrationFacts;
   /** v2+: the row the harness names when it refuses the log by its row rules (row-rules.ts) */
@@ -225,7 +233,12 @@ function rc8Refusals(f: LogFacts, e: SessionEvent): void {
 
 /** Folds one event (already seq-checked) into the facts. Mutates `f`. */
 export function foldEvent(f: LogFacts, e: SessionEvent): void {
-  if (f.seedMarker !== undefined && e.type === 'session/end-seed' && isInheritedEndSeed(e)) markSeedCut(f, e.seq);
+  if (f.seedMarker !== undefined && e.type === 'session/end-seed' && isInheritedEndSeed(e)) {
+    markSeedCut(f, e.seq);
+    // the last marker is the cut: an earlier one's closers are the parent's
+    if (f.openTurn !== null && f.seedMarker === 'seeded') f.forkCut = { turn: f.openTurn, results: 0, state: 'closing' };
+    else if (f.forkCut !== undefined) delete f.forkCut; // set only when it is: a fact read back from the cache has no key for undefined
+  } else if (f.forkCut?.state === 'closing') foldForkCloser(f.forkCut, e);
   f.events++;
   f.lastEventType = e.type;
   foldMigration(f, e);
@@ -284,6 +297,13 @@ export function foldEvent(f: LogFacts, e: SessionEvent): void {
     if (Object.isFrozen(f.boundaries)) f.boundaries = f.boundaries.slice(); // a shared list (shareSeqs)
     f.boundaries.push(e.seq);
   }
+}
+
+/** The child's own events after a cut inside a turn, while they may still be the harness's fork closers. */
+function foldForkCloser(c: NonNullable<LogFacts['forkCut']>, e: SessionEvent): void {
+  if (e.type === 'tool/result') c.results++;
+  else if (e.type === 'turn/end') c.state = endReason(e) === 'forked' ? 'closed' : 'unclosed';
+  else if (e.type !== 'step/end') c.state = 'unclosed';
 }
 
 /**

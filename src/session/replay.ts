@@ -1,5 +1,6 @@
 // Replay: the turn tree (turn -> steps -> messages, tool calls with their
 // results, other events in place) and the model history (DOMAIN.md §5).
+import { advertisedCalls, callIdOf, syntheticResult, type Advertised, type Synthetic } from './harness-closers.js';
 import { contentText, endReason, isHumanPrompt, isSurfaceType, messageOf, type SessionEvent } from './events.js';
 // Event data is hostile input: JSON.stringify, String() and `${}` recurse and
 // overflow the stack on values nested ~10,000+ deep (a file can hold 100,000).
@@ -10,6 +11,8 @@ export interface ToolResultInfo {
   seq: number;
   isError: boolean;
   text: string;
+  /** a result the harness wrote itself when it forked or repaired the turn (harness-closers.ts) */
+  harness?: Synthetic;
 }
 
 export type TreeNode =
@@ -63,7 +66,8 @@ function toolResultText(e: SessionEvent): { text: string; isError: boolean } {
   const msg = messageOf(e);
   const blocks: unknown[] = Array.isArray(d.content) ? d.content : Array.isArray(msg.content) ? (msg.content as unknown[]) : [];
   let text = '';
-  let isError = d.isError === true;
+  // the flag sits in the result block up to v3, on the message (role tool) in v4
+  let isError = d.isError === true || (msg as { isError?: unknown }).isError === true;
   for (const b of blocks as Array<Record<string, unknown>>) {
     if (b?.type === 'tool-result') {
       text += contentText(b.content);
@@ -106,11 +110,8 @@ function summarizeUnbounded(e: SessionEvent): string {
   return parts.join(' ');
 }
 
-/** The call id of a tool/call or tool/result, as the tree pairs them. */
-export function callIdOf(e: SessionEvent): string {
-  const d = e.data ?? {};
-  return textOf(e.type === 'tool/call' ? (d.callId ?? '') : (d.callId ?? (messageOf(e) && (messageOf(e) as any).source?.callId) ?? ''));
-}
+// the call id the tree pairs results by (one owner: harness-closers.ts)
+export { callIdOf } from './harness-closers.js';
 
 /**
  * Builds the turn tree. Iterative, O(n); every event lands in exactly one node.
@@ -129,6 +130,10 @@ export function buildTurnTree(events: readonly SessionEvent[], within?: number):
   let step: Extract<TreeNode, { kind: 'step' }> | undefined;
   let chunks: Extract<TreeNode, { kind: 'chunks' }> | undefined;
   const calls = new Map<string, Extract<TreeNode, { kind: 'tool' }>>();
+  // calls an assistant message of the open step advertises: a result may settle one never started
+  // (the harness's TOOL_NOT_STARTED results). Kept within a step, as the harness settles them, so no
+  // state but a started call's crosses a step/start (turn-pieces.ts cuts there).
+  const advertised = new Map<string, Advertised>();
   const container = (): TreeNode[] => (step ? step.children : turn ? turn.children : top);
   const grow = (seq: number) => {
     if (step) step.lastSeq = seq;
@@ -145,6 +150,7 @@ export function buildTurnTree(events: readonly SessionEvent[], within?: number):
         // trees of its turns side by side, and one turn read alone (pieceTrees,
         // a huge log read by byte range) gives the same nodes as the whole log.
         calls.clear();
+        advertised.clear();
         turn = { kind: 'turn', seq: e.seq, lastSeq: e.seq, turn: typeof d.turn === 'number' ? d.turn : 0, open: true, children: [] };
         step = undefined;
         top.push(turn);
@@ -168,6 +174,7 @@ export function buildTurnTree(events: readonly SessionEvent[], within?: number):
         const s: Extract<TreeNode, { kind: 'step' }> = { kind: 'step', seq: e.seq, lastSeq: e.seq, turn: typeof d.turn === 'number' ? d.turn : 0, step: typeof d.step === 'number' ? d.step : 0, open: true, children: [] };
         (turn ? turn.children : top).push(s);
         step = s;
+        advertised.clear();
         grow(e.seq);
         continue;
       }
@@ -206,16 +213,23 @@ export function buildTurnTree(events: readonly SessionEvent[], within?: number):
       case 'tool/result': {
         const callId = callIdOf(e);
         const call = calls.get(callId);
-        const r = toolResultText(e);
+        const harness = syntheticResult(e, callId);
+        const result: ToolResultInfo = { seq: e.seq, ...toolResultText(e), ...(harness ? { harness } : {}) };
+        const ad = call ? undefined : advertised.get(callId);
         if (call && !call.result) {
-          call.result = { seq: e.seq, ...r };
+          call.result = result;
           call.lastSeq = e.seq;
-        } else container().push({ kind: 'tool', seq: e.seq, lastSeq: e.seq, callId, name: '(result without call)', arguments: '', result: { seq: e.seq, ...r } });
+        } else if (ad) {
+          // a call advertised and never started, settled (by the harness's TOOL_NOT_STARTED result)
+          advertised.delete(callId);
+          container().push({ kind: 'tool', seq: e.seq, lastSeq: e.seq, callId, name: textOf(ad.name), arguments: ad.arguments, result });
+        } else container().push({ kind: 'tool', seq: e.seq, lastSeq: e.seq, callId, name: '(result without call)', arguments: '', result });
         grow(e.seq);
         continue;
       }
     }
     // a user message the harness added (runtime context, skill catalog, ...) is context, not the person's prompt
+    if (e.type === 'assistant/message' && step) for (const a of advertisedCalls(e)) advertised.set(a.id, a);
     const role = e.type === 'user/message' && !isHumanPrompt(e) ? 'context' : MESSAGE_TYPES[e.type];
     if (role) {
       const msg = messageOf(e);

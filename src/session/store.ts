@@ -371,7 +371,9 @@ export class SessionStore {
         this.eachEvent(s, cut, (e) => {
           if (e.type === 'turn/start') turn = e.data?.turn;
         });
-      return new SessionForkError('OPEN_TURN', `fork boundary ${cut} in session ${quote(s.id)} ends inside open turn ${String(turn)}`, { boundary: cut });
+      // v4: the harness's own fork may cut here (harness-closers.ts); the RFC's fork, ours, only at a boundary
+      const v4 = s.header.version === 4 ? `; the harness's own fork would close that turn in the child with results it writes itself (TOOL_OUTCOME_UNKNOWN, TOOL_NOT_STARTED) and turn/end "forked", but this browser forks only at a boundary` : '';
+      return new SessionForkError('OPEN_TURN', `fork boundary ${cut} in session ${quote(s.id)} ends inside open turn ${String(turn)}${v4}`, { boundary: cut });
     }
     let last = cut === len - 1 ? s.facts.lastEventType : undefined;
     last ??= lookup?.event(cut)?.type;

@@ -397,6 +397,7 @@ const FACT_SHORT: Record<string, string> = {
   rowRefusal: 'rr',
   stepHead: 'sh',
   migration: 'mg',
+  forkCut: 'fc',
   strayInheritedMarker: 'si',
   titleInherited: 'tin',
   titleSeq: 'tq',

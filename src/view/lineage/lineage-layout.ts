@@ -51,6 +51,8 @@ export interface LineageNodeInput {
   seedLength?: number;
   /** Turn number the fork was cut after, if known. */
   forkTurn?: number;
+  /** the cut is inside turn forkTurn (the harness's own fork, which closes that turn in the child) */
+  forkInside?: boolean;
   /** Already-sanitised one-line text to show (the renderer fits it to the width). */
   label: string;
   createdAt?: number;
@@ -189,7 +191,7 @@ function edgeLabelOf(n: LineageNodeInput): string {
   if (!hasParent(n)) return '';
   if (edgeKind(n) === 'spawn') return 'spawn';
   let s = 'fork';
-  if (n.forkTurn !== undefined) s += ` @turn ${n.forkTurn}`;
+  if (n.forkTurn !== undefined) s += n.forkInside ? ` inside turn ${n.forkTurn}` : ` @turn ${n.forkTurn}`;
   if (n.seedLength !== undefined) s += ` · seed ${n.seedLength}`;
   return s;
 }
@@ -235,7 +237,7 @@ interface Frame {
 }
 
 function forkPointText(n: LineageNodeInput, count: number): string {
-  const at = [n.forkTurn !== undefined ? `@turn ${n.forkTurn}` : '', n.seedLength !== undefined ? `seed ${n.seedLength}` : ''].filter(Boolean).join(' · ');
+  const at = [n.forkTurn !== undefined ? (n.forkInside ? `inside turn ${n.forkTurn}` : `@turn ${n.forkTurn}`) : '', n.seedLength !== undefined ? `seed ${n.seedLength}` : ''].filter(Boolean).join(' · ');
   return `${at || 'fork point'} · ${count} forks`;
 }
 

@@ -28,6 +28,7 @@ export function lineageNodes(sessions: readonly Session[]): LineageNodeInput[] {
     if (s.seedLength !== undefined) {
       node.seedLength = s.seedLength;
       node.forkTurn = turnsBefore(s.facts, s.seedLength);
+      if (s.facts.forkCut !== undefined) node.forkInside = true;
     }
     return node;
   });

@@ -89,6 +89,8 @@ export function messageSegments(n: Node<'message'>): Segment[] {
 
 export function resultBadge(n: Node<'tool'>): Segment {
   if (!n.result) return { text: 'running', color: 'yellow', bold: true };
+  // written by the harness when it forked or repaired the turn, not by the tool
+  if (n.result.harness) return { text: `harness: ${n.result.harness}`, color: 'magenta', bold: true };
   return n.result.isError ? { text: 'error', color: 'red', bold: true } : { text: 'ok', color: 'green', bold: true };
 }
 
