@@ -60,7 +60,7 @@ function v2Problem(v: Record<string, unknown>, version: number): string | undefi
 }
 
 /** POSIX or Windows absolute (the harness runs on both; a real v4 log has cwd "C:\\DEV\\…"). */
-const isAbsolute = (p: string): boolean => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
+export const isAbsolute = (p: string): boolean => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
 
 /**
  * Checks a parsed header line against its version's rules. Returns the

@@ -28,7 +28,8 @@ const RC8_TYPES = new Set([
 /** The keys rc.8's envelope allows on an event row. */
 const ENVELOPE_KEYS = new Set(['type', 'seq', 'time', 'data', 'surfaceOp', 'sourceEventSeqs', 'ignorable']);
 
-const safeUint = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && !Object.is(v, -0);
+/** A non-negative safe integer, -0 refused (the harness's sessionFormatCount). */
+export const safeUint = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && !Object.is(v, -0);
 
 /**
  * Why rc.8 does not take `h` as a session header (isHeaderLine, session-persistence-jsonl

@@ -18,9 +18,9 @@
 // prompt changes outside a step and delivery markers, v3→v4's tool-result
 // wrappers and deferred tools. Pure: no I/O.
 import type { SessionEvent, SessionHeader } from './events.js';
-import { foreignFormat, foreignFormatText, knownType, NEWEST_FORMAT } from './formats.js';
+import { foreignFormat, foreignFormatText, isAbsolute, knownType, NEWEST_FORMAT } from './formats.js';
 import type { LogFacts } from './log-facts.js';
-import { LEGACY_KINDS } from './rc8-rules.js';
+import { LEGACY_KINDS, safeUint } from './rc8-rules.js';
 import { layoutOf } from '../storage/layout.js';
 
 /** What a migration edge found in the events, folded as they are read (foldMigration). */
@@ -61,8 +61,6 @@ export interface UpgradeVerdict {
   reason?: string;
 }
 
-const isAbsolute = (p: string): boolean => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
-const count = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && !Object.is(v, -0);
 
 /** The harness's verdict on migrating the session to the current format. */
 export function upgradeVerdict(s: { header: SessionHeader; facts: LogFacts; id: string }): UpgradeVerdict {
@@ -91,7 +89,7 @@ export function upgradeVerdict(s: { header: SessionHeader; facts: LogFacts; id: 
       return no(0, `session ${JSON.stringify(s.id)} contains ${what} at seq ${f.rc8Legacy.seq}`);
     }
     const d = f.migration?.descriptor;
-    if (d !== undefined) return no(0, count(d.version) ? `subagent/descriptor ${d.seq} uses unsupported descriptor version ${d.version as number}` : `subagent/descriptor ${d.seq} version must be a non-negative safe integer`);
+    if (d !== undefined) return no(0, safeUint(d.version) ? `subagent/descriptor ${d.seq} uses unsupported descriptor version ${d.version as number}` : `subagent/descriptor ${d.seq} version must be a non-negative safe integer`);
   }
   if (v <= 2) {
     // transformEvent, event by event: assertEvent (an unclassified event, a log-only event's
