@@ -9,14 +9,14 @@
  * does not grow). --quick: everything on the quick corpus, a smoke test that asserts
  * nothing about time (exit 0 unless something crashes). --strict: exit 1 on a MISS.
  *
- * Scale rows (issue 17, bench/scale.ts), last: browser CPU until quiet vs headless
+ * Scale rows (bench/scale.ts), last: browser CPU until quiet vs headless
  * audit at 10k/30k/100k sessions, key -> frame during the background work at 30k and
  * 100k, RSS and idle CPU at 100k, warm vs cold start and list --json (when the build has
  * the cache). --quick: all of them at 2k. --scale-only: only these rows (no corpus A/B);
  * --no-scale: none of them; --scale-sizes picks the sizes; --scale-deadline the
  * seconds a browser gets to go quiet (default 30x the headless audit, 60–300 s).
  *
- * Huge-session rows (issue 23, bench/huge.ts), before the scale rows: one generated
+ * Huge-session rows (bench/huge.ts), before the scale rows: one generated
  * session of 1 GB (--quick: 100 MB; --huge-sizes for others, e.g. 10g with 10 GB of
  * disk to spare), deleted after: the index pass against a streamed parse floor, and
  * the peak RSS of tree --json, export and fork. --huge-only: only these rows.
@@ -228,7 +228,7 @@ async function main(): Promise<void> {
     rows.push({ figure: `live: append -> screen p50 / p95 = ${screen.p50.toFixed(1)} / ${screen.p95.toFixed(1)}`, corpus: 'live', unit: 'ms', value: summarize([screen.p50]), floorLabel: '—', goal: 'p95 ≤ 250 ms', pass: screen.p95 <= 250, note: `append -> store (watch mode) p50 ${store.p50.toFixed(1)} ms, p95 ${store.p95.toFixed(1)} ms; followed ${store.eventsPerSec.toLocaleString('en')} events/s` });
   });
 
-  // Idle cost of the TUI after its scan (issue 13): CPU over the idle window and
+  // Idle cost of the TUI after its scan: CPU over the idle window and
   // RSS min/max. Full run: 30 s at 10,000 and 50,000 files; --quick: 3 s at 2,000.
   const idleRuns: Array<[number, number]> = quick ? [[2_000, 3_000]] : [[10_000, 30_000], [50_000, 30_000]];
   for (const [files, ms] of idleRuns) {

@@ -1,5 +1,5 @@
 /**
- * The floor of a warm start with a compact store (issue 17): what a start that
+ * The floor of a warm start with a compact store: what a start that
  * builds nothing per session would still pay at the least. The fact cache the cold
  * run wrote is turned into columns (a Float64Array of each entry's stat and
  * activity, its path and id as two joined strings, its entry's JSON kept whole for

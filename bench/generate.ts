@@ -1,7 +1,8 @@
 /**
  * Deterministic benchmark corpus generator for dsh session logs.
  *
- * Writes realistic session files in the harness layouts (DOMAIN.md §4):
+ * Writes realistic session files in the harness layouts (docs/formats.md,
+ * "Files on disk"):
  *  - v0 harness root: `<dir>/cwd-<sha256(cwd)[0..12]>/<encoded-id>.jsonl` (or `_no-cwd/`)
  *  - rc8 harness root: `<dir>/--<project>--/<encoded-id>/session.jsonl`, with packed
  *    chunk rows (`text-chunks`, `reasoning-chunks`, `tool-call-chunks`).
@@ -1134,7 +1135,7 @@ export interface HugeSessionInfo {
 /**
  * One v0 session of at least `bytes` bytes, written turn by turn (only one
  * turn is ever held): regular turns of preset A with each tool output ~`toolOutputBytes`
- * (issue 23's "big session with each tool result padded"). For the huge-session
+ * (a big session with each tool result padded). For the huge-session
  * bench and memory tests; the file is new (exclusive create). `oneTurn`: two
  * small turns, then one turn of all the rest (`mid` is the boundary before it).
  */

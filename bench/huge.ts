@@ -1,5 +1,5 @@
 /**
- * Huge-session rows (issue 23): one generated session of 1 GB (--quick: 100 MB;
+ * Huge-session rows: one generated session of 1 GB (--quick: 100 MB;
  * --huge-sizes=100m,1g,10g for others) in a temp folder, deleted after. Per size:
  * the index pass (`list --json --no-cache`, the whole process) against a floor
  * that streams the same file (read in 1 MB pieces, split, JSON.parse every line:
@@ -19,7 +19,7 @@ import { KEYS, spawnBenchPty } from './pty.js';
 import type { ScaleRow } from './scale.js';
 
 const MB = 2 ** 20;
-/** The issue's bound on peak RSS while exporting, forking or browsing a session of any size. */
+/** The bound on peak RSS while exporting, forking or browsing a session of any size. */
 export const HUGE_RSS_BOUND_MB = 300;
 
 export interface HugeOptions {

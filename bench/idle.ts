@@ -2,7 +2,7 @@
 // left alone after its scan. CPU time (from /proc/<pid>/stat) over the idle
 // window, as % of one core, and RSS min/max sampled through it. Idle must be
 // idle: the follower's safety poll goes round the tree in small slices instead
-// of re-stat'ing every file every 2 s (issue 13).
+// of re-stat'ing every file every 2 s.
 import fs from 'node:fs';
 import path from 'node:path';
 import { CLI } from './figures.js';

@@ -1,5 +1,5 @@
 /**
- * Scale figures of issue 17 ("100,000 sessions stay instant"), on roots of N small
+ * Scale figures ("100,000 sessions stay instant"), on roots of N small
  * sessions (the idle figure's generator: v0 layout, 100 per folder, 4 events each),
  * generated in a temporary folder and removed after their rows.
  *
@@ -19,7 +19,7 @@
  *   on the first row, whose session changes as the scan finds newer ones; once moved, it
  *   follows its session (and the keys keep it off the first row).
  * - RSS after the scan and idle CPU after quiet, at the largest size.
- * - Warm vs cold start and warm vs cold `list --json` (issue 17's cache): each run
+ * - Warm vs cold start and warm vs cold `list --json` (the fact cache): each run
  *   gets XDG_CACHE_HOME=<fresh temp folder>; a first run fills it (cold), a second
  *   reads it (warm). Only when the built CLI's help mentions --no-cache; otherwise the
  *   rows say "n/a (no cache in this build)".
@@ -178,7 +178,7 @@ export async function headlessAudit(dir: string, runs: number, warmup = 1): Prom
   return { cpu: summarize(cpu), wall: summarize(wall) };
 }
 
-/** Does the built CLI know the cache (issue 17's --no-cache)? Read from its help. */
+/** Does the built CLI know the cache (--no-cache)? Read from its help. */
 export async function cliHasCache(): Promise<boolean> {
   for (const args of [['--help'], ['help', 'list']]) {
     const r = await runChild(process.execPath, [CLI, ...args], { timeoutMs: 20_000 });

@@ -1,5 +1,5 @@
 /**
- * A compressed bomb in the root (issue 21): `list --json` over a root holding
+ * A compressed bomb in the root: `list --json` over a root holding
  * a session.jsonl.zstd that decodes to `gb` GB (one long line, made by the
  * zstd tool from a pipe; a hand-made frame of RLE blocks without the tool),
  * next to an ordinary session. Figures: the peak RSS of the `list` process

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Fault injection for the fork writer (issue 6). Needs `npm run build`.
+// Fault injection for the fork writer. Needs `npm run build`.
 //
 //   node scripts/fault-injection.mjs [--trials N] [--race-trials N] [--size MB] [--keep]
 //

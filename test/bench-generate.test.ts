@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRESETS, generateCorpus, type CorpusInfo } from '../bench/generate.js';
 import { floorCp, floorParseFile, floorReadParse, measure, summarize } from '../bench/floors.js';
 
-// Independent re-implementation of the file-name id encoding (DOMAIN.md §4).
+// Independent re-implementation of the file-name id encoding (docs/formats.md,
+// "Files on disk").
 function enc(id: string): string {
   if (id === '.') return '~002E';
   if (id === '..') return '~002E~002E';
@@ -292,7 +293,7 @@ describe('bench corpus generator (quick preset)', () => {
   });
 });
 
-describe('huge session generator (issue 23)', () => {
+describe('huge session generator', () => {
   it('writes one clean session of at least the size, turn by turn, its middle boundary where it says', async () => {
     const { writeHugeSession } = await import('../bench/generate.js');
     const { loadRootSync } = await import('../src/storage/load-root.js');

@@ -1,4 +1,4 @@
-// The headless `diff` and `export` commands (issue 12).
+// The headless `diff` and `export` commands.
 import { compareSessions, comparisonJson } from '../session/compare.js';
 import { safeStringify } from '../session/json-safe.js';
 import type { Session } from '../session/session.js';

@@ -7,7 +7,7 @@
 // may hold the words are parsed (search.ts eventLineFilter); the rest give the
 // session's facts from their envelope. A large log (64 MB and up) is read
 // twice instead, facts then events in batches, so memory holds a batch
-// however many of its events match (issue 23).
+// however many of its events match.
 import fs from 'node:fs';
 import path from 'node:path';
 import { isQueryError, parseQuery, queryErrorLine, type Query, type QueryError } from '../session/query.js';

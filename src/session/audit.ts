@@ -1,4 +1,5 @@
-// Invariant audit (DOMAIN.md §5). Each finding has a stable code.
+// Invariant audit (docs/formats.md, "Replay and invariants"). Each finding
+// has a stable code.
 import type { Diagnostic } from './diagnostics.js';
 import type { SessionEvent } from './events.js';
 import { isBoundary } from './log-facts.js';
@@ -57,7 +58,7 @@ function diagnosticFinding(d: Diagnostic, session?: string): Finding {
 
 /**
  * A session's events for the audit as they are read, never all at once (a
- * 10 GB log is audited in the memory of a batch, issue 23): a generator of
+ * 10 GB log is audited in the memory of a batch): a generator of
  * batches of events in order, and `undefined` wherever it may pause (the audit
  * yields there). `count`: only the first so many events.
  */

@@ -1,4 +1,4 @@
-// Compare two sessions from their common ancestor (issue 12). Pure: no I/O;
+// Compare two sessions from their common ancestor. Pure: no I/O;
 // parents are resolved among `sessions` (the store's list) the way the lineage
 // graph resolves them (lineage.ts: ids repeat; an ambiguous parent is no guess).
 //

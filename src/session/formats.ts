@@ -1,8 +1,9 @@
 // The harness's on-disk formats v0-v4: what each version's header must hold.
-// Facts from the harness source (see ../shared/docs/FORMATS.md and README
-// "Formats"): v0/v1 carry a numeric `seedLength`; from v2 on the header has
-// `isSeeded` and no `seedLength` (the cut is the inherited end-seed marker),
-// and the header is a closed key set (session-format-v1-to-v2 .. v3-to-v4).
+// Facts from the harness source (see docs/formats.md, "Session files", and
+// the README's "What it reads"): v0/v1 carry a numeric `seedLength`; from v2
+// on the header has `isSeeded` and no `seedLength` (the cut is the inherited
+// end-seed marker), and the header is a closed key set
+// (session-format-v1-to-v2 .. v3-to-v4).
 // Pure: no I/O.
 
 /** The newest format this browser reads (the current harness release writes it). */
@@ -101,7 +102,7 @@ export function headerProblem(v: unknown): HeaderProblem | undefined {
 
 /**
  * Why a header past v4 does not keep the core every fork of the harness keeps
- * (FORMATS.md §9: type, version, id, createdAt, isSeeded, delegationDepth,
+ * (type, version, id, createdAt, isSeeded, delegationDepth,
  * with their v4 value rules; any other key is the fork's), or undefined.
  */
 function foreignCoreProblem(v: Record<string, unknown>): string | undefined {
@@ -123,7 +124,7 @@ export interface ForeignFormat {
 
 /**
  * The fork whose own format a header past v4 is, by the header keys each
- * adds (FORMATS.md §9, from each fork's session-format-v4-to-v5 README):
+ * adds (from each fork's session-format-v4-to-v5 README):
  * ReachForStar/dsh-studio `backend`, jsjm1986/CoHarness `draft` (its v5) and
  * `sshTarget` (its v6), StarPivotNet `origin: "automation"`. Undefined for
  * the harness's own formats (v0-v4).
@@ -168,7 +169,8 @@ export function generationMismatch(nameVersion: number | undefined, headerVersio
 /**
  * The v4 event inventory: KNOWN_SESSION_EVENT_TYPES of the harness's
  * packages/core/session/src/known-event-types.ts (zsagi1368/deepseek-harness-zDSH
- * @1dd6c6a3), which the v4 row admission checks; FORMATS.md §5 lists the same.
+ * @1dd6c6a3), which the v4 row admission checks (see docs/formats.md,
+ * "Event vocabulary").
  */
 const V4_TYPES = [
   'agent-preset/selected', 'agent/inbox/spliced', 'approval/asked', 'approval/decided', 'approval/policy', 'assistant/attempt',

@@ -1,6 +1,7 @@
 // What changed, in order: a reader keeps the version it last saw and asks for
 // the keys changed since, so derived data is updated from what changed
-// instead of recomputed from the whole root (issue 17). Bounded: past
+// instead of recomputed from the whole root (which may hold 100,000
+// sessions). Bounded: past
 // MAX_KEYS the oldest half is dropped, and a reader that far behind is told
 // to start over (undefined).
 const MAX_KEYS = 1_000_000;

@@ -181,7 +181,7 @@ export function seedDivergence(child: Session, sessions: readonly Session[], par
   if (n === undefined || child.parentSession === undefined || parents.length === 0) return null;
   let best: SeedDivergence | null = null;
   for (const p of parents) {
-    // both logs read in batches side by side: a large one is never held (issue 23)
+    // both logs read in batches side by side: a large one is never held
     const mine = eventsOf(child, n);
     const theirs = eventsOf(p, n);
     try {

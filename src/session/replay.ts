@@ -1,5 +1,6 @@
 // Replay: the turn tree (turn -> steps -> messages, tool calls with their
-// results, other events in place) and the model history (DOMAIN.md §5).
+// results, other events in place) and the model history (docs/formats.md,
+// "Replay and invariants").
 import { advertisedCalls, callIdOf, syntheticResult, type Advertised, type Synthetic } from './harness-closers.js';
 import { contentText, endReason, isHumanPrompt, isSurfaceType, messageOf, type SessionEvent } from './events.js';
 // Event data is hostile input: JSON.stringify, String() and `${}` recurse and

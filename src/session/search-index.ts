@@ -118,7 +118,7 @@ interface Scan {
 /**
  * Logs this big get no search document (it would hold their text: a 1 GB log
  * made a 2 GB one): a query reads them in batches, in the job's slices, and
- * keeps a count (issue 23). Set lower by tests.
+ * keeps a count. Set lower by tests.
  */
 let scanMin = 16 * 1024 * 1024;
 export const setScanMin = (bytes: number): void => {

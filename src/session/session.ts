@@ -163,7 +163,7 @@ export class Session {
    * The events in order, in batches: the loaded ones at once, else read from
    * the file up to what the facts describe, a chunk at a time, and never kept.
    * Why: a command that writes a 10 GB session's tree or transcript holds one
-   * batch and what it makes of it, not the log (issue 23). `count`: only
+   * batch and what it makes of it, not the log. `count`: only
    * the first so many events (the read stops there). Stop early by leaving
    * the loop: the file is closed. A log that ends before the events its facts
    * count (truncated or replaced since it was read) throws LogShrankError

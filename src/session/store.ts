@@ -1,4 +1,5 @@
-// SessionStore with the RFC's snapshot() and fork() (DOMAIN.md §3).
+// SessionStore with the RFC's snapshot() and fork() (docs/formats.md,
+// "Fork semantics").
 // Pure policy: durable work goes through a SessionPersistence.
 import { Journal } from './journal.js';
 import { eraOf, type Era } from './era.js';
@@ -27,7 +28,8 @@ export interface CreateOptions {
   /**
    * A fork's seed that the store does not hold: the parent's first
    * prefix.length events, which the persistence copies from its log; `seed`
-   * then holds only what follows them (issue 23: a 10 GB parent).
+   * then holds only what follows them, so a fork of a 10 GB parent never
+   * holds the parent's events.
    */
   prefix?: SeedPrefix;
   meta?: Partial<SessionForkMeta>;

@@ -1,4 +1,4 @@
-// The offset index of a log's turns (issue 23): what the Turns view needs to
+// The offset index of a log's turns: what the Turns view needs to
 // draw a session of any size without holding its events. One streaming pass
 // cuts the log into segments (a turn/start up to the next; the events before
 // the first turn are one too: no tree state crosses a turn/start, replay.ts)

@@ -1,4 +1,4 @@
-// A huge turn in pieces (issue 23): where a turn may be cut (the offset index
+// A huge turn in pieces: where a turn may be cut (the offset index
 // and the commands share the rule), the log's tree a piece at a time, and the
 // summary of a cut turn read ahead, so that `tree` and `export` write a turn
 // of any size as they read it and print what it is (its end, usage, time)

@@ -2,7 +2,8 @@
 // (session.jsonl, session.v3.jsonl, session.v4.jsonl.zstd: a migration keeps
 // the source beside its output). The harness opens the numerically highest
 // canonical generation and never falls back to an older one, even when the
-// highest is refused (session-persistence-jsonl, see FORMATS.md §1). So the
+// highest is refused (session-persistence-jsonl; see docs/formats.md,
+// "Files on disk"). So the
 // index keeps exactly one session per folder: the highest generation is read
 // and live; older ones are only listed (their bytes are never read, so a
 // damaged older generation is ignored, as the harness ignores it).

@@ -1,4 +1,5 @@
-// File names from session ids (DOMAIN.md §4). The encoding keeps
+// File names from session ids (docs/formats.md, "Files on disk"). The
+// encoding keeps
 // [A-Za-z0-9._-] and writes every other UTF-16 code unit as ~XXXX, so no id
 // can name a path outside its folder ('/', NUL, '.' and '..' are all encoded).
 import { createHash } from 'node:crypto';

@@ -1,6 +1,6 @@
 // A session's offset index (session/turn-index.ts), built from its file in
 // steps and kept up to date as its log grows: the Turns view of a large log
-// draws from it instead of loading the log's events (issue 23). Appends read
+// draws from it instead of loading the log's events. Appends read
 // the last segment again on to the new end; a log read again from scratch
 // (truncated, replaced) is indexed again.
 import fs from 'node:fs';

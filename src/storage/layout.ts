@@ -1,4 +1,5 @@
-// The three on-disk layouts (DOMAIN.md §4) and where a child file goes.
+// The three on-disk layouts (docs/formats.md, "Files on disk") and where a
+// child file goes.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { encodeId, encodeSegment, MAX_NAME_BYTES } from './id-encoding.js';

@@ -1,7 +1,7 @@
 // A fork's seed without holding it: one pass over the parent's log up to its
 // first n events folds their facts and finds where their bytes end, so the
 // writer can copy them verbatim (atomic-writer.ts copies in 1 MB pieces). A
-// fork of a 10 GB session holds one batch of events at a time (issue 23).
+// fork of a 10 GB session holds one batch of events at a time.
 import type { SessionEvent } from '../session/events.js';
 import { prefixFacts, type LogFacts } from '../session/log-facts.js';
 import { LogShrankError, type Session } from '../session/session.js';

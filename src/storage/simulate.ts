@@ -1,5 +1,6 @@
 // A demo writer: plays a realistic coding agent into a NEW session file at a
-// human pace, writing exactly the way the harness does (DOMAIN.md §4), so the
+// human pace, writing exactly the way the harness does (docs/formats.md,
+// "Files on disk"), so the
 // browser's live following can be shown and tested:
 // - the file is born complete: header + first event go to a temp file in the
 //   same folder, fsync, hard-link to the final name (fails if it exists),

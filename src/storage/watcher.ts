@@ -1,4 +1,5 @@
-// Follows a session root while agents write into it (DOMAIN.md §4).
+// Follows a session root while agents write into it (docs/formats.md,
+// "Files on disk").
 //
 // The watcher only says WHICH session files changed and how (new, grown,
 // truncated, replaced, deleted); the session store reads the bytes itself from

@@ -25,7 +25,7 @@ export const setTextFloor = (bytes: number): void => {
 /**
  * How many times its size on disk a compressed log's text may be. Session
  * logs compress 4-10 times (a generated 1 GB log: 5.7), a bomb thousands of
- * times (issue 21: 153 KB to 5 GB): a 10 GB log needs 160 MB on disk.
+ * times (153 KB can decode to 5 GB): a 10 GB log needs 160 MB on disk.
  */
 export const MAX_RATIO = 64;
 

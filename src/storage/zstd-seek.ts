@@ -1,5 +1,5 @@
 // Where to start decoding a compressed log to reach a given offset of its
-// text (issue 23). zstd frames are independent, and the harness writes one
+// text. zstd frames are independent, and the harness writes one
 // frame per append, so decoding can start at any frame. Every read of a
 // compressed log notes, about once per MB of text, where a frame starts in
 // the file and in the text; a later read of a turn, the tail or a fork's seed

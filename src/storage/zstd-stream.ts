@@ -1,7 +1,7 @@
 // A compressed log decoded as a bounded stream: frames are found from their
 // headers, decoded in order, and the text handed to a sink a piece at a time;
 // nothing holds the whole file or the whole text. A few MB on disk can decode
-// to gigabytes (issue 21: a 5 GB bomb took 5.4 GB), so:
+// to gigabytes (decoding a 5 GB bomb whole would take 5.4 GB of memory), so:
 //   - a frame asking for a window over MAX_WINDOW is refused before any memory is taken;
 //   - small frames with a declared size (rc.8's append batches) are decoded whole,
 //     several at once, into at most WHOLE bytes;

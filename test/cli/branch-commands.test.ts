@@ -33,7 +33,7 @@ describe('dsh-browse diff', () => {
   });
   afterAll(() => expect(hashTree(dir)).toEqual(before));
 
-  it('--json: the issue 12 shape, siblings by id', () => {
+  it('--json: ancestor, left and right with their turns and totals; siblings by id', () => {
     const r = run('diff', '--dir', dir, 'fix-flaky-retry-test.spy-random', 'fix-flaky-retry-test.issue-writeup', '--json');
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);

@@ -1,6 +1,6 @@
 // The read-only commands without --dir read the browser's default root
 // (${DSH_HOME:-~/.dsh}/sessions when it exists, else the current folder), as
-// the browser does (issue 16, C); fork and simulate, which write, still need --dir.
+// the browser does; fork and simulate, which write, still need --dir.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

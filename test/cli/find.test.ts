@@ -90,7 +90,7 @@ describe('dsh-browse find', () => {
   });
 });
 
-describe('dsh-browse find: the limits (issue 21)', () => {
+describe('dsh-browse find: the limits', () => {
   const SAMPLES = path.join(REPO, 'sample-sessions');
   const onSamples = (query: string) => {
     const r = spawnSync(process.execPath, [BIN, 'find', '--dir', SAMPLES, '--', query], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });

@@ -1,6 +1,6 @@
-// A fork at the head of an RFC-era child keeps its parent's title (issue 16,
-// E): its own log only knows the first prompt it inherited (the root's), while
-// the parent's title is the first prompt after ITS seed. Reproduced as a user
+// A fork at the head of an RFC-era child keeps its parent's title: its own
+// log only knows the first prompt it inherited (the root's), while the
+// parent's title is the first prompt after ITS seed. Reproduced as a user
 // would: `fork` at the head into a temp copy of the corpus, then `list --json`.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,6 @@
-// `simulate` refuses values it used to replace quietly (issue 16, A): each is a
-// usage error (exit 2, one line) and the folder is left exactly as it was.
+// `simulate` refuses values it cannot use rather than replace them quietly:
+// each is a usage error (exit 2, one line) and the folder is left exactly as
+// it was.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

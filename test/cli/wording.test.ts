@@ -1,4 +1,4 @@
-// The command line's own words for its mistakes (issue 16, B): a path that
+// The command line's own words for its mistakes: a path that
 // does not exist or is a file is called that (not "unknown command"), `help`
 // is `--help`, and an unknown or malformed option gets our message, not
 // parseArgs' (which printed an unbalanced quote).

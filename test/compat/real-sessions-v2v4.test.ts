@@ -1,6 +1,7 @@
 // Golden tests on the real v2/v3/v4 harness logs (test/fixtures/real-sessions-v2v4,
 // see its PROVENANCE.md). Expected values come from plain JSON parsing of the
-// files by the harness's rules (FORMATS.md §1-§4), never from our reader.
+// files by the harness's rules (docs/formats.md, "Session files"), never
+// from our reader.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

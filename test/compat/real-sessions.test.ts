@@ -1,7 +1,7 @@
 // Compatibility: every real harness file in test/fixtures/real-sessions loads
-// as DOMAIN.md §6 says. Expected numbers come from a table checked against
-// plain JSON parsing of the files, never from our reader. Skipped when the
-// folder is absent (a plain clone of this repo).
+// with the events, turns and turn/end reasons of the table below, a table
+// checked against plain JSON parsing of the files, never against our reader.
+// Skipped when the folder is absent (a plain clone of this repo).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,7 +73,8 @@ function plain(file: string): { header: any; events: PlainEvent[]; rows: any[] }
 }
 
 /**
- * Boundaries computed by hand: the DOMAIN.md §3 rule for RFC-era logs; for rc.8
+ * Boundaries computed by hand: the RFC rule for RFC-era logs (a boundary
+ * follows a turn/end; docs/formats.md, "Fork semantics"); for rc.8
  * logs (their header carries delegationDepth) rc.8's rule: any point outside a
  * turn, standalone events before the first turn included.
  */
@@ -95,7 +96,7 @@ function plainBoundaries(events: PlainEvent[], rc8 = false): number[] {
 describe('real harness sessions (test/fixtures/real-sessions)', () => {
   const files = () => fs.readdirSync(dir).filter((n) => n.endsWith('.jsonl')).sort();
 
-  it('the corpus is the 34 files of DOMAIN.md §6', () => {
+  it('the corpus is exactly the 34 files of the expected table', () => {
     expect(files()).toHaveLength(34);
     expect(files()).toEqual([...Object.keys(EXPECTED).map((k) => P + k), V3].sort());
   });

@@ -1,4 +1,4 @@
-// Issue 17: the background work (the first scan and the audit of 5,000
+// The background work (the first scan and the audit of 5,000
 // sessions) draws a bounded number of frames, paced by time, not one or more
 // per session or per slice; the list on screen is complete at the end.
 import fs from 'node:fs';

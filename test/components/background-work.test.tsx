@@ -1,4 +1,4 @@
-// Export and Compare of a large log in the real app (issue 23): reading it
+// Export and Compare of a large log in the real app: reading it
 // takes seconds, so the app makes them in its slices with keys answered
 // meanwhile, the progress on the title bar, Esc cancelling (no file left
 // behind). The threshold is lowered so that small logs take that path; what

@@ -79,7 +79,7 @@ describe('a session with multi-GB over-long lines opens off the key path', () =>
       await m.press(KEY.enter);
       expect(m.frame()).toMatch(/indexing earlier turns \d+%/);
       await m.idle();
-      // a log this size opens from its offset index (issue 23): its events are never all loaded
+      // a log this size opens from its offset index: its events are never all loaded
       expect(turnIndexOf(session)?.current).toBe(true);
       expect(session.isLoaded).toBe(false);
       expect(m.frame()).not.toContain('loading this session');

@@ -1,4 +1,4 @@
-// Issue 16: the screen never claims what is not so. The fork's status says
+// The screen never claims what is not so. The fork's status says
 // what was done to show the child (a filter cleared, the scope widened) and
 // what y will copy; an empty scoped list says the scope hides the sessions;
 // the fork dialog names the file it pins and words the cut truly; the reader's

@@ -1,4 +1,4 @@
-// A large log in the real app (issue 23): its Turns come from the offset
+// A large log in the real app: its Turns come from the offset
 // index (the threshold lowered so a small log takes that path), its `/` search
 // reads the log in the background and brings the matches the search of a log
 // in memory finds, and Esc cancels a search under way.

@@ -1,4 +1,4 @@
-// Issue 16 in a real terminal: every surface acts on what it highlights. A stub
+// In a real terminal, every surface acts on what it highlights. A stub
 // `dsh` on the PATH records its argv and cwd, so a resume that runs the wrong
 // session (or runs at all where the harness would refuse) is seen.
 import { execSync } from 'node:child_process';
@@ -70,7 +70,7 @@ async function open(root: string, extra: Record<string, string> = {}) {
   return s;
 }
 
-describe('the Problems tab acts on the highlighted problem (the issue repro)', () => {
+describe('the Problems tab acts on the highlighted problem', () => {
   it('j j j, Shift-Tab: nothing is claimed; j highlights a problem and y, x, a, f, R and Enter act on its session', async () => {
     fs.rmSync(record, { force: true });
     const s = await open(flat);

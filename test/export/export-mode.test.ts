@@ -1,6 +1,6 @@
 // A transcript written by `x` (exportToFile) holds the same prompts and tool
 // output as its session file, so it gets the same owner-only mode, set when
-// the file is created rather than by a chmod afterwards (issue 16, D).
+// the file is created rather than by a chmod afterwards.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,4 +1,4 @@
-// A turn of any size in `tree` and `export` (issue 23): a turn cut in pieces
+// A turn of any size in `tree` and `export`: a turn cut in pieces
 // (turn-pieces.ts) is written as it is read, its summary read ahead, and the
 // text is the same, byte for byte, as with the turn read whole: for random
 // logs (turns open or closed, steps, calls answered late or never, damaged

@@ -1,4 +1,4 @@
-// Issue 13: hostile file systems and long runs. Never hang (a FIFO swapped in
+// Hostile file systems and long runs. Never hang (a FIFO swapped in
 // for a session file), never balloon (a followed line that grows past the
 // limit), never block the key path (a multi-GB file with no newline), never
 // skip silently (FIFOs, sockets, device links, loops, folders named *.jsonl,
@@ -263,7 +263,7 @@ describe('following a line that grows past the limit', () => {
     expect(res.length).toBe(2);
     // the line is 160 MiB; the follower holds at most the 16 MiB limit plus chunks
     expect(res.peak - res.base).toBeLessThan(MAX_LINE_BYTES + 48 * 1024 * 1024);
-    process.stderr.write(`[issue 13] following a 160 MiB line: RSS ${(res.base / 2 ** 20).toFixed(0)} -> peak ${(res.peak / 2 ** 20).toFixed(0)} MiB\n`);
+    process.stderr.write(`[hostile-fs] following a 160 MiB line: RSS ${(res.base / 2 ** 20).toFixed(0)} -> peak ${(res.peak / 2 ** 20).toFixed(0)} MiB\n`);
   }, 240_000);
 
   it('a line past 4 GiB (sparse) does not freeze the session: the event after it is followed', async () => {
@@ -320,7 +320,7 @@ describe('a multi-GB sparse file with no newline', () => {
       expect(out.diags[0]).toMatchObject({ file: big, code: 'LINE_TOO_LONG' });
       expect(out.diags[0].message).toMatch(/the rest of the file is not read/);
       expect(out.read).toBeLessThan(1.5 * 1024 ** 3); // not the 20 GB
-      process.stderr.write(`[issue 13] load of a 20 GB sparse file: ${out.ms.toFixed(0)} ms, ${(out.read / 2 ** 30).toFixed(2)} GiB read\n`);
+      process.stderr.write(`[hostile-fs] load of a 20 GB sparse file: ${out.ms.toFixed(0)} ms, ${(out.read / 2 ** 30).toFixed(2)} GiB read\n`);
     } finally {
       fs.rmSync(big, { force: true });
     }
@@ -360,7 +360,7 @@ describe('a multi-GB sparse file with no newline', () => {
       expect(allDiagnostics(index).map((d) => `${path.basename(d.file)} ${d.code}`)).toEqual(['b.jsonl LINE_TOO_LONG']);
       const during = bEnd! - bStart!;
       expect(during).toBeGreaterThan(0); // the loop ran (keys, paint) while b was skipped through
-      process.stderr.write(`[issue 13] scan of a 10 GB sparse file: ${during} loop turns while skipping, longest block ${maxGap.toFixed(0)} ms\n`);
+      process.stderr.write(`[hostile-fs] scan of a 10 GB sparse file: ${during} loop turns while skipping, longest block ${maxGap.toFixed(0)} ms\n`);
     } finally {
       fs.rmSync(big, { force: true });
     }

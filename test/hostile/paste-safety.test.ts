@@ -1,4 +1,4 @@
-// A copied resume command runs nothing else when pasted (issue 21, part 1).
+// A copied resume command runs nothing else when pasted.
 // The id and cwd come from a log; a control character in pasted text is a
 // keystroke (ESC[201~ ends a bracketed paste, Ctrl-C drops the line, CR runs
 // what follows). The test pastes what `y` put on the clipboard (OSC 52) and
@@ -28,7 +28,7 @@ const hasBash = (() => {
 let base: string;
 let pwn: string;
 const payloads = (pwnFile: string): string[] => [
-  `proj\x1b[201~\x03 touch ${pwnFile}\r`, // the issue's repro: end the paste, drop the line, run the rest
+  `proj\x1b[201~\x03 touch ${pwnFile}\r`, // end the paste, drop the line, run the rest
   `a\nb\n touch ${pwnFile}\n`,
   `$(touch ${pwnFile})`,
   `\`touch ${pwnFile}\``,

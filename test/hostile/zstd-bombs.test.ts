@@ -1,4 +1,4 @@
-// Compressed bombs (issue 21, part 2): a session.jsonl.zstd of a few hundred
+// Compressed bombs: a session.jsonl.zstd of a few hundred
 // KB can decode to gigabytes. `list` runs in a child process whose RSS is
 // sampled and which is killed at the bound, so a regression fails by a kill
 // and never takes the machine. Bombs come from the zstd tool (through a pipe,
@@ -19,7 +19,7 @@ import { runBounded as runBoundedCli } from '../support/bounded-run.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'dist/dsh-browse.mjs');
-/** The issue's bound on the peak RSS of `list` over a root holding a bomb. */
+/** The bound on the peak RSS of `list` over a root holding a bomb. */
 const RSS_BOUND = 300 * 1024 * 1024;
 
 const header = (id: string) => JSON.stringify({ type: 'session', version: 0, id, createdAt: 1700000000000, cwd: '/a', delegationDepth: 0 }) + '\n';

@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import { runBounded } from '../support/bounded-run.js';
 
-/** The issue's bound on peak RSS while exporting, forking or browsing a session of any size. */
+/** The bound on peak RSS while exporting, forking or browsing a session of any size. */
 export const BOUND = 300 * 2 ** 20;
 export const MB = (n: number): string => `${Math.round(n / 2 ** 20)} MB`;
 

@@ -1,4 +1,4 @@
-// A session of any size, compressed (issue 23): the harness's default log,
+// A session of any size, compressed: the harness's default log,
 // session.jsonl.zstd, at 200 MB of text. Browsing it, exporting it and forking
 // it stay under the bound (each a child process killed at twice the bound):
 // the offset index reads a turn from the frame before it, never the log whole;

@@ -1,4 +1,4 @@
-// A session of any size (issue 23): `tree --json` and `export` of a generated
+// A session of any size: `tree --json` and `export` of a generated
 // 200 MB session stream their output in bounded memory (the child is killed
 // at twice the bound, so a regression fails by a kill), and they write their
 // first bytes while the log is still being read: stopped by a reader that

@@ -1,4 +1,5 @@
-// auditSessions (DOMAIN.md §5): every finding code on small crafted roots.
+// auditSessions (docs/formats.md, "Replay and invariants"): every finding
+// code on small crafted roots.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Compare from the common ancestor (issue 12), on forks built from the real
+// Compare from the common ancestor, on forks built from the real
 // harness logs and the sample corpus: siblings, parent/child, cousins at
 // depth, unrelated sessions, and a child whose seed was tampered with.
 import fs from 'node:fs';

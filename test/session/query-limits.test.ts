@@ -1,4 +1,4 @@
-// The query language's limits (issue 21): past MAX_QUERY_LENGTH characters
+// The query language's limits: past MAX_QUERY_LENGTH characters
 // or MAX_QUERY_TERMS terms a query is a QueryError that names the limit;
 // below them any query is answered with bounded, linear work. Work is counted
 // in literal steps (characters folded or searched over, src/session/literal.ts),
@@ -18,7 +18,7 @@ import { PROPERTY_TIMEOUT, runs } from '../support/property.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
 
-/** The queries of the issue: each ended in exit 3 or took seconds. */
+/** Queries at the cliffs: without the limits, each would end in exit 3 or take seconds. */
 const CLIFFS: Array<[string, string]> = [
   ['a 100,000-character word', 'A'.repeat(100_000)],
   ['50,000 backslashes', '\\'.repeat(50_000)],

@@ -1,4 +1,5 @@
-// Replay: turn tree and model history (DOMAIN.md §5), on real harness files
+// Replay: turn tree and model history (docs/formats.md, "Replay and
+// invariants"), on real harness files
 // and on small crafted logs.
 import fs from 'node:fs';
 import path from 'node:path';

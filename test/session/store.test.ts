@@ -1,5 +1,6 @@
 // SessionStore: create / snapshot / fork and every SessionForkError code, in
-// memory and on disk (DOMAIN.md §3). Real files in temp dirs, no mocks.
+// memory and on disk (docs/formats.md, "Fork semantics"). Real files in temp
+// dirs, no mocks.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -145,7 +146,7 @@ describe('SessionStore in memory: error codes', () => {
   });
 });
 
-describe('SessionStore: check order (DOMAIN.md §3)', () => {
+describe('SessionStore: check order of the fork errors', () => {
   const store = () => memStore({ live: { events: OPEN }, done: { events: TWO_TURNS }, taken: { events: [] } });
 
   it('existing child id beats an open turn', () => {
@@ -233,7 +234,7 @@ describe('SessionStore: the boundary rule', () => {
     expect(snap.seed.map((e) => e.type)).toEqual(['turn/end']);
   });
 
-  it('boundary at seq 0 when seq 0 is a standalone event before any turn: not after a turn/end, so OPEN_TURN (DOMAIN.md §3 literal rule)', () => {
+  it('boundary at seq 0 when seq 0 is a standalone event before any turn: not after a turn/end, so OPEN_TURN (the RFC rule read literally)', () => {
     const events = evs(['user/message', { content: [{ type: 'text', text: 'hi' }] }], ...turnRows(1));
     const store = memStore({ a: { events } });
     const e = forkError(() => store.fork({ source: 'a', boundary: 0 }));

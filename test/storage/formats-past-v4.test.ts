@@ -1,5 +1,5 @@
-// Formats past v4: each fork of the harness writes its own "v5" and later
-// (FORMATS.md §9), keeping the envelope, the header core and the file name.
+// Formats past v4: each fork of the harness writes its own "v5" and later,
+// keeping the envelope, the header core and the file name.
 // Built here from the real v3 workspace (no such log was received): a
 // CoHarness v5 (header key draft, tool results in the v3 wrapper), a
 // dsh-studio v5 (key backend, results as v4's role tool), a StarPivotNet v5

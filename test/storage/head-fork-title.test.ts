@@ -1,5 +1,5 @@
 // In the browser (a fork made in this process, no reload), a head fork of an
-// RFC-era child shows its parent's title at once (issue 16, E).
+// RFC-era child shows its parent's title at once.
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { loadRootSync } from '../../src/storage/load-root.js';

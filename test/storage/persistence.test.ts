@@ -1,4 +1,5 @@
-// JSONL persistence of forks (DOMAIN.md §3, §4): the child file, reload from
+// JSONL persistence of forks (docs/formats.md, "Fork semantics" and "Files
+// on disk"): the child file, reload from
 // disk, the three layouts, hostile ids, atomicity and refusals. Real files.
 import fs from 'node:fs';
 import path from 'node:path';

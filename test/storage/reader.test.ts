@@ -1,4 +1,5 @@
-// LogReader / readLog / loadRootSync on damaged and unusual files (DOMAIN.md §1, §4).
+// LogReader / readLog / loadRootSync on damaged and unusual files
+// (docs/formats.md, "Session files" and "Files on disk").
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -117,7 +117,7 @@ describe('resumeVerdict', () => {
   });
 });
 
-describe('the harness\'s own verdicts on mutated real logs (issue 19: rc.8 reader and coordinator, RFC-era loader)', () => {
+describe('the harness\'s own verdicts on mutated real logs (rc.8 reader and coordinator, RFC-era loader)', () => {
   /** The real rc.8 `cancel` log in its root, its event lines changed by `mutate` (seqs kept), and the verdict on it. */
   function mutated(era: 'rc8' | 'rfc0706', mutate: (header: Record<string, unknown>, events: Record<string, unknown>[]) => void) {
     const { root, files } = realRoot(tmpDir(), era);

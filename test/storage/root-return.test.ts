@@ -1,6 +1,6 @@
-// The root folder deleted and made again (issue 16, F): following used to stop
-// silently (its inotify watch died with the old folder). Now the watcher says
-// the root is gone, looks for it on a slow timer, and watches the new folder
+// The root folder deleted and made again: an inotify watch dies with its
+// folder, and following must not stop silently. The watcher says the root is
+// gone, looks for it on a slow timer, and watches the new folder
 // when it is back; the follower says so in its live message. Every wait is on
 // an event (a batch, an onRoot call, a status) with a generous deadline.
 import fs from 'node:fs';

@@ -411,7 +411,7 @@ describe.skipIf(!hasZstd)('forking into a compressed root', () => {
     }
   });
 
-  it('the issue\'s repro: a child of a real log copied out of a compressed root and cut short lists the complete lines the harness recovers, with ZSTD_TORN_FRAME', async () => {
+  it('a child of a real log copied out of a compressed root and cut short lists the complete lines the harness recovers, with ZSTD_TORN_FRAME', async () => {
     await initDecoder(); // the reference decoder, as the app loads it first (fzstd, its fallback, gives back no part of a raw block)
     const { root, files } = realRoot(tmpDir(), 'rc8', { compressed: true, linesPerFrame: 3 });
     const idx = loadRootSync(root);
@@ -421,7 +421,7 @@ describe.skipIf(!hasZstd)('forking into a compressed root', () => {
       const other = tmpDir();
       const file = path.join(other, '--work-proj--', 'cut-kid', 'session.jsonl.zstd');
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      // stored: 5 bytes short, the issue's cut (into the last raw block); ours: 3 (into the checksum; 5 would cut
+      // stored: 5 bytes short (a cut into the last raw block); ours: 3 (into the checksum; 5 would cut
       // into the last compressed block, which no decoder gives back before it is whole: nothing of that frame)
       fs.writeFileSync(file, bytes.subarray(0, bytes.length - (name === 'stored' ? 5 : 3)));
       let text: string;

@@ -1,5 +1,5 @@
 // Builds v4 test logs from real v3 ones by the harness's v3 -> v4 rules
-// (packages/session/session-format-v3-to-v4, README and codec; FORMATS.md §5):
+// (packages/session/session-format-v3-to-v4, README and codec):
 // the header's version becomes 4 (same closed key set); a `tool/result`
 // message of role `user` holding exactly one `tool-result` block becomes role
 // `tool` with `toolCallId` (= source.callId) and the block's content (and

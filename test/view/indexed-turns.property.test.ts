@@ -1,4 +1,4 @@
-// The offset index (issue 23): the Turns rows built from it, with each turn's
+// The offset index: the Turns rows built from it, with each turn's
 // events read again from disk by byte range (through a cache small enough to
 // drop them all the time), equal the rows built from the whole log in memory,
 // for random logs and random expand/collapse/search sequences, and again after

@@ -1,4 +1,4 @@
-// The lineage graph as issue 11 asks: every edge drawn (only children too),
+// The lineage graph: every edge drawn (only children too),
 // children grouped under their fork point, collapsible subtrees, resolved and
 // ambiguous parents, chains, wide fan-outs, deep chains and cycles.
 import { describe, expect, it } from 'vitest';

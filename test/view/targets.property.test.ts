@@ -1,4 +1,4 @@
-// Property (issue 16): on EVERY surface (Sessions, Turns, Lineage, Problems,
+// Property: on EVERY surface (Sessions, Turns, Lineage, Problems,
 // the reader, Compare, the action menu, the fork dialog, help), under random
 // keys interleaved with store changes, the target of every action is what the
 // highlighted row means (app/target.ts), and each command's footer hint, help

@@ -1,4 +1,4 @@
-// The root's derived facts, kept current from what changed (issue 17): each
+// The root's derived facts, kept current from what changed: each
 // session's list item with its marks (worst problem, resume verdict, parent
 // link), the list in each sort order, and the count of diagnostics. The store
 // and the audit keep journals of the keys they changed; sync() reads them and

@@ -160,7 +160,7 @@ function turnsOf(session: Session, now: number, sessions: () => readonly Session
     let partial: (() => LoadProgress | undefined) | undefined;
     let hidden: (upTo: number) => number = (upTo) => historyOf(session, upTo)?.hidden ?? 0;
     if (usesIndex(session)) {
-      // a large log: rows from its offset index, a turn's events read when a row needs them (issue 23)
+      // a large log: rows from its offset index, a turn's events read when a row needs them
       const index = turnIndexOf(session);
       if (!index) {
         const loading = indexProgress(session);

@@ -1,6 +1,5 @@
-// Compare view state as a pure reducer (DESIGN.md: the window lives in the
-// state): the selected row, the side Enter opens, and the first visible row.
-// The owner embeds it in its app state and maps keys to these actions.
+// Compare view state as a pure reducer, the window included: the selected
+// row, the side Enter opens, and the first visible row. The owner embeds it in its app state and maps keys to these actions.
 import type { Comparison } from '../../session/compare.js';
 import { compareWindow, rowTarget, type CompareRow, type Side } from './compare-model.js';
 
