@@ -17,6 +17,7 @@
  */
 import * as pty from '@lydell/node-pty';
 import xtermHeadless from '@xterm/headless';
+import { needsBuiltTier } from '../support/tier.js';
 
 // @xterm/headless is CommonJS; take the class off the default export.
 const { Terminal } = xtermHeadless;
@@ -174,6 +175,7 @@ function readLines(term: Terminal): string[] {
 }
 
 export function spawnPty(cmd: string, args: string[], opts: SpawnPtyOptions = {}): PtySession {
+  needsBuiltTier('spawnPty runs a real terminal');
   const cols = opts.cols ?? 100;
   const rows = opts.rows ?? 30;
   const term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 1000 });

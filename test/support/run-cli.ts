@@ -4,7 +4,9 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { REPO } from './fixtures.js';
+import { needsBuiltTier } from './tier.js';
 
+needsBuiltTier('run-cli.ts spawns the built bin');
 export const BIN = path.join(REPO, 'dist', 'dsh-browse.mjs');
 
 export interface CliRun {

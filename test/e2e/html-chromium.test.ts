@@ -10,7 +10,7 @@ import { exportSession } from '../../src/export/export.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { ensureChromium, dumpDom } from '../support/chromium.js';
 import { cleanupTmp, copyDir, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
-import { writeHostile } from './hostile-log.js';
+import { writeHostile } from '../export/hostile-log.js';
 
 afterAll(cleanupTmp);
 
