@@ -1,6 +1,6 @@
 // Prints the real screens of the browser (bundled bin, real pty, 100x30) on a
 // temp copy of sample-sessions: Sessions, a refused fork, Turns of a fork child,
-// Lineage. Used for the README: `npm run build && node scripts/screenshots.mjs`.
+// Lineage. Used for docs/guide.md, "Screenshots": `npm run build && node scripts/screenshots.mjs`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -3,8 +3,8 @@
 //
 // The #! line takes no node flags: `env -S` (needed to pass them) is missing
 // from busybox's env, so such a bin would not start in an Alpine image. A
-// flag that would help (--no-memory-reducer, see README "Performance") is
-// therefore not set.
+// flag that would help (--no-memory-reducer, see docs/performance.md,
+// "Scale: 100,000 sessions") is therefore not set.
 import fs from 'node:fs';
 import path from 'node:path';
 import { isSessionForkError } from './session/errors.js';

@@ -1,6 +1,6 @@
 // The harness's on-disk formats v0-v4: what each version's header must hold.
 // Facts from the harness source (see docs/formats.md, "Session files", and
-// the README's "What it reads"): v0/v1 carry a numeric `seedLength`; from v2
+// "Formats and sources"): v0/v1 carry a numeric `seedLength`; from v2
 // on the header has `isSeeded` and no `seedLength` (the cut is the inherited
 // end-seed marker), and the header is a closed key set
 // (session-format-v1-to-v2 .. v3-to-v4).

@@ -54,7 +54,7 @@ export function initEncoder(): Promise<void> {
   return loading;
 }
 
-/** What encodes the frames now (the README and the bench say it). */
+/** What encodes the frames now (docs/performance.md and the bench say it). */
 export const encoderInUse = (): string => encoderName;
 export const encoderReady = (): boolean => encode !== undefined;
 

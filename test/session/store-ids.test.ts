@@ -1,5 +1,5 @@
 // The store's sessions by id: one session per id is kept as itself, several
-// as a list (README "What a session costs"); what the store answers must not
+// as a list (docs/performance.md, "Memory"); what the store answers must not
 // depend on which form an id is in.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
 // seed, no rc.8 keys); rc.8's carry delegationDepth in rc.8's key order, the
 // session/end-seed marker, rc.8's placement (_no-cwd included), 0600/0700.
 // (Each was also loaded by the harnesses' own loaders during development:
-// see the README, "Children the harness can resume".)
+// see docs/formats.md, "Resuming in the harness".)
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// What a facts-only reader holds (README "What a session costs"): the state
+// What a facts-only reader holds (docs/performance.md, "Memory"): the state
 // nearly every reader shares lives once (the prototype, a shared empty
 // diagnostics list and usage), and a reader that needs its own gets it
 // without touching the shared one.

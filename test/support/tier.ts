@@ -4,5 +4,5 @@
 // it belongs.
 export function needsBuiltTier(what: string): void {
   if (process.env.DSH_TEST_TIER === 'unit')
-    throw new Error(`${what}: the unit tier does not build dist/; move this test out of test/session, test/view and test/export (vitest.config.ts)`);
+    throw new Error(`${what}: the unit tier does not build dist/; move this test out of the unit tier's folders (vitest.config.ts)`);
 }

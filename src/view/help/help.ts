@@ -13,32 +13,43 @@ export interface HelpLine {
   heading?: boolean;
 }
 
-const TITLES: Partial<Record<Surface, string>> = {
+/** Each surface's name, as help and docs/keys.md title it. */
+export const SURFACE_TITLES: Record<Surface, string> = {
   sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage', problems: 'Problems', reader: 'Reader', compare: 'Compare',
-  filter: 'Filter prompt', search: 'Search prompt', dialog: 'Fork dialog', menu: 'Action menu',
+  filter: 'Filter prompt', search: 'Search prompt', dialog: 'Fork dialog', menu: 'Action menu', help: 'Help',
 };
 
+/** The keys of every text field (text-field.ts applies them). */
+export const TEXT_FIELD_KEYS: readonly HelpLine[] = [
+  { keys: '←/→ Home/End', text: 'move the caret (also Ctrl-A / Ctrl-E; Alt-B / Alt-F by word)' },
+  { keys: 'Ctrl-U/K/W', text: 'delete to the start / to the end / the word before the caret' },
+  { keys: 'Alt-D/Alt-⌫', text: 'delete the word after / before the caret' },
+  { keys: 'paste', text: 'pasted text is inserted as typed; a line break becomes a space' },
+];
+
+/** What the marks in the views' rows mean. */
+export const LEGEND: readonly HelpLine[] = [
+  { keys: 'boundary', text: 'the log ends between turns: forkable' },
+  { keys: 'seq gap', text: 'events are missing: no fork past the gap (the Problems tab says where)' },
+  { keys: 'open 5m', text: 'inside an open turn; age of its last event (live writer or crash)' },
+  { keys: 'empty ⚠2', text: 'no events; ⚠ n = diagnostics (damaged lines)' },
+  { keys: '◆ / ◈ / ◇', text: "fork child / a subagent's fork child / spawned subagent" },
+  { keys: '⚑', text: 'marked for compare (m, then c on another session)' },
+  { keys: '⊘', text: 'dsh --resume would refuse it (the reason: R, or the a menu)' },
+  { keys: '⇡', text: 'the current release would refuse it on upgrade (the reason: Turns, and the Problems tab)' },
+  { keys: '⚠ CODE', text: 'the worst problem of the session (the Problems tab lists them all)' },
+];
+
 export function helpLines(surface: Surface, s: AppState): HelpLine[] {
-  const lines: HelpLine[] = [{ keys: '', text: `${TITLES[surface] ?? surface} keys`, heading: true }];
+  const lines: HelpLine[] = [{ keys: '', text: `${SURFACE_TITLES[surface]} keys`, heading: true }];
   for (const b of surfaceKeys(surface, s)) lines.push({ keys: b.keys, text: b.help });
   if (HAS_TEXT.has(surface)) {
     lines.push({ keys: '', text: 'Text fields (filter, search, child id)', heading: true });
-    lines.push({ keys: '←/→ Home/End', text: 'move the caret (also Ctrl-A / Ctrl-E; Alt-B / Alt-F by word)' });
-    lines.push({ keys: 'Ctrl-U/K/W', text: 'delete to the start / to the end / the word before the caret' });
-    lines.push({ keys: 'Alt-D/Alt-⌫', text: 'delete the word after / before the caret' });
-    lines.push({ keys: 'paste', text: 'pasted text is inserted as typed; a line break becomes a space' });
+    lines.push(...TEXT_FIELD_KEYS);
   }
   if ((VIEW_NAMES as readonly string[]).includes(surface)) {
     lines.push({ keys: '', text: 'Legend', heading: true });
-    lines.push({ keys: 'boundary', text: 'the log ends between turns: forkable' });
-    lines.push({ keys: 'seq gap', text: 'events are missing: no fork past the gap (the Problems tab says where)' });
-    lines.push({ keys: 'open 5m', text: 'inside an open turn; age of its last event (live writer or crash)' });
-    lines.push({ keys: 'empty ⚠2', text: 'no events; ⚠ n = diagnostics (damaged lines)' });
-    lines.push({ keys: '◆ / ◈ / ◇', text: "fork child / a subagent's fork child / spawned subagent" });
-    lines.push({ keys: '⚑', text: 'marked for compare (m, then c on another session)' });
-    lines.push({ keys: '⊘', text: 'dsh --resume would refuse it (the reason: R, or the a menu)' });
-    lines.push({ keys: '⇡', text: 'the current release would refuse it on upgrade (the reason: Turns, and the Problems tab)' });
-    lines.push({ keys: '⚠ CODE', text: 'the worst problem of the session (the Problems tab lists them all)' });
+    lines.push(...LEGEND);
   }
   return lines;
 }
