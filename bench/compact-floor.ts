@@ -9,7 +9,7 @@
  * and decodes the first screen's 40 entries. No bundle, no Ink: the browser adds
  * those (~0.2 s) to whatever it builds per session.
  *
- * It reads the cache's current format (fact-cache.ts, format 4); a cache it cannot
+ * It reads the cache's format FORMAT_READ (fact-cache.ts CACHE_FORMAT); a cache it cannot
  * read gives no figure (undefined), never a wrong one.
  */
 import fs from 'node:fs';

@@ -28,7 +28,7 @@ export const EXPORT_HELP = `dsh-browse export [--dir DIR] --session ID [--at SEQ
   is escaped for its format.`;
 
 export async function cmdDiff(index: RootIndex, a: Session, b: Session, out: Out, width = 120): Promise<number> {
-  // the logs are read inside the pieces, so a read that fails is a ReadFailure (exit 2) like export's
+  // the logs are read inside the pieces, so a read that fails is a ReadFailure (exit 1) like export's
   await writeFromLog(out, b, batched(diffText(index, a, b, out, width)));
   return 0;
 }
