@@ -9,9 +9,10 @@ import { READER_BINDINGS, READER_PROMPT_KEYS } from '../reader/reader-keys.js';
 import { FILTER_KEYS } from '../sessions/keys.js';
 import { SEARCH_KEYS } from '../turns/keys.js';
 import type { KeyDoc } from './binding.js';
-import { bindingsFor, type ViewName } from './keymap.js';
+import { bindingsFor } from './keymap.js';
 import type { AppState } from './state.js';
 import type { Surface } from './surface.js';
+import { VIEW_NAMES } from './views.js';
 
 export function surfaceKeys(surface: Surface, s: AppState): readonly KeyDoc[] {
   switch (surface) {
@@ -39,9 +40,8 @@ export const HAS_TEXT: ReadonlySet<Surface> = new Set<Surface>(['filter', 'searc
 
 /** Every table a surface can show, with the state that selects it: what docs/keys.md lists. */
 export function everyKeyTable(): Array<{ surface: Surface; when?: string; keys: readonly KeyDoc[] }> {
-  const views: ViewName[] = ['sessions', 'turns', 'lineage', 'problems'];
   return [
-    ...views.map((v) => ({ surface: v, keys: bindingsFor(v) })),
+    ...VIEW_NAMES.map((v) => ({ surface: v, keys: bindingsFor(v) })),
     { surface: 'filter', keys: FILTER_KEYS },
     { surface: 'search', keys: SEARCH_KEYS },
     { surface: 'reader', keys: READER_BINDINGS },
