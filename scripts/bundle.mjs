@@ -10,9 +10,17 @@ import { inkMemoPlugin } from './ink-memo.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
+// chunks are named by their hash: the last build's would be left beside this one's
+fs.rmSync(path.join(root, 'dist/chunks'), { recursive: true, force: true });
+
 await build({
-  entryPoints: [path.join(root, 'dist/src/cli.js')],
-  outfile: path.join(root, 'dist/dsh-browse.mjs'),
+  entryPoints: { 'dsh-browse': path.join(root, 'dist/src/cli.js') },
+  outdir: path.join(root, 'dist'),
+  outExtension: { '.js': '.mjs' },
+  // What only the browser needs (ink, react, the components) is a chunk of its own, loaded
+  // by the dynamic import of tui.js: a headless command does not parse it (~60 ms).
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
   platform: 'node',
   target: 'node20',

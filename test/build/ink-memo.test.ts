@@ -53,7 +53,10 @@ describe('ink memos (scripts/ink-memo.mjs)', () => {
   });
 
   it('the built bin wraps Ink’s string-width and ansi-tokenize in them', () => {
-    const bin = fs.readFileSync(path.resolve(__dirname, '../../dist/dsh-browse.mjs'), 'utf8');
+    // the bin and its chunks (the browser's code is a chunk of its own)
+    const dist = path.resolve(__dirname, '../../dist');
+    const chunks = fs.readdirSync(path.join(dist, 'chunks')).map((f) => path.join(dist, 'chunks', f));
+    const bin = [path.join(dist, 'dsh-browse.mjs'), ...chunks].map((f) => fs.readFileSync(f, 'utf8')).join('\n');
     expect(bin).toMatch(/= memoWidth\(/);
     expect(bin).toMatch(/= memoTokenize\(/);
     expect(bin).toMatch(/= memoStyledChars\(/);
