@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [--preset A|B|quick] [--runs N] [--json] [--strict]
  *   [--scale-only | --no-scale] [--scale-sizes=10k,30k,100k] [--scale-deadline=S]
- *   [--huge-only | --no-huge] [--huge-sizes=100m,1g,10g]`
+ *   [--huge-only | --no-huge] [--huge-sizes=100m,1g,10g] [--search-only]`
  *
  * Every figure is the median of N runs (after 1 warm-up) with its min–max spread, next
  * to a floor measured in the same run, the ratio, the goal and PASS/MISS. Full run: the
@@ -15,6 +15,10 @@
  * the cache). --quick: all of them at 2k. --scale-only: only these rows (no corpus A/B);
  * --no-scale: none of them; --scale-sizes picks the sizes; --scale-deadline the
  * seconds a browser gets to go quiet (default 30x the headless audit, 60–300 s).
+ *
+ * Search rows (bench/search.ts), after list and find: find for a rare word, warm and
+ * cold, against ripgrep over the same files; the index on disk; the CLI's start-up.
+ * At each scale size too. --search-only: only these rows, on the preset's corpus.
  *
  * Huge-session rows (bench/huge.ts), before the scale rows: one generated
  * session of 1 GB (--quick: 100 MB; --huge-sizes for others, e.g. 10g with 10 GB of
@@ -33,6 +37,7 @@ import { measureLive, measureLiveScreen } from './live.js';
 import { measureIdle } from './idle.js';
 import { scaleFigures, parseSizes, type ScaleRow } from './scale.js';
 import { hugeFigures, parseHugeSizes } from './huge.js';
+import { findFigures, searchRoot, startupFigure } from './search.js';
 
 type Preset = keyof typeof PRESETS;
 const argv = process.argv.slice(2);
@@ -55,6 +60,7 @@ const hugeOnly = flag('--huge-only');
 const noHuge = flag('--no-huge');
 if (hugeOnly && (noHuge || scaleOnly)) throw new Error('--huge-only excludes --no-huge and --scale-only');
 const hugeSizes = parseHugeSizes(opt('--huge-sizes'));
+const searchOnly = flag('--search-only');
 
 const corpusRoot = join(dirname(dirname(dirname(new URL(import.meta.url).pathname))), 'bench', '.corpus');
 const corpus = (p: Preset): CorpusInfo => {
@@ -87,6 +93,12 @@ async function scale(): Promise<void> {
   await scaleFigures({ quick, sizes: scaleSizes, deadlineS: scaleDeadline, log, attempt, push: (r) => rows.push(r), details });
 }
 
+async function search(main: CorpusInfo): Promise<void> {
+  const o = { log, attempt, push: (r: Row) => rows.push(r) };
+  await findFigures(o, searchRoot(main.dir, join(corpusRoot, `search-${preset}`)), preset, loop, 300, false);
+  await startupFigure(o, loop);
+}
+
 async function huge(): Promise<void> {
   if (noHuge) return;
   await hugeFigures({ quick, sizes: hugeSizes, runs: quick ? 1 : 3, log, attempt, push: (r) => rows.push(r) });
@@ -104,6 +116,11 @@ async function main(): Promise<void> {
     return;
   }
   const main = corpus(preset);
+  if (searchOnly) {
+    await search(main);
+    report(main);
+    return;
+  }
   const second = quick || opt('--preset') ? undefined : corpus('B');
   const small = quick || opt('--preset') === 'quick' ? undefined : corpus('quick');
 
@@ -123,6 +140,8 @@ async function main(): Promise<void> {
     rows.push({ figure: `find ${word} --json (whole process)`, corpus: preset, unit: 'ms', value: r.app, floor: r.floor, floorLabel: 'list --json (same run)', ratio, goal: '≤ 1.5x floor', pass: ratio <= 1.5, note: `${r.matches} matches in ${r.files} of ${main.files} files; a word in no file: ${r.rare.median.toFixed(0)} ms (raw-text prefilter skips every parse)` });
     if (ratio > 1.5) details.push(`find on ${preset}: ${r.app.median.toFixed(0)} ms vs list --json ${r.floor.median.toFixed(0)} ms\n` + formatProfile(await profileNode([F.CLI, 'find', '--dir', main.dir, word, '--json'])));
   });
+
+  await search(main);
 
   await attempt('Sessions filter answer', preset, '≤ 200 ms', '—', async () => {
     const words = ['w', 'wa', 'wat', 'watc', 'watcher', 'zqxj', 'tool:bash is:error', '-is:root retry'];

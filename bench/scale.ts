@@ -29,6 +29,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { findFigures, plantRare } from './search.js';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -470,6 +471,9 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
     }
     o.log(`scale: ${files} sessions generated in ${secs(root.genMs)}, ${root.diskMB.toFixed(0)} MB on disk`);
     try {
+      // 0. find a rare word against ripgrep (the word planted in two sessions of this root)
+      const planted = plantRare(root.dir);
+      await findFigures(o, { dir: root.dir, ...planted }, corpus, { runs: o.quick ? 1 : 3, warmup: 1 }, 500, files >= 100_000);
       // 1. CPU until quiet vs headless audit (and, at the largest size, RSS and idle CPU)
       let busyUntilMs: number | undefined;
       const goalCpu = '≤ 1.5x floor';

@@ -44,7 +44,8 @@ usage:
 
 --no-cache (the browser and every command): neither read nor write the fact cache
 (\${XDG_CACHE_HOME:-~/.cache}/dsh-browse: each log's facts and the browser's audit
-findings, kept between runs and re-read whenever a file's device, inode, size, mtime or ctime differ).
+findings, kept between runs and re-read whenever a file's device, inode, size, mtime or ctime differ)
+nor the content index find keeps there (find then searches every log).
 
 Without --dir, the commands that only read use the browser's default root (above);
 fork and simulate write, so they need --dir.
@@ -97,9 +98,11 @@ const COMMAND_HELP: Record<string, string> = {
   the browser's audit findings of each session (audited again when it or one
   of its parents changed). A log is
   re-read whenever its device, inode, size, mtime or ctime differ, or when it
-  changed less than 2 s before the run that cached it. Prints the folder and
+  changed less than 2 s before the run that cached it. And the content index
+  find reads: which logs may hold which words, so a search reads only those
+  (an appended log has only its new bytes indexed). Prints the folder and
   its size; --clear removes its files. --no-cache on any command (or the
-  browser) neither reads nor writes it.`,
+  browser) neither reads nor writes them.`,
 };
 
 const COMMANDS = new Set(Object.keys(COMMAND_HELP));
@@ -234,7 +237,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'find') {
     const { cmdFind } = await import('./cli/find-command.js');
     if (positionals.length !== 2) throw new UsageError('find takes one QUERY (quote it: dsh-browse find "tool:bash is:error")');
-    return cmdFind(rootFor(cmd, values.dir).dir, positionals[1], outFor(process.stdout, values.json));
+    return cmdFind(rootFor(cmd, values.dir).dir, positionals[1], outFor(process.stdout, values.json), { cache: !values['no-cache'] });
   }
   if (values.clear && cmd !== 'cache') throw new UsageError('--clear belongs to the cache command (dsh-browse cache --clear)');
   if (cmd === 'cache') {

@@ -1,7 +1,9 @@
 // `dsh-browse find [--dir DIR] QUERY [--json]`: like grep over sessions, with the
 // query language of src/session/query.ts. Exit 0 with matches, 1 without.
 //
-// One pass over the files, matches written as they are found: a file whose
+// The content index (storage/content-index.ts) first rules out the logs that
+// cannot hold the query's words; then one pass over the others, matches
+// written as they are found: a file whose
 // raw text cannot hold the query's words is not parsed at all; the others are
 // read once, searched, and dropped. Within a file only the event lines that
 // may hold the words are parsed (search.ts eventLineFilter); the rest give the
@@ -16,6 +18,8 @@ import type { Session } from '../session/session.js';
 import { readLog, sessionFromRead, startReadLog, type ReadJob } from '../storage/session-file.js';
 import { currentGeneration, registerGeneration, type GenerationMap } from '../storage/generations.js';
 import { listSessionFiles } from '../storage/walk.js';
+import { ContentIndex } from '../storage/content-index.js';
+import { trigramsOf } from '../session/trigrams.js';
 import { isCompressedLog } from '../storage/zstd-log.js';
 import { batched } from './batched.js';
 import { UsageError, writePieces, type Out } from './commands.js';
@@ -58,8 +62,8 @@ export function setFindStreamMin(bytes: number): void {
 }
 
 /** Every match of `q` under `dir`, files in path order, events in seq order. */
-export function findMatches(dir: string, q: Query): FindMatch[] {
-  return [...findEach(dir, q)];
+export function findMatches(dir: string, q: Query, index?: ContentIndex): FindMatch[] {
+  return [...findEach(dir, q, index)];
 }
 
 /**
@@ -68,7 +72,7 @@ export function findMatches(dir: string, q: Query): FindMatch[] {
  * then its events are read in batches, matched and dropped (a query that
  * matches every event of a 10 GB log holds one batch, not the log).
  */
-export function* findEach(dir: string, q: Query): Generator<FindMatch> {
+export function* findEach(dir: string, q: Query, index?: ContentIndex): Generator<FindMatch> {
   const literals = requiredLiterals(q);
   const needEvents = literals !== undefined || q.terms.some((t) => t.kind === 'text' || t.kind === 'tool' || t.kind === 'error' || t.kind === 'reason');
   // per line: only events that may match are parsed and kept (the rest give their facts from the envelope)
@@ -77,9 +81,19 @@ export function* findEach(dir: string, q: Query): Generator<FindMatch> {
   const gens: GenerationMap = new Map();
   const files = listSessionFiles(dir).sort();
   for (const f of files) registerGeneration(gens, f);
-  for (const file of files) {
+  const logs = files.filter((file) => {
     const current = currentGeneration(gens, path.dirname(file));
-    if (current !== undefined && current !== file) continue;
+    return current === undefined || current === file;
+  });
+  // the content index, brought up to date first, rules out the logs that cannot hold the query's words
+  const tri = index && literals ? trigramsOf(literals) : undefined;
+  let mayHold = (_file: string): boolean => true;
+  if (index && tri && tri.length > 0) {
+    for (const file of logs) index.refresh(file);
+    mayHold = index.matcher(tri);
+  }
+  for (const file of logs) {
+    if (!mayHold(file)) continue;
     let found: FindMatch[];
     try {
       const plain = !isCompressedLog(file);
@@ -141,14 +155,17 @@ function* findInLarge(file: string, q: Query, keepLine: ReturnType<typeof eventL
   }
 }
 
-export async function cmdFind(dir: string, query: string, out: Out): Promise<number> {
+export async function cmdFind(dir: string, query: string, out: Out, opts: { cache?: boolean } = {}): Promise<number> {
   const q = parseOrThrow(query);
+  const index = opts.cache === false ? undefined : new ContentIndex(path.resolve(dir));
   let found = 0;
   const counted = (function* () {
-    for (const m of findEach(dir, q)) {
+    for (const m of findEach(dir, q, index)) {
       found++;
       yield m;
     }
+    index?.save();
+    index?.close();
   })();
   if (out.json) await writePieces(out, batched(jsonWithStreamedArray({ matches: [] }, 'matches', counted, (v) => JSON.stringify(v, null, 2)), 16 * 1024));
   else {

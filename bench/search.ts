@@ -1,0 +1,162 @@
+/**
+ * The content-search rows: `dsh-browse find` for a rare word against ripgrep
+ * (`rg -c -i`, Debian's `ripgrep`) over the same files, in the same run, cold
+ * (no index yet: find builds it) and warm (the index kept from the run
+ * before), beside the scan (`--no-cache`), with the index's size on disk and
+ * the CLI's start-up against bare node.
+ *
+ * The root is the corpus hard-linked (no copy of its bytes) with the rare
+ * word written into a user message of two of its sessions (those two copied,
+ * not linked, so the corpus itself is never changed). Each cold run gets a
+ * fresh XDG_CACHE_HOME; the warm runs share one filled by a run before them.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CLI, paired, type Loop } from './figures.js';
+import { summarize, type Stats } from './floors.js';
+import type { ScaleRow } from './scale.js';
+
+export const RARE = 'zqxjrare';
+
+export interface SearchOptions {
+  log: (s: string) => void;
+  attempt: (figure: string, corpus: string, goal: string, floorLabel: string, fn: () => Promise<void>) => Promise<void>;
+  push: (r: ScaleRow) => void;
+}
+
+/** Whole-process wall time of `cmd args` (stdout to /dev/null), with `env` added. */
+export function timeProcess(cmd: string, args: string[], env: Record<string, string> = {}, okCodes: readonly number[] = [0]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const devnull = fs.openSync('/dev/null', 'w');
+    const t0 = performance.now();
+    let t1 = 0;
+    const child = spawn(cmd, args, { stdio: ['ignore', devnull, 'pipe'], env: { ...process.env, ...env } });
+    let err = '';
+    child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+    child.on('exit', () => (t1 = performance.now()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      fs.closeSync(devnull);
+      if (!okCodes.includes(code ?? -1)) reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(0, 500)}`));
+      else resolve(t1 - t0);
+    });
+  });
+}
+
+/** ripgrep's path, or undefined when it is not installed. */
+export function ripgrep(): string | undefined {
+  const r = spawnSync('rg', ['--version'], { encoding: 'utf8' });
+  return r.status === 0 ? 'rg' : undefined;
+}
+
+/** Every *.jsonl under `dir`, sorted. */
+function logsUnder(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((p) => p.endsWith('.jsonl')).sort().map((p) => path.join(dir, p));
+}
+
+/** Writes the rare word into the first user message of `file` (a copy: the link to the corpus is broken first). */
+function plant(file: string): void {
+  const text = fs.readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  const i = lines.findIndex((l) => l.includes('"user/message"') && l.includes('"text":"'));
+  if (i < 0) throw new Error(`${file}: no user message to write the word into`);
+  lines[i] = lines[i].replace('"text":"', `"text":"${RARE} `);
+  fs.rmSync(file);
+  fs.writeFileSync(file, lines.join('\n'));
+}
+
+/** The corpus at `src` hard-linked into `dest` (made again each run), the rare word in two sessions. */
+export function searchRoot(src: string, dest: string): { dir: string; files: number; bytes: number } {
+  fs.rmSync(dest, { recursive: true, force: true });
+  let bytes = 0;
+  const logs = logsUnder(src);
+  for (const f of logs) {
+    const to = path.join(dest, path.relative(src, f));
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.linkSync(f, to);
+    bytes += fs.statSync(f).size;
+  }
+  plantRare(dest);
+  return { dir: dest, files: logs.length, bytes };
+}
+
+/** The rare word written into two sessions of a root made for this run (the scale roots); returns the root's logs and bytes. */
+export function plantRare(dir: string): { files: number; bytes: number } {
+  const logs = logsUnder(dir);
+  for (const at of [0.1, 0.7]) plant(logs[Math.floor(at * logs.length)]);
+  let bytes = 0;
+  for (const f of logs) bytes += fs.statSync(f).size;
+  return { files: logs.length, bytes };
+}
+
+/** Bytes of the content index in a cache home (the manifest and its segments). */
+function indexBytes(cacheHome: string): number {
+  const dir = path.join(cacheHome, 'dsh-browse');
+  let n = 0;
+  for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) if (f.endsWith('.index') || f.endsWith('.seg')) n += fs.statSync(path.join(dir, f)).size;
+  return n;
+}
+
+const tempHome = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-search-cache-'));
+
+/**
+ * The rows for one root: warm and cold find against rg, the scan, the index
+ * on disk. `goalMs`: the warm figure's goal; `beatRg`: the warm find must
+ * also be faster than rg (the large roots).
+ */
+export async function findFigures(o: SearchOptions, root: { dir: string; files: number; bytes: number }, corpus: string, loop: Loop, goalMs: number, beatRg: boolean): Promise<void> {
+  const rg = ripgrep();
+  const rgRun = rg ? () => timeProcess(rg, ['-c', '-i', '--no-ignore', '--hidden', RARE, root.dir]) : undefined;
+  const find = (env: Record<string, string>, extra: string[] = []) => timeProcess(process.execPath, [CLI, 'find', '--dir', root.dir, RARE, ...extra], env);
+  const floorLabel = rg ? 'rg -c -i over the same files' : 'rg not installed (Debian package ripgrep)';
+  const goal = `≤ ${goalMs} ms${beatRg ? ', < rg' : ''}`;
+  const home = tempHome();
+  try {
+    await o.attempt(`find ${RARE}, warm`, corpus, goal, floorLabel, async () => {
+      await find({ XDG_CACHE_HOME: home }); // the run that builds the index
+      const r = await paired(loop, () => find({ XDG_CACHE_HOME: home }), rgRun);
+      const ratio = r.floor ? r.app.median / r.floor.median : undefined;
+      const onDisk = indexBytes(home);
+      o.push({
+        figure: `find a rare word, warm (whole process, ${root.files.toLocaleString('en')} sessions)`,
+        corpus,
+        unit: 'ms',
+        value: r.app,
+        floor: r.floor,
+        floorLabel,
+        ratio,
+        goal,
+        pass: r.app.median <= goalMs && (!beatRg || (ratio !== undefined && ratio < 1)),
+        note: `2 sessions hold the word; the index kept from the run before answers which logs may hold it, and only those are read; index on disk ${(onDisk / 1e6).toFixed(1)} MB`,
+      });
+      o.push({ figure: 'content index on disk', corpus, unit: 'MB', value: summarize([onDisk / 1e6]), floor: root.bytes / 1e6, floorLabel: 'the logs', ratio: onDisk / root.bytes, goal: '≤ 0.5x floor', pass: onDisk / root.bytes <= 0.5 });
+    });
+    await o.attempt(`find ${RARE}, cold`, corpus, 'info', floorLabel, async () => {
+      const r = await paired(loop, async () => {
+        const cold = tempHome();
+        try {
+          return await find({ XDG_CACHE_HOME: cold });
+        } finally {
+          fs.rmSync(cold, { recursive: true, force: true });
+        }
+      }, rgRun);
+      o.push({ figure: `find a rare word, cold: the index built (whole process)`, corpus, unit: 'ms', value: r.app, floor: r.floor, floorLabel, ratio: r.floor ? r.app.median / r.floor.median : undefined, goal: 'info', note: 'a fresh cache home each run: every log read and indexed, then the candidates searched' });
+    });
+    await o.attempt(`find ${RARE} --no-cache`, corpus, 'info', floorLabel, async () => {
+      const r = await paired(loop, () => find({ XDG_CACHE_HOME: home }, ['--no-cache']), rgRun);
+      o.push({ figure: 'find a rare word --no-cache: the scan (whole process)', corpus, unit: 'ms', value: r.app, floor: r.floor, floorLabel, ratio: r.floor ? r.app.median / r.floor.median : undefined, goal: 'info', note: 'no index: every log whose raw bytes may hold the word is parsed (none but the two here)' });
+    });
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** `dsh-browse --version` against `node -e ""`: the CLI's own start-up. */
+export async function startupFigure(o: SearchOptions, loop: Loop): Promise<void> {
+  await o.attempt('CLI start-up', '—', 'info', 'node -e ""', async () => {
+    const r = await paired(loop, () => timeProcess(process.execPath, [CLI, '--version']), () => timeProcess(process.execPath, ['-e', '']));
+    o.push({ figure: 'CLI start-up: dsh-browse --version (whole process)', corpus: '—', unit: 'ms', value: r.app, floor: r.floor as Stats, floorLabel: 'node -e ""', ratio: r.app.median / r.floor!.median, goal: 'info', note: 'the bundle is split: what only the browser needs (ink, react) is a chunk a headless command never loads' });
+  });
+}

@@ -1,0 +1,156 @@
+// Byte trigrams of a log's case-folded text: the unit of the content index
+// (src/storage/content-index.ts). Pure: bytes in, sorted numbers out.
+//
+// Why raw bytes are enough (search.ts, "raw prefilters"): a query word's
+// piece that `requiredLiterals` keeps lies, case aside, in the log's bytes
+// as written, unless a JSON escape hides one of its characters. So the
+// trigrams of the folded bytes of a log hold every trigram of every such
+// piece of every word that matches in it. A log with an escape that may hide
+// a character (HIDING_ESCAPE in search.ts) or a prompt/blocked event (its
+// text blocks run together) is marked `always`: it is a candidate for every
+// query. A trigram is three bytes of the UTF-8 of the folded text, as one
+// 24-bit number; a piece shorter than three bytes constrains nothing.
+import { isAscii } from 'node:buffer';
+import { foldCase } from './literal.js';
+
+/** ASCII bytes lowercased (what foldCase does to ASCII text), other bytes as they are. */
+const LOWER = new Uint8Array(256);
+for (let i = 0; i < 256; i++) LOWER[i] = i >= 65 && i <= 90 ? i + 32 : i;
+
+const BACKSLASH = 0x5c;
+const HEX = /^[0-9a-fA-F]{4}$/;
+
+/** Whether `buf[start, end)` holds an escape that may hide a word's character: `\/`, or `\u` but for C0 controls and DEL. */
+export function holdsHidingEscape(buf: Buffer, start: number, end: number): boolean {
+  for (let i = buf.indexOf(BACKSLASH, start); i >= 0 && i < end - 1; i = buf.indexOf(BACKSLASH, i + 1)) {
+    const c = buf[i + 1];
+    if (c === 0x2f) return true; // \/
+    if (c !== 0x75) continue; // not \u
+    const hex = buf.toString('latin1', i + 2, Math.min(end, i + 6));
+    if (!HEX.test(hex)) return true; // not a whole escape (e.g. "\\users"): may hide, say so
+    const n = parseInt(hex, 16);
+    if (!(n < 0x20 || n === 0x7f)) return true;
+  }
+  return false;
+}
+
+const PROMPT_BLOCKED = Buffer.from('prompt/blocked');
+
+/**
+ * The distinct trigrams of the bytes fed to it, and whether the text may hide
+ * a word from them (`always`). One collector per log part being indexed.
+ */
+export class TrigramCollector {
+  /** one bit per possible trigram (2^24), allocated on first use */
+  private bits: Uint32Array | undefined;
+  private list = new Uint32Array(1024);
+  private n = 0;
+  always = false;
+  /** bytes fed */
+  bytes = 0;
+
+  /** Adds the trigrams of `buf[start, end)` (whole lines: a trigram across two feeds is not seen). */
+  add(buf: Buffer, start = 0, end = buf.length): void {
+    if (end - start < 3) return;
+    this.bytes += end - start;
+    if (!this.always && (holdsHidingEscape(buf, start, end) || indexIn(buf, PROMPT_BLOCKED, start, end))) this.always = true;
+    this.t = 0;
+    this.have = 0;
+    if (isAscii(buf.subarray(start, end))) {
+      this.push(buf, start, end);
+      return;
+    }
+    // ASCII bytes as they are; each run of other bytes (whole UTF-8 sequences) decoded, folded and encoded again
+    for (let i = start; i < end; ) {
+      let j = i;
+      while (j < end && buf[j] < 0x80) j++;
+      if (j > i) this.push(buf, i, j);
+      if (j === end) break;
+      let k = j;
+      while (k < end && buf[k] >= 0x80) k++;
+      const folded = Buffer.from(foldCase(buf.toString('utf8', j, k)));
+      this.push(folded, 0, folded.length);
+      i = k;
+    }
+  }
+
+  /** the last two bytes pushed (t) and how many of them there are (have) */
+  private t = 0;
+  private have = 0;
+
+  /** Pushes folded bytes (ASCII still to lowercase) through the trigram window. */
+  private push(b: Buffer, start: number, end: number): void {
+    const bits = (this.bits ??= new Uint32Array(1 << 19));
+    let list = this.list;
+    let n = this.n;
+    let t = this.t;
+    let i = start;
+    for (; this.have < 2 && i < end; i++, this.have++) t = ((t << 8) | LOWER[b[i]]) & 0xffff;
+    for (; i < end; i++) {
+      t = ((t << 8) | LOWER[b[i]]) & 0xffffff;
+      const w = t >>> 5;
+      const m = 1 << (t & 31);
+      if ((bits[w] & m) !== 0) continue;
+      bits[w] |= m;
+      if (n === list.length) {
+        const grown = new Uint32Array(list.length * 2);
+        grown.set(list);
+        list = grown;
+      }
+      list[n++] = t;
+    }
+    this.t = t & 0xffff;
+    this.list = list;
+    this.n = n;
+  }
+
+  /** How many distinct trigrams so far. */
+  get size(): number {
+    return this.n;
+  }
+
+  /** The distinct trigrams, sorted; the collector is empty again (its `always` and `bytes` are kept). */
+  take(): Uint32Array {
+    const out = this.list.slice(0, this.n).sort();
+    const bits = this.bits;
+    if (bits) for (let i = 0; i < this.n; i++) bits[this.list[i] >>> 5] = 0;
+    this.n = 0;
+    return out;
+  }
+}
+
+function indexIn(buf: Buffer, needle: Buffer, start: number, end: number): boolean {
+  const i = buf.indexOf(needle, start);
+  return i >= 0 && i + needle.length <= end;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The trigrams every log that may hold all of `pieces` (folded, as
+ * requiredLiterals gives them) holds: the union of each piece's, sorted.
+ * Empty when no piece is three bytes long: the index narrows nothing.
+ */
+export function trigramsOf(pieces: readonly string[]): Uint32Array {
+  const seen = new Set<number>();
+  // a lone surrogate has no UTF-8 of its own (it matches half of a pair): the piece is cut there
+  for (const p of pieces.flatMap((p) => p.split(LONE_SURROGATE))) {
+    const b = Buffer.from(p);
+    for (let i = 2; i < b.length; i++) seen.add((b[i - 2] << 16) | (b[i - 1] << 8) | b[i]);
+  }
+  return Uint32Array.from(seen).sort();
+}
+
+/** Whether sorted `set` holds `t` (binary search). */
+export function hasTrigram(set: Uint32Array, t: number): boolean {
+  let lo = 0;
+  let hi = set.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = set[mid];
+    if (v === t) return true;
+    if (v < t) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}

@@ -1,0 +1,514 @@
+// The content index: which logs of a root may hold a query's words, kept
+// between runs beside the fact cache, so a search reads only the logs that
+// may match (ripgrep reads them all; git's index and codesearch's trigram
+// index are the models). It narrows and never decides: every candidate is
+// then searched as before, so an indexed search finds exactly what a scan
+// finds (test/storage/content-index-find.test.ts checks it on random roots).
+//
+// Where: ${XDG_CACHE_HOME:-~/.cache}/dsh-browse/<hash of the root's real path>.index
+// (the manifest) and <same hash>.<random>.seg (segments, trigram-segment.ts).
+// Folder 0700, files 0600. The manifest, a head line then one line per log:
+//
+//   {"dshBrowseIndex":"<INDEX_FORMAT>/<package version>","root":...,"stamp":S,"nextPart":N,"segments":[...],"entries":      N}
+//   "<path relative to the root, as JSON>"\tdev,ino,size,mtimeMs,ctimeMs-mtimeMs,to,flags,sha1\tpart;part;...
+//
+// A log's entry says what was indexed: its bytes [0, to) (the complete lines;
+// a torn tail is not searched either), their sha1, and the parts (ids in the
+// segments) its trigrams went into. flags: 1 the log may hide a word from its
+// trigrams (trigrams.ts: always a candidate), 2 racy (changed too close to
+// the run that read it for its stat to be trusted).
+//
+// Trust: a log whose dev, ino, size, mtime and ctime are the entry's (and not
+// racy) is as indexed. Any other log with an entry is read up to the entry's
+// `to` and hashed: the same bytes mean an append (only the bytes after `to`
+// are indexed, as a new part), other bytes a new log (indexed again, whole).
+// A manifest or segment that is truncated, garbage, foreign or from another
+// version is ignored and rebuilt; a folder that cannot be written leaves the
+// run unindexed. Never an error: at most one quiet note.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { hasTrigram, TrigramCollector } from '../session/trigrams.js';
+import { headLine, writeLinesAtomic } from './atomic-lines.js';
+import { cacheDir, cacheFileFor, packageVersion, RACY_MS, safeRealpath } from './fact-cache.js';
+import { openRegular } from './open-file.js';
+import { readLines } from './read-lines.js';
+import { mergePostings, postingsOfParts, SegmentError, SegmentReader, writeSegment, type PostingsEntry } from './trigram-segment.js';
+import { isCompressedLog } from './zstd-log.js';
+
+/** Bump when the manifest's or a segment's shape, or what goes into a trigram, changes. */
+export const INDEX_FORMAT = 1;
+
+const ALWAYS = 1;
+const RACY = 2;
+
+/** Parts held in memory past this many (trigram, part) pairs are written out as a segment. */
+const FLUSH_PAIRS = 2_000_000;
+/** More segments than this are merged into one at the next save. */
+const MAX_SEGMENTS = 6;
+/** A manifest over this is not read. */
+const MAX_MANIFEST_BYTES = 512 * 1024 * 1024;
+const READ_CHUNK = 1024 * 1024;
+/** A segment no manifest lists is removed once this old (a younger one may be another run's, about to be listed). */
+const STALE_SEGMENT_MS = 60 * 60 * 1000;
+
+interface Entry {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** bytes indexed: [0, to) */
+  to: number;
+  flags: number;
+  sha1: string;
+  parts: number[];
+}
+
+export interface ContentIndexOptions {
+  /** the cache folder (default cacheDir()) */
+  dir?: string;
+  /** the clock (tests) */
+  now?: () => number;
+}
+
+/** How a log's entry stood when refresh() looked at it (tests and the bench count these). */
+export type RefreshResult = 'current' | 'appended' | 'indexed' | 'unindexed';
+
+export class ContentIndex {
+  /** the manifest (undefined: the root has no real path; nothing is kept) */
+  readonly file?: string;
+  readonly dir: string;
+  note?: string;
+  readonly startedAt: number;
+  private readonly version = `${INDEX_FORMAT}/${packageVersion()}`;
+  /** JSON path key -> its manifest line, as loaded */
+  private lines = new Map<string, string>();
+  /** entries refreshed this run (undefined: the log cannot be indexed: always a candidate) */
+  private fresh = new Map<string, Entry | undefined>();
+  private segments: SegmentReader[] = [];
+  /** segments written this run and not yet in a manifest */
+  private written: SegmentReader[] = [];
+  private pending: Array<{ id: number; trigrams: Uint32Array }> = [];
+  private pendingPairs = 0;
+  private nextPart = 0;
+  private invalid = false;
+  private changed = false;
+  /** the file of each key refreshed this run */
+  private files = new Map<string, string>();
+  /** what refresh() found, per kind */
+  readonly counts: Record<RefreshResult, number> = { current: 0, appended: 0, indexed: 0, unindexed: 0 };
+
+  constructor(
+    readonly root: string,
+    opts: ContentIndexOptions = {},
+  ) {
+    this.dir = opts.dir ?? cacheDir();
+    this.startedAt = (opts.now ?? Date.now)();
+    const facts = cacheFileFor(root, this.dir);
+    this.file = facts?.replace(/\.facts$/, '.index');
+    this.load();
+  }
+
+  private load(): void {
+    if (!this.file) return;
+    let lines: string[];
+    try {
+      lines = readLines(this.file, MAX_MANIFEST_BYTES);
+    } catch (e) {
+      this.invalid = true;
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.note = `index ${this.file} not read (${(e as Error).message}): rebuilt`;
+      return;
+    }
+    let head: { dshBrowseIndex?: unknown; root?: unknown; stamp?: unknown; nextPart?: unknown; segments?: unknown; entries?: unknown };
+    try {
+      head = JSON.parse(lines[0]) as typeof head;
+    } catch {
+      head = {};
+    }
+    const segments = head?.segments;
+    if (
+      typeof head !== 'object' ||
+      head === null ||
+      head.dshBrowseIndex !== this.version ||
+      head.root !== safeRealpath(this.root) ||
+      typeof head.stamp !== 'number' ||
+      typeof head.nextPart !== 'number' ||
+      !Array.isArray(segments) ||
+      !segments.every((s) => typeof s === 'string' && /^[0-9a-f]{16}$/.test(s)) ||
+      typeof head.entries !== 'number' ||
+      lines.length !== head.entries + 2 ||
+      lines[lines.length - 1] !== ''
+    ) {
+      this.invalid = true;
+      this.note = head?.dshBrowseIndex !== undefined && head.dshBrowseIndex !== this.version ? `index ${this.file} is from another version: rebuilt` : `index ${this.file} is damaged: rebuilt`;
+      return;
+    }
+    try {
+      for (const name of segments as string[]) this.segments.push(SegmentReader.open(this.segmentFile(name)));
+    } catch (e) {
+      for (const s of this.segments) s.close();
+      this.segments = [];
+      this.invalid = true;
+      this.note = `index ${this.file}: a segment cannot be used (${(e as Error).message}): rebuilt`;
+      return;
+    }
+    this.nextPart = head.nextPart;
+    for (let i = 1; i < lines.length - 1; i++) {
+      const tab = lines[i].indexOf('\t');
+      if (tab > 0) this.lines.set(lines[i].slice(0, tab), lines[i]);
+    }
+  }
+
+  private segmentFile(name: string): string {
+    return this.file!.replace(/\.index$/, `.${name}.seg`);
+  }
+
+  private keyOf(file: string): string {
+    const r = this.root;
+    return JSON.stringify(file.length > r.length + 1 && file.startsWith(r) && file[r.length] === path.sep ? file.slice(r.length + 1) : file);
+  }
+
+  private loaded(key: string): Entry | undefined {
+    const line = this.lines.get(key);
+    return line === undefined ? undefined : parseEntry(line.slice(key.length + 1), this.nextPart);
+  }
+
+  /**
+   * Brings `file`'s entry up to date, reading only what is new (nothing when
+   * its stat is the entry's). A log that cannot be indexed (compressed, gone,
+   * unreadable) is left a candidate for every query.
+   */
+  refresh(file: string): RefreshResult {
+    const key = this.keyOf(file);
+    this.files.set(key, file);
+    const r = this.refreshKey(file, key);
+    this.counts[r]++;
+    return r;
+  }
+
+  private refreshKey(file: string, key: string): RefreshResult {
+    if (this.fresh.has(key)) return this.fresh.get(key) ? 'current' : 'unindexed';
+    const was = this.invalid ? undefined : this.loaded(key);
+    if (isCompressedLog(file)) {
+      this.forget(key, was);
+      return 'unindexed';
+    }
+    let fd: number;
+    let st: fs.Stats;
+    try {
+      ({ fd, st } = openRegular(file));
+    } catch {
+      this.forget(key, was);
+      return 'unindexed';
+    }
+    try {
+      if (was && sameStat(was, st) && !(was.flags & RACY)) {
+        this.fresh.set(key, was);
+        return 'current';
+      }
+      this.changed = true;
+      if (was && was.to <= st.size) {
+        const hash = crypto.createHash('sha1');
+        hashRange(fd, 0, was.to, hash);
+        if (hash.copy().digest('hex') === was.sha1) {
+          const entry = this.extend(fd, st, was, hash);
+          this.fresh.set(key, entry);
+          return entry.parts.length > was.parts.length ? 'appended' : 'current';
+        }
+      }
+      this.fresh.set(key, this.indexWhole(fd, st));
+      return 'indexed';
+    } catch {
+      this.forget(key, was);
+      return 'unindexed';
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  private forget(key: string, was: Entry | undefined): void {
+    this.fresh.set(key, undefined);
+    if (was) this.changed = true;
+  }
+
+  /** The same log with bytes after `to`: those are indexed as a new part (a log rewritten in place was caught by its hash). */
+  private extend(fd: number, st: fs.Stats, was: Entry, hash: crypto.Hash): Entry {
+    const c = new TrigramCollector();
+    const to = this.read(fd, was.to, st.size, c, hash);
+    const parts = [...was.parts];
+    let flags = was.flags & ALWAYS;
+    if (c.size > 0) parts.push(this.addPart(c.take()));
+    if (c.always) flags |= ALWAYS;
+    return this.entryOf(st, to, flags, hash.digest('hex'), parts);
+  }
+
+  private indexWhole(fd: number, st: fs.Stats): Entry {
+    const hash = crypto.createHash('sha1');
+    const c = new TrigramCollector();
+    const to = this.read(fd, 0, st.size, c, hash);
+    const parts = c.size > 0 ? [this.addPart(c.take())] : [];
+    return this.entryOf(st, to, c.always ? ALWAYS : 0, hash.digest('hex'), parts);
+  }
+
+  private entryOf(st: fs.Stats, to: number, flags: number, sha1: string, parts: number[]): Entry {
+    if (!(st.mtimeMs <= this.startedAt - RACY_MS)) flags |= RACY;
+    return { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, to, flags, sha1, parts };
+  }
+
+  /** Reads [from, size) in chunks, feeding the complete lines to the collector and the hash; returns the end of the last complete line. */
+  private read(fd: number, from: number, size: number, c: TrigramCollector, hash: crypto.Hash): number {
+    const buf = Buffer.allocUnsafe(READ_CHUNK);
+    let pos = from;
+    let carry = 0; // bytes at buf's start carried over from the last read (an unfinished line)
+    let to = from;
+    while (pos < size) {
+      if (carry === buf.length) {
+        // a line longer than a chunk: its bytes are indexed as they come (trigrams across the cut are lost, only at that cut)
+        c.add(buf, 0, carry);
+        hash.update(buf.subarray(0, carry));
+        to += carry;
+        carry = 0;
+      }
+      const n = fs.readSync(fd, buf, carry, Math.min(buf.length - carry, size - pos), pos);
+      if (n === 0) break;
+      pos += n;
+      const filled = carry + n;
+      const nl = buf.lastIndexOf(10, filled - 1);
+      if (nl < 0) {
+        carry = filled;
+        continue;
+      }
+      c.add(buf, 0, nl + 1);
+      hash.update(buf.subarray(0, nl + 1));
+      to += nl + 1;
+      buf.copy(buf, 0, nl + 1, filled);
+      carry = filled - nl - 1;
+    }
+    if (carry > 0 && to + carry < size) throw new Error('read ended early');
+    return to;
+  }
+
+  private addPart(trigrams: Uint32Array): number {
+    const id = this.nextPart++;
+    this.pending.push({ id, trigrams });
+    this.pendingPairs += trigrams.length;
+    if (this.pendingPairs >= FLUSH_PAIRS) this.flush();
+    return id;
+  }
+
+  /** Writes the parts held in memory as a segment (listed by the next manifest). */
+  private flush(): void {
+    if (this.pending.length === 0 || !this.file) return;
+    const name = crypto.randomBytes(8).toString('hex');
+    const file = this.segmentFile(name);
+    try {
+      fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      writeSegment(file, postingsOfParts(this.pending));
+      this.written.push(SegmentReader.open(file));
+      this.pending = [];
+      this.pendingPairs = 0;
+    } catch (e) {
+      // kept in memory: this run's queries still see them; the next save tries again
+      this.note = `index segment not written to ${this.dir} (${(e as Error).message})`;
+    }
+  }
+
+  /**
+   * A test of which logs may hold every trigram of `trigrams` (trigramsOf a
+   * query's required pieces): false only for a log refreshed this run whose
+   * indexed bytes certainly do not. An empty set narrows nothing.
+   */
+  matcher(trigrams: Uint32Array): (file: string) => boolean {
+    if (trigrams.length === 0) return () => true;
+    let holders: Array<Set<number>>;
+    try {
+      holders = this.holders(trigrams);
+    } catch (e) {
+      this.discard(e as Error);
+      holders = this.holders(trigrams);
+    }
+    return (file) => {
+      const e = this.fresh.get(this.keyOf(file));
+      if (!e || e.flags & ALWAYS) return true;
+      return holders.every((h) => e.parts.some((p) => h.has(p)));
+    };
+  }
+
+  /** Per trigram, the parts that hold it: from every segment and from the parts in memory. */
+  private holders(trigrams: Uint32Array): Array<Set<number>> {
+    return Array.from(trigrams, (t) => {
+      const ids: number[] = [];
+      for (const s of [...this.segments, ...this.written]) for (const id of s.postings(t)) ids.push(id);
+      for (const p of this.pending) if (hasTrigram(p.trigrams, t)) ids.push(p.id);
+      return new Set(ids);
+    });
+  }
+
+  /**
+   * A segment found damaged while in use (its postings fail their checksum,
+   * or it cannot be read): every segment is dropped and each log refreshed
+   * this run is indexed again, whole, so no answer rests on it.
+   */
+  private discard(e: Error): void {
+    this.note = `index ${this.file}: ${e.message}: rebuilt`;
+    for (const s of [...this.segments, ...this.written]) {
+      s.close();
+      try {
+        fs.unlinkSync(s.file);
+      } catch {
+        // gone already
+      }
+    }
+    this.segments = [];
+    this.written = [];
+    this.pending = [];
+    this.pendingPairs = 0;
+    this.lines = new Map();
+    this.invalid = true;
+    this.fresh.clear();
+    for (const [key, file] of this.files) this.refreshKey(file, key);
+  }
+
+  /**
+   * Writes the manifest (and a segment of this run's parts) when anything
+   * changed. `complete`: every log of the root was refreshed this run, so
+   * entries not refreshed are of logs gone (otherwise they are kept as they
+   * were). Returns true when written. Never throws.
+   */
+  save(complete = true): boolean {
+    try {
+      return this.trySave(complete);
+    } catch (e) {
+      if (!(e instanceof SegmentError)) throw e;
+      this.discard(e);
+      return this.trySave(complete);
+    }
+  }
+
+  private trySave(complete: boolean): boolean {
+    if (!this.file) return false;
+    const kept = new Map<string, Entry>();
+    for (const [key, e] of this.fresh) if (e && !this.lostPart(e)) kept.set(key, e);
+    if (!complete) for (const key of this.lines.keys()) if (!this.fresh.has(key)) {
+      const e = this.loaded(key);
+      if (e) kept.set(key, e);
+    }
+    const gone = complete && [...this.lines.keys()].some((k) => !this.fresh.has(k));
+    if (!this.changed && !this.invalid && !gone && this.pending.length === 0 && this.written.length === 0) return false;
+    try {
+      this.flush();
+      if (this.pending.length > 0) return false; // the segment could not be written: note says why
+      let segments = [...this.segments, ...this.written];
+      const live = new Set<number>();
+      for (const e of kept.values()) for (const p of e.parts) live.add(p);
+      const merged: SegmentReader[] = [];
+      if (segments.length > MAX_SEGMENTS || (segments.length > 1 && this.deadShare(live) > 0.5)) {
+        const name = crypto.randomBytes(8).toString('hex');
+        const file = this.segmentFile(name);
+        writeSegment(file, mergePostings(segments, (id) => live.has(id)));
+        merged.push(...segments);
+        segments = [SegmentReader.open(file)];
+      }
+      const names = segments.map((s) => path.basename(s.file).split('.')[1]);
+      const fields = { dshBrowseIndex: this.version, root: safeRealpath(this.root), stamp: this.startedAt, nextPart: this.nextPart, segments: names };
+      const entries = [...kept].map(([key, e]) => `${key}\t${encodeEntry(e)}`);
+      writeLinesAtomic(this.dir, this.file, { headRoom: headLine(fields), lines: entries[Symbol.iterator](), head: () => headLine(fields, entries.length) });
+      // what the new manifest no longer lists
+      const listed = new Set(segments.map((s) => s.file));
+      for (const s of [...this.segments, ...this.written, ...merged]) {
+        if (listed.has(s.file)) continue;
+        s.close();
+        try {
+          fs.unlinkSync(s.file);
+        } catch {
+          // gone already
+        }
+      }
+      this.removeStale(listed);
+      this.segments = segments;
+      this.written = [];
+      this.changed = false;
+      this.invalid = false;
+      return true;
+    } catch (e) {
+      if (e instanceof SegmentError) throw e;
+      this.note = `index not written to ${this.dir} (${(e as Error).message})`;
+      return false;
+    }
+  }
+
+  /** Segments of this root no manifest lists (a run that stopped before its save), an hour old or more. */
+  private removeStale(listed: Set<string>): void {
+    const prefix = path.basename(this.file!).replace(/index$/, '');
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!name.startsWith(prefix) || !name.endsWith('.seg')) continue;
+      const file = path.join(this.dir, name);
+      if (listed.has(file)) continue;
+      try {
+        if (fs.statSync(file).mtimeMs < this.startedAt - STALE_SEGMENT_MS) fs.unlinkSync(file);
+      } catch {
+        // gone, or not ours to remove
+      }
+    }
+  }
+
+  /** An entry whose part is in no segment (a flush failed): not written. */
+  private lostPart(e: Entry): boolean {
+    return e.parts.some((p) => p >= this.nextPart);
+  }
+
+  /** The share of part ids in the segments that no entry uses any more (estimated from the id range). */
+  private deadShare(live: Set<number>): number {
+    return this.nextPart === 0 ? 0 : 1 - live.size / this.nextPart;
+  }
+
+  /** Closes the segments. */
+  close(): void {
+    for (const s of [...this.segments, ...this.written]) s.close();
+    this.segments = [];
+    this.written = [];
+  }
+}
+
+function sameStat(e: Entry, st: fs.Stats): boolean {
+  return e.dev === st.dev && e.ino === st.ino && e.size === st.size && e.mtimeMs === st.mtimeMs && e.ctimeMs === st.ctimeMs;
+}
+
+function encodeEntry(e: Entry): string {
+  return `${e.dev},${e.ino},${e.size},${e.mtimeMs},${e.ctimeMs - e.mtimeMs},${e.to},${e.flags},${e.sha1}\t${e.parts.join(';')}`;
+}
+
+/** An entry from its manifest text, or undefined when any field is off (the log is then indexed again). */
+function parseEntry(text: string, nextPart: number): Entry | undefined {
+  const tab = text.indexOf('\t');
+  if (tab < 0) return undefined;
+  const f = text.slice(0, tab).split(',');
+  if (f.length !== 8 || !/^[0-9a-f]{40}$/.test(f[7])) return undefined;
+  const n = f.slice(0, 7).map(Number);
+  if (!n.every(Number.isFinite)) return undefined;
+  const [dev, ino, size, mtimeMs, ctimeDelta, to, flags] = n;
+  if (to < 0 || to > size || flags < 0 || flags > 3) return undefined;
+  const partsText = text.slice(tab + 1);
+  const parts = partsText === '' ? [] : partsText.split(';').map(Number);
+  if (!parts.every((p) => Number.isInteger(p) && p >= 0 && p < nextPart)) return undefined;
+  return { dev, ino, size, mtimeMs, ctimeMs: mtimeMs + ctimeDelta, to, flags, sha1: f[7], parts };
+}
+
+function hashRange(fd: number, from: number, to: number, hash: crypto.Hash): void {
+  const buf = Buffer.allocUnsafe(READ_CHUNK);
+  for (let pos = from; pos < to; ) {
+    const n = fs.readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos);
+    if (n === 0) throw new Error('file ended early');
+    hash.update(buf.subarray(0, n));
+    pos += n;
+  }
+}
+
+export type { PostingsEntry };

@@ -1,0 +1,311 @@
+// The content index narrows `find` to the logs that may hold the query's
+// words; it must never change an answer. Random roots, random queries and
+// random changes between runs (append, truncate, same-size rewrite, mtime
+// rolled back, delete, rename, a new log, a new generation): every indexed
+// run finds exactly what a scan of every log finds. Then the damaged,
+// foreign and unwritable index, and what a warm run reads.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findMatches } from '../../src/cli/find-command.js';
+import { isQueryError, parseQuery, type Query } from '../../src/session/query.js';
+import { requiredLiterals } from '../../src/session/search.js';
+import { trigramsOf } from '../../src/session/trigrams.js';
+import { ContentIndex } from '../../src/storage/content-index.js';
+import { PROPERTY_TIMEOUT, runs } from '../support/property.js';
+import { makeLog, term } from '../support/random-logs.js';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'content-index-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+const fresh = (name: string): string => {
+  const d = path.join(tmp, `${name}${n++}`);
+  fs.mkdirSync(d, { recursive: true });
+  return d;
+};
+
+/** A log of the generator: most without escapes or prompt/blocked (so the index can rule them out), some with. */
+const logOf = (seed: number, events: number): string => makeLog(seed, events, seed % 5 === 0 ? {} : { escapes: 0, blocked: false });
+
+/** The event lines of a generated log (its header left out): what an append adds. */
+const eventLines = (seed: number, events: number): string => logOf(seed, events).split('\n').slice(1).join('\n');
+
+type Change =
+  | { kind: 'append' | 'truncate' | 'rewrite' | 'rollback' | 'delete' | 'rename' | 'generation'; at: number; seed: number }
+  | { kind: 'new'; seed: number };
+
+const change: fc.Arbitrary<Change> = fc.oneof(
+  fc.record({ kind: fc.constantFrom('append', 'truncate', 'rewrite', 'rollback', 'delete', 'rename', 'generation' as const), at: fc.nat(), seed: fc.integer({ min: 1, max: 2 ** 31 }) }),
+  fc.record({ kind: fc.constant('new' as const), seed: fc.integer({ min: 1, max: 2 ** 31 }) }),
+);
+
+const statKey = (f: string): string => {
+  const st = fs.statSync(f);
+  return `${st.size}/${st.mtimeMs}/${st.ctimeMs}/${st.ino}`;
+};
+
+/**
+ * Runs `write` on `file` until its stat differs from before (a file system
+ * stamps times with a coarse clock: two writes within one tick can leave the
+ * same mtime and ctime, the racy case the index's own clock guards against).
+ */
+function changeStat(file: string, write: () => void): void {
+  const before = fs.existsSync(file) ? statKey(file) : '';
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    write();
+    if (!fs.existsSync(file) || statKey(file) !== before) return;
+    if (Date.now() > deadline) throw new Error(`${file}: stat never changed`);
+    const t = Date.now();
+    while (Date.now() === t) {
+      // the next millisecond
+    }
+  }
+}
+
+/** Applies a change to the root; the logs are `dir/f<i>/session*.jsonl`. */
+function apply(dir: string, c: Change): void {
+  const logs = fs
+    .readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((p) => p.endsWith('.jsonl'))
+    .sort()
+    .map((p) => path.join(dir, p));
+  if (c.kind === 'new' || logs.length === 0) {
+    const d = path.join(dir, `f${n++}`);
+    fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(d, 'session.jsonl'), logOf(c.seed, 3 + (c.seed % 20)));
+    return;
+  }
+  const file = logs[c.at % logs.length];
+  const bytes = fs.readFileSync(file);
+  switch (c.kind) {
+    case 'append':
+      changeStat(file, () => fs.appendFileSync(file, eventLines(c.seed, 1 + (c.seed % 6))));
+      return;
+    case 'truncate':
+      changeStat(file, () => fs.truncateSync(file, c.seed % (bytes.length + 1)));
+      return;
+    case 'rewrite':
+    case 'rollback': {
+      // one ASCII letter changed to another: the same size
+      const letters = [...bytes.keys()].filter((i) => bytes[i] >= 0x61 && bytes[i] <= 0x7a);
+      if (letters.length === 0) return;
+      const i = letters[c.seed % letters.length];
+      const st = fs.statSync(file);
+      changeStat(file, () => {
+        bytes[i] = bytes[i] === 0x7a ? 0x61 : bytes[i] + 1;
+        fs.writeFileSync(file, bytes);
+        if (c.kind === 'rollback') fs.utimesSync(file, st.atime, st.mtime);
+      });
+      return;
+    }
+    case 'delete':
+      fs.rmSync(file);
+      return;
+    case 'rename':
+      fs.renameSync(file, path.join(path.dirname(file), `renamed-${n++}.jsonl`));
+      return;
+    case 'generation': {
+      const next = path.join(path.dirname(file), `session.v${3 + (n++ % 5)}.jsonl`);
+      if (!fs.existsSync(next)) fs.writeFileSync(next, logOf(c.seed, 3 + (c.seed % 20)));
+      return;
+    }
+  }
+}
+
+/** Runs find with a fresh index over `cache` (as a new process would) and saves it. */
+function indexedFind(dir: string, cache: string, q: Query, now?: () => number): ReturnType<typeof findMatches> {
+  const index = new ContentIndex(dir, { dir: cache, now });
+  try {
+    const found = findMatches(dir, q, index);
+    index.save();
+    return found;
+  } finally {
+    index.close();
+  }
+}
+
+function sameAsScan(numRuns: number, now?: () => number): void {
+  fc.assert(
+    fc.property(
+      fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { minLength: 1, maxLength: 5 }),
+      fc.array(fc.array(change, { maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+      fc.array(term, { minLength: 1, maxLength: 3 }),
+      (seeds, rounds, terms) => {
+        const q = parseQuery(terms.join(' '));
+        if (isQueryError(q)) return;
+        const dir = fresh('root');
+        const cache = fresh('cache');
+        try {
+          seeds.forEach((seed, i) => {
+            fs.mkdirSync(path.join(dir, `f${i}`));
+            fs.writeFileSync(path.join(dir, `f${i}`, 'session.jsonl'), logOf(seed, 4 + (seed % 30)));
+          });
+          expect(indexedFind(dir, cache, q, now)).toEqual(findMatches(dir, q));
+          for (const changes of rounds) {
+            for (const c of changes) apply(dir, c);
+            expect(indexedFind(dir, cache, q, now)).toEqual(findMatches(dir, q));
+          }
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+          fs.rmSync(cache, { recursive: true, force: true });
+        }
+      },
+    ),
+    { numRuns },
+  );
+}
+
+/** A root of 20 logs without escapes, a rare word in one of them. */
+function rareRoot(): { dir: string; cache: string; q: Query; files: string[] } {
+  const dir = fresh('rare');
+  const cache = fresh('cache');
+  const files: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const f = path.join(dir, `f${i}`, 'session.jsonl');
+    fs.mkdirSync(path.dirname(f));
+    let text = logOf(i * 5 + 1, 20);
+    if (i === 7) text += JSON.stringify({ type: 'user/message', seq: 20, time: 2000, data: { message: { role: 'user', content: 'a zqxjrare word' } } }) + '\n';
+    fs.writeFileSync(f, text);
+    files.push(f);
+  }
+  return { dir, cache, q: parseQuery('zqxjrare') as Query, files };
+}
+
+/** The clock of a run long after the logs were written: their stats are trusted (no racy entries). */
+const later = () => Date.now() + 60_000;
+
+describe('the content index', () => {
+  it(
+    'finds what a scan finds, over random changes between runs (stats trusted)',
+    () => {
+      sameAsScan(runs(150), later);
+    },
+    PROPERTY_TIMEOUT,
+  );
+
+  it(
+    'finds what a scan finds when every entry is racy (each log hashed again)',
+    () => {
+      sameAsScan(runs(60));
+    },
+    PROPERTY_TIMEOUT,
+  );
+
+  it('rules out the logs that lack a word, and a warm run reads none of them', () => {
+    const { dir, cache, q, files } = rareRoot();
+    expect(indexedFind(dir, cache, q, later).map((m) => m.file)).toEqual([files[7]]);
+    const index = new ContentIndex(dir, { dir: cache, now: later });
+    for (const f of files) expect(index.refresh(f)).toBe('current');
+    const may = index.matcher(trigramsOf(requiredLiterals(q)!));
+    expect(files.filter(may)).toEqual([files[7]]);
+    index.close();
+  });
+
+  it('indexes only the bytes an append adds; a rewrite is indexed again whole', () => {
+    const { dir, cache, q, files } = rareRoot();
+    indexedFind(dir, cache, q, later);
+    fs.appendFileSync(files[3], JSON.stringify({ type: 'user/message', seq: 99, time: 3000, data: { message: { role: 'user', content: 'zqxjrare too' } } }) + '\n');
+    const bytes = fs.readFileSync(files[5]);
+    bytes[bytes.indexOf('"type"') + 2] = 'T'.charCodeAt(0);
+    changeStat(files[5], () => fs.writeFileSync(files[5], bytes));
+    const index = new ContentIndex(dir, { dir: cache, now: later });
+    expect(files.map((f) => index.refresh(f))).toEqual(files.map((_, i) => (i === 3 ? 'appended' : i === 5 ? 'indexed' : 'current')));
+    expect(files.filter(index.matcher(trigramsOf(requiredLiterals(q)!)))).toEqual([files[3], files[7]]);
+    index.close();
+    expect(indexedFind(dir, cache, q, later).map((m) => m.file)).toEqual([files[3], files[7]]);
+  });
+
+  it('a damaged, foreign or other-version manifest, or a damaged segment, is rebuilt and never changes an answer', () => {
+    const { dir, cache, q, files } = rareRoot();
+    const want = findMatches(dir, q);
+    indexedFind(dir, cache, q, later);
+    const manifest = fs.readdirSync(cache).find((f) => f.endsWith('.index'))!;
+    const segs = () => fs.readdirSync(cache).filter((f) => f.endsWith('.seg'));
+    const damage: Array<[string, () => void]> = [
+      ['garbage manifest', () => fs.writeFileSync(path.join(cache, manifest), 'not an index\n')],
+      ['truncated manifest', () => fs.truncateSync(path.join(cache, manifest), fs.statSync(path.join(cache, manifest)).size - 30)],
+      ['other version', () => fs.writeFileSync(path.join(cache, manifest), fs.readFileSync(path.join(cache, manifest), 'utf8').replace(/"dshBrowseIndex":"\d+\//, '"dshBrowseIndex":"999/'))],
+      ['foreign root', () => fs.writeFileSync(path.join(cache, manifest), fs.readFileSync(path.join(cache, manifest), 'utf8').replace(/"root":"[^"]*"/, '"root":"/elsewhere"'))],
+      ['truncated segment', () => fs.truncateSync(path.join(cache, segs()[0]), 20)],
+      ['garbage segment', () => fs.writeFileSync(path.join(cache, segs()[0]), Buffer.alloc(fs.statSync(path.join(cache, segs()[0])).size, 0xff))],
+      ['missing segment', () => fs.rmSync(path.join(cache, segs()[0]))],
+      ['postings zeroed', () => {
+        // a segment of the same size whose trigrams are fine but whose postings name part 0 (a list of one id decodes)
+        for (const seg of segs()) {
+          const f = path.join(cache, seg);
+          const b = fs.readFileSync(f);
+          const k = b.readUInt32LE(8);
+          const p = b.readUInt32LE(12);
+          b.fill(0, 24 + 12 * k, 24 + 12 * k + p);
+          fs.writeFileSync(f, b);
+        }
+      }],
+      ['one byte of the trigrams changed', () => {
+        const f = path.join(cache, segs()[0]);
+        const b = fs.readFileSync(f);
+        b[24] ^= 1;
+        fs.writeFileSync(f, b);
+      }],
+    ];
+    for (const [what, harm] of damage) {
+      harm();
+      const index = new ContentIndex(dir, { dir: cache, now: later });
+      let found: ReturnType<typeof findMatches>;
+      try {
+        found = findMatches(dir, q, index);
+        index.save();
+      } catch (e) {
+        throw new Error(`${what}: ${(e as Error).message}`);
+      } finally {
+        index.close();
+      }
+      expect(found, what).toEqual(want);
+      // rebuilt: the next run trusts every entry again
+      const again = new ContentIndex(dir, { dir: cache, now: later });
+      expect(files.map((f) => again.refresh(f)).filter((r) => r !== 'current'), what).toEqual([]);
+      again.close();
+    }
+  });
+
+  it('an unwritable cache folder leaves the run unindexed, with the same answer', () => {
+    if (process.getuid?.() === 0) {
+      // root writes anywhere: a file where the folder should be stands in for it
+      const { dir, q } = rareRoot();
+      const blocked = path.join(fresh('ro'), 'cache');
+      fs.writeFileSync(blocked, '');
+      const index = new ContentIndex(dir, { dir: blocked, now: later });
+      expect(findMatches(dir, q, index)).toEqual(findMatches(dir, q));
+      expect(index.save()).toBe(false);
+      expect(index.note).toMatch(/not written/);
+      index.close();
+      return;
+    }
+    const { dir, cache, q } = rareRoot();
+    fs.chmodSync(cache, 0o500);
+    try {
+      const index = new ContentIndex(dir, { dir: cache, now: later });
+      expect(findMatches(dir, q, index)).toEqual(findMatches(dir, q));
+      expect(index.save()).toBe(false);
+      index.close();
+    } finally {
+      fs.chmodSync(cache, 0o700);
+    }
+  });
+
+  it('merges its segments past a handful, and removes what no manifest lists', () => {
+    const { dir, cache, q, files } = rareRoot();
+    for (let round = 0; round < 9; round++) {
+      fs.appendFileSync(files[round], JSON.stringify({ type: 'user/message', seq: 50 + round, time: 3000, data: { message: { role: 'user', content: `round ${round}` } } }) + '\n');
+      expect(indexedFind(dir, cache, q, later).map((m) => m.file)).toEqual([files[7]]);
+    }
+    const segs = fs.readdirSync(cache).filter((f) => f.endsWith('.seg'));
+    expect(segs.length).toBeLessThanOrEqual(7);
+    const manifest = fs.readFileSync(path.join(cache, fs.readdirSync(cache).find((f) => f.endsWith('.index'))!), 'utf8');
+    for (const s of segs) expect(manifest).toContain(s.split('.')[1]);
+    expect(fs.readdirSync(cache).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+});
