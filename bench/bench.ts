@@ -37,7 +37,7 @@ import { measureLive, measureLiveScreen } from './live.js';
 import { measureIdle } from './idle.js';
 import { scaleFigures, parseSizes, type ScaleRow } from './scale.js';
 import { hugeFigures, parseHugeSizes } from './huge.js';
-import { findFigures, searchRoot, startupFigure } from './search.js';
+import { filterFigure, findFigures, searchRoot, startupFigure } from './search.js';
 
 type Preset = keyof typeof PRESETS;
 const argv = process.argv.slice(2);
@@ -95,7 +95,9 @@ async function scale(): Promise<void> {
 
 async function search(main: CorpusInfo): Promise<void> {
   const o = { log, attempt, push: (r: Row) => rows.push(r) };
-  await findFigures(o, searchRoot(main.dir, join(corpusRoot, `search-${preset}`)), preset, loop, 300, false);
+  const root = searchRoot(main.dir, join(corpusRoot, `search-${preset}`));
+  await findFigures(o, root, preset, loop, 300, false);
+  await filterFigure(o, root, preset, { runs: quick ? 1 : 3, warmup: 0 }, 150);
   await startupFigure(o, loop);
 }
 

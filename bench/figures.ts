@@ -191,7 +191,7 @@ export function showsSessionRow(screen: string, prefixes: Set<string>): boolean 
   return false;
 }
 
-async function quit(p: BenchPty): Promise<void> {
+export async function quit(p: BenchPty): Promise<void> {
   p.write('q');
   const t = setTimeout(() => p.kill(), 2000);
   await p.exited;

@@ -14,7 +14,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CLI, paired, type Loop } from './figures.js';
+import { CLI, paired, quit, type Loop } from './figures.js';
+import { spawnBenchPty } from './pty.js';
 import { summarize, type Stats } from './floors.js';
 import type { ScaleRow } from './scale.js';
 
@@ -159,4 +160,51 @@ export async function startupFigure(o: SearchOptions, loop: Loop): Promise<void>
     const r = await paired(loop, () => timeProcess(process.execPath, [CLI, '--version']), () => timeProcess(process.execPath, ['-e', '']));
     o.push({ figure: 'CLI start-up: dsh-browse --version (whole process)', corpus: '—', unit: 'ms', value: r.app, floor: r.floor as Stats, floorLabel: 'node -e ""', ratio: r.app.median / r.floor!.median, goal: 'info', note: 'the bundle is split: what only the browser needs (ink, react) is a chunk a headless command never loads' });
   });
+}
+
+/**
+ * The Sessions filter in the browser, in a real terminal: `/`, then the rare
+ * word pasted, to the screen showing its two sessions. Warm: the browser ran
+ * before on this cache home (facts and index kept); the same with --no-cache
+ * in the same run (every log's events searched) is the floor.
+ */
+export async function filterFigure(o: SearchOptions, root: { dir: string; files: number }, corpus: string, loop: Loop, goalMs: number): Promise<void> {
+  const home = tempHome();
+  const count = `${root.files}`.replace(/\B(?=(\d{3})+$)/g, ',?'); // 1001 or 1,001
+  const once = async (extra: string[]): Promise<number> => {
+    const p = spawnBenchPty(process.execPath, [CLI, root.dir, '--all', ...extra], 120, 40, process.cwd(), { XDG_CACHE_HOME: home });
+    try {
+      // the whole list, then quiet (the audit and the index's refresh, in the background, are over)
+      await p.waitFor((s) => new RegExp(`^${count} sessions · order:`, 'm').test(s), 120_000);
+      await p.settle(1500, 60_000);
+      p.write('/');
+      await p.settle(150, 3000);
+      const t0 = performance.now();
+      p.write(`\x1b[200~${RARE}\x1b[201~`);
+      const at = await p.waitFor((s) => new RegExp(`^2 of ${count} sessions`, 'm').test(s), 120_000);
+      return at - t0;
+    } finally {
+      await quit(p);
+    }
+  };
+  try {
+    await o.attempt('Sessions filter: word to rows (pty)', corpus, `≤ ${goalMs} ms`, 'the same --no-cache', async () => {
+      await once([]); // the run that fills the cache home
+      const r = await paired(loop, () => once([]), () => once(['--no-cache']));
+      o.push({
+        figure: `Sessions filter: a rare word pasted to its rows on screen, warm (pty, ${root.files.toLocaleString('en')} sessions)`,
+        corpus,
+        unit: 'ms',
+        value: r.app,
+        floor: r.floor,
+        floorLabel: 'the same with --no-cache (every log searched)',
+        ratio: r.app.median / r.floor!.median,
+        goal: `≤ ${goalMs} ms`,
+        pass: r.app.median <= goalMs,
+        note: 'from the paste written to the pty to "2 of N sessions" on screen; the content index rules out the logs that cannot hold the word, so only two logs are read',
+      });
+    });
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
 }

@@ -25,6 +25,7 @@ import { EarlyWatches } from './storage/early-watches.js';
 import { HOT_FOLDERS } from './storage/watcher.js';
 import { attachCache, newRootIndex } from './storage/load-root.js';
 import { FindingsCache } from './storage/findings-cache.js';
+import { ContentIndex } from './storage/content-index.js';
 import { scanRoot, type ScanProgress } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
 import { initEncoder } from './storage/zstd-encode.js';
@@ -54,6 +55,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   const index = newRootIndex(dir);
   // unchanged files come from the fact cache; it is rewritten once, when the first scan ends
   if (!opts.noCache) attachCache(index);
+  // and which logs may hold which words (the Sessions filter), fed by the scan's reads
+  if (!opts.noCache) index.content = new ContentIndex(index.root);
   // and the audit's findings of unchanged sessions (and parents) from the findings cache
   const auditMemory = opts.noCache ? undefined : new FindingsCache(index);
   index.scan = { done: 0, finished: false };
@@ -81,6 +84,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     // like dsh's own /resume: in its root, the list starts with the current project (p toggles, --all starts with all)
     startScoped: opts.defaultRoot === true && !opts.all,
     auditMemory,
+    contentIndex: index.content,
   });
   const app = render(React.createElement(App, { index, controller }), { exitOnCtrlC: false });
   // the first scan's garbage goes back to the system once the browser is quiet (quiet-gc.ts)

@@ -27,6 +27,8 @@ import { RootModel } from '../../src/view/app/root-model.js';
 import { selectedSession } from '../../src/view/app/state.js';
 import type { Session } from '../../src/session/session.js';
 import { milestone } from '../../src/trace.js';
+import type { ContentIndex } from '../../src/storage/content-index.js';
+import { IndexRefresh } from './index-refresh.js';
 
 export interface Snapshot {
   state: AppState;
@@ -57,6 +59,8 @@ export interface ControllerOptions {
   audit?: boolean;
   /** findings kept between runs (the findings cache; none with --no-cache) */
   auditMemory?: AuditMemory;
+  /** the content index kept between runs (none with --no-cache): refreshed once the scan is over, it narrows the Sessions filter */
+  contentIndex?: ContentIndex;
 }
 
 
@@ -113,6 +117,14 @@ export class AppController {
     if (!index.scan || index.scan.finished) {
       this.stepRefusals(() => false);
       this.refusalsTaken = this.refusals.map;
+    }
+    if (opts.contentIndex) {
+      this.indexRefresh = new IndexRefresh(opts.contentIndex, index, () => {
+        // a filter answered before the index was ready: again, narrowed
+        if (this.filter?.job) this.syncFilter(this.filter.text, true);
+        this.checkIdle();
+      });
+      if (!index.scan || index.scan.finished) this.indexRefresh.start();
     }
     const world = this.takeWorld();
     const initial = { ...initialAppState(opts.size, opts.initialView), selection: opts.selection, pinTop: opts.selection === undefined, allProjects: !(opts.scope && opts.startScoped) };
@@ -431,6 +443,7 @@ export class AppController {
 
   // ---- the Sessions filter's query, answered in the background -------------
   private readonly searchIndex = new SearchIndex();
+  private readonly indexRefresh?: IndexRefresh;
   /** when the filter's answers were last drawn */
   private filterDrawn = 0;
   private filter?: { text: string; job?: FilterJob };
@@ -443,12 +456,16 @@ export class AppController {
     return { text: f.text, results: f.job.results, todo: new Set(todo.map((s) => s.file ?? `mem:${s.id}`)) };
   }
 
-  /** A new filter text starts a new job over every session; its answers arrive in ~8 ms slices. */
-  private syncFilter(text: string): boolean {
-    if (this.filter?.text === text) return false;
+  /**
+   * A new filter text (or `again`) starts a new job over every session; its
+   * answers arrive in ~8 ms slices. With the content index ready, a log that
+   * cannot hold the query's words is answered at once, unread.
+   */
+  private syncFilter(text: string, again = false): boolean {
+    if (this.filter?.text === text && !again) return false;
     cancelFilter(this.filter?.job);
     const q = text.trim() ? parseQuery(text) : undefined;
-    this.filter = { text, job: q && !isQueryError(q) && hasEventTerms(q) ? startFilter(q, this.index.store.list()) : undefined };
+    this.filter = { text, job: q && !isQueryError(q) && hasEventTerms(q) ? startFilter(q, this.index.store.list(), this.indexRefresh?.mayHold(q)) : undefined };
     this.scheduleFilter();
     return true;
   }
@@ -469,11 +486,17 @@ export class AppController {
           return;
         }
         this.filterDrawn = performance.now();
+        // the whole answer is the moment a user waits for: drawn in the next frame, not after a background frame's gap
+        if (job.done && ![...job.results.values()].includes('pending')) {
+          this.drawSoon(false);
+          this.scheduleFilter();
+          return;
+        }
       } else {
         // sessions without a search document answered 'pending': index them, then ask again
         const pending = this.index.store.list().filter((s) => job.results.get(s.file ?? `mem:${s.id}`) === 'pending');
         if (pending.length === 0) return this.checkIdle();
-        if (indexSome(this.searchIndex, pending, 8) === 0) f.job = startFilter(job.query, this.index.store.list());
+        if (indexSome(this.searchIndex, pending, 8) === 0) f.job = startFilter(job.query, this.index.store.list(), this.indexRefresh?.mayHold(job.query));
       }
       this.storeChanged(false);
       this.scheduleFilter();
@@ -491,7 +514,7 @@ export class AppController {
    * does not count. With `audit: false` the scan is not waited for.
    */
   get busy(): boolean {
-    return !this.closed && (this.auditTimer !== undefined || this.filterTimer !== undefined || this.loadTimer !== undefined || this.turnScanTimer !== undefined || this.workTimer !== undefined || this.frame !== undefined);
+    return !this.closed && (this.auditTimer !== undefined || this.filterTimer !== undefined || this.indexRefresh?.busy === true || this.loadTimer !== undefined || this.turnScanTimer !== undefined || this.workTimer !== undefined || this.frame !== undefined);
   }
 
   /**
@@ -587,9 +610,20 @@ export class AppController {
    */
   scanFinished(): void {
     if (this.closed) return;
+    this.indexRefresh?.start();
+    this.drawSoon(true);
+  }
+
+  /** a drawSoon frame is armed: typing does not hold it back */
+  private urgent = false;
+
+  /** A change drawn in the next frame (frameMs), whatever the last background frame cost. */
+  private drawSoon(content: boolean): void {
+    this.urgent = true;
     if (this.frame) clearTimeout(this.frame);
     this.frame = undefined;
-    this.dirty = this.contentDirty = true;
+    this.dirty = true;
+    if (content) this.contentDirty = true;
     this.pendingSince ??= performance.now();
     this.armFrame(this.opts.frameMs ?? 33);
   }
@@ -606,7 +640,8 @@ export class AppController {
     this.frame = setTimeout(() => {
       this.frame = undefined;
       const now = performance.now();
-      const typing = now - this.lastKeyAt < KEY_QUIET_MS;
+      // (an answer a key asked for is not held back for the keys that may follow it)
+      const typing = !this.urgent && now - this.lastKeyAt < KEY_QUIET_MS;
       const waited = now - (this.pendingSince ?? now);
       if (typing && waited < MAX_WAIT_MS) return this.armFrame(Math.min(KEY_QUIET_MS, MAX_WAIT_MS - waited));
       // the model takes the news in steps first, keys answered between them (a scan's 30,000 new
@@ -635,6 +670,7 @@ export class AppController {
         }
       }
       this.pendingSince = undefined;
+      this.urgent = false;
       this.dispatch({ type: 'world' });
       // React renders in a microtask the dispatch queued, and Ink draws in its commit: measured after them
       // (measured at the dispatch's return, the cost left out the draw: at 100,000 sessions frames took 27% of the CPU)
@@ -737,6 +773,7 @@ export class AppController {
     if (this.loadTimer) clearTimeout(this.loadTimer);
     if (this.turnScanTimer) clearTimeout(this.turnScanTimer);
     if (this.workTimer) clearTimeout(this.workTimer);
+    this.indexRefresh?.close();
     this.work?.close();
     this.work = undefined;
     this.turnScan?.scan.close();

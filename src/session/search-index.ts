@@ -104,6 +104,12 @@ export interface FilterJob {
   done: boolean;
   /** a large session being searched as its log is read (it has no doc: see scannedWhole) */
   scan?: Scan;
+  /**
+   * Whether a session's log may hold the query's words (the content index,
+   * src/storage/content-index.ts): one that cannot is answered at once, with
+   * no document and no read. Only for a query with a word that must match.
+   */
+  mayHold?: (s: Session) => boolean;
 }
 
 interface Scan {
@@ -127,8 +133,8 @@ export const setScanMin = (bytes: number): void => {
 const scannedWhole = (s: Session): boolean => s.file !== undefined && s.log.consumed >= scanMin;
 
 /** Starts answering `q` over `sessions` (nothing is evaluated yet). */
-export function startFilter(q: Query, sessions: readonly Session[]): FilterJob {
-  return { query: q, todo: [...sessions].reverse(), results: new Map(), done: sessions.length === 0 };
+export function startFilter(q: Query, sessions: readonly Session[], mayHold?: (s: Session) => boolean): FilterJob {
+  return { query: q, todo: [...sessions].reverse(), results: new Map(), done: sessions.length === 0, mayHold: mayHold && positive(q).length > 0 ? mayHold : undefined };
 }
 
 const positive = (q: Query): Term[] => q.terms.filter((t) => isEventTerm(t) && !t.negated);
@@ -171,6 +177,8 @@ export function runFilter(job: FilterJob, index: SearchIndex, budgetMs: number, 
     if (!first && spent()) return false;
     first = false;
     const s = job.todo.pop()!;
+    // (a log that cannot hold a word that must match has no matching event: no answer)
+    if (job.mayHold && !job.mayHold(s)) continue;
     const meta = sessionMeta(s);
     if (scannedWhole(s) && hasEventTerms(job.query) && sessionTermsMatch(job.query, meta)) {
       job.scan = { session: s, batches: s.pausedBatches(Infinity, spent), doc: new SearchDocBuilder(), matches: 0, excluded: false };

@@ -5,12 +5,15 @@
 // piece that `requiredLiterals` keeps lies, case aside, in the log's bytes
 // as written, unless a JSON escape hides one of its characters. So the
 // trigrams of the folded bytes of a log hold every trigram of every such
-// piece of every word that matches in it. A log with an escape that may hide
-// a character (HIDING_ESCAPE in search.ts) or a prompt/blocked event (its
-// text blocks run together) is marked `always`: it is a candidate for every
-// query. A trigram is three bytes of the UTF-8 of the folded text, as one
-// 24-bit number; a piece shorter than three bytes constrains nothing.
+// piece of every word that matches in it. A prompt/blocked event's text
+// blocks run together in its search text (a word may span two of them), so
+// that text is added as the search builds it. A log with an escape that may
+// hide a character (HIDING_ESCAPE in search.ts), or a line naming
+// prompt/blocked that does not parse, is marked `always`: a candidate for
+// every query. A trigram is three bytes of the UTF-8 of the folded text, as
+// one 24-bit number; a piece shorter than three bytes constrains nothing.
 import { isAscii } from 'node:buffer';
+import { contentText, expandRow } from './events.js';
 import { foldCase } from './literal.js';
 
 /** ASCII bytes lowercased (what foldCase does to ASCII text), other bytes as they are. */
@@ -20,14 +23,19 @@ for (let i = 0; i < 256; i++) LOWER[i] = i >= 65 && i <= 90 ? i + 32 : i;
 const BACKSLASH = 0x5c;
 const HEX = /^[0-9a-fA-F]{4}$/;
 
-/** Whether `buf[start, end)` holds an escape that may hide a word's character: `\/`, or `\u` but for C0 controls and DEL. */
+/**
+ * Whether `buf[start, end)` (whole JSON lines) holds an escape that may hide
+ * a word's character: `\/`, or `\u` but for C0 controls and DEL. Escapes are
+ * read in pairs, so an escaped backslash (`\\`) before a `/` or `u` is not one.
+ */
 export function holdsHidingEscape(buf: Buffer, start: number, end: number): boolean {
-  for (let i = buf.indexOf(BACKSLASH, start); i >= 0 && i < end - 1; i = buf.indexOf(BACKSLASH, i + 1)) {
+  for (let i = buf.indexOf(BACKSLASH, start); i >= 0 && i < end; i = buf.indexOf(BACKSLASH, i + 2)) {
+    if (i + 1 >= end) return true; // a lone backslash at the end: not JSON, say it may
     const c = buf[i + 1];
     if (c === 0x2f) return true; // \/
-    if (c !== 0x75) continue; // not \u
+    if (c !== 0x75) continue; // \\, \n, \" ...: the pair is skipped
     const hex = buf.toString('latin1', i + 2, Math.min(end, i + 6));
-    if (!HEX.test(hex)) return true; // not a whole escape (e.g. "\\users"): may hide, say so
+    if (!HEX.test(hex)) return true; // not a whole escape: may hide, say so
     const n = parseInt(hex, 16);
     if (!(n < 0x20 || n === 0x7f)) return true;
   }
@@ -53,7 +61,41 @@ export class TrigramCollector {
   add(buf: Buffer, start = 0, end = buf.length): void {
     if (end - start < 3) return;
     this.bytes += end - start;
-    if (!this.always && (holdsHidingEscape(buf, start, end) || indexIn(buf, PROMPT_BLOCKED, start, end))) this.always = true;
+    if (!this.always && holdsHidingEscape(buf, start, end)) this.always = true;
+    this.region(buf, start, end);
+    for (let i = buf.indexOf(PROMPT_BLOCKED, start); i >= 0 && i + PROMPT_BLOCKED.length <= end; i = buf.indexOf(PROMPT_BLOCKED, i + 1)) i = this.blocked(buf, start, end, i);
+  }
+
+  /**
+   * The line holding `buf[at]` (within [start, end)), which names
+   * prompt/blocked: each prompt/blocked event of it has its blocks' text
+   * added as the search joins them. Returns the line's end (the search goes on after it).
+   */
+  private blocked(buf: Buffer, start: number, end: number, at: number): number {
+    const from = Math.max(start, buf.lastIndexOf(10, at) + 1);
+    let to = buf.indexOf(10, at);
+    if (to < 0 || to > end) to = end;
+    let rows: ReturnType<typeof expandRow>;
+    try {
+      rows = expandRow(JSON.parse(buf.toString('utf8', from, to)));
+    } catch {
+      rows = 'unparsed';
+    }
+    // not one event (a damaged line: its events are salvaged in pieces): say it may hold anything
+    if (typeof rows === 'string') {
+      this.always = true;
+      return to;
+    }
+    for (const e of rows) {
+      if (e.type !== 'prompt/blocked' || typeof e.data !== 'object' || e.data === null) continue;
+      const text = Buffer.from(contentText((e.data as { content?: unknown }).content));
+      this.region(text, 0, text.length);
+    }
+    return to;
+  }
+
+  /** The trigrams of one region, the window started afresh. */
+  private region(buf: Buffer, start: number, end: number): void {
     this.t = 0;
     this.have = 0;
     if (isAscii(buf.subarray(start, end))) {
@@ -119,10 +161,6 @@ export class TrigramCollector {
   }
 }
 
-function indexIn(buf: Buffer, needle: Buffer, start: number, end: number): boolean {
-  const i = buf.indexOf(needle, start);
-  return i >= 0 && i + needle.length <= end;
-}
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

@@ -31,10 +31,11 @@ import path from 'node:path';
 import { hasTrigram, TrigramCollector } from '../session/trigrams.js';
 import { headLine, writeLinesAtomic } from './atomic-lines.js';
 import { cacheDir, cacheFileFor, packageVersion, RACY_MS, safeRealpath } from './fact-cache.js';
-import { openRegular } from './open-file.js';
+import { fsPath, openRegular } from './open-file.js';
 import { readLines } from './read-lines.js';
 import { mergePostings, postingsOfParts, SegmentError, SegmentReader, writeSegment, type PostingsEntry } from './trigram-segment.js';
 import { isCompressedLog } from './zstd-log.js';
+import type { FileStat } from './session-file.js';
 
 /** Bump when the manifest's or a segment's shape, or what goes into a trigram, changes. */
 export const INDEX_FORMAT = 1;
@@ -179,21 +180,33 @@ export class ContentIndex {
    * its stat is the entry's). A log that cannot be indexed (compressed, gone,
    * unreadable) is left a candidate for every query.
    */
-  refresh(file: string): RefreshResult {
+  refresh(file: string, maxRead = Infinity): RefreshResult {
     const key = this.keyOf(file);
     this.files.set(key, file);
-    const r = this.refreshKey(file, key);
+    const r = this.refreshKey(file, key, maxRead);
     this.counts[r]++;
     return r;
   }
 
-  private refreshKey(file: string, key: string): RefreshResult {
+  /**
+   * `maxRead`: a log whose entry is not current and that would take more
+   * bytes than this to bring up to date is left as it is (a candidate this
+   * run; its entry, if any, kept for a run that reads it).
+   */
+  private refreshKey(file: string, key: string, maxRead = Infinity): RefreshResult {
     if (this.fresh.has(key)) return this.fresh.get(key) ? 'current' : 'unindexed';
     const was = this.invalid ? undefined : this.loaded(key);
     if (isCompressedLog(file)) {
       this.forget(key, was);
       return 'unindexed';
     }
+    // the common case first: an unchanged log is a stat, never opened
+    const now = statOf(file);
+    if (was && now && sameStat(was, now) && !(was.flags & RACY)) {
+      this.fresh.set(key, was);
+      return 'current';
+    }
+    if (now && now.size > maxRead) return 'unindexed';
     let fd: number;
     let st: fs.Stats;
     try {
@@ -251,9 +264,41 @@ export class ContentIndex {
     return this.entryOf(st, to, c.always ? ALWAYS : 0, hash.digest('hex'), parts);
   }
 
-  private entryOf(st: fs.Stats, to: number, flags: number, sha1: string, parts: number[]): Entry {
+  private entryOf(st: Required<Pick<FileStat, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>>, to: number, flags: number, sha1: string, parts: number[]): Entry {
     if (!(st.mtimeMs <= this.startedAt - RACY_MS)) flags |= RACY;
     return { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, to, flags, sha1, parts };
+  }
+
+  /**
+   * Indexing `file` in the pass that reads it for its facts: the sink's
+   * `add` is the reader's onLines, and `finish` records what it saw.
+   * Undefined for a log that cannot be indexed that way (compressed).
+   */
+  begin(file: string): LogSink | undefined {
+    if (isCompressedLog(file)) return undefined;
+    const key = this.keyOf(file);
+    return new LogSink(file, this.invalid || this.fresh.has(key) ? undefined : this.loaded(key), (st, to, flags, sha1, trigrams, kept) => {
+      // parts of the entry before (an append) and the new bytes' part
+      const parts = kept ? [...kept] : [];
+      if (trigrams.length > 0) parts.push(this.addPart(trigrams));
+      this.files.set(key, file);
+      this.fresh.set(key, this.entryOf(st, to, flags, sha1, parts));
+      this.changed = true;
+    });
+  }
+
+  /**
+   * `file` is as the run that indexed it left it, by the stat a caller took
+   * (the fact cache's hit): its entry is current, with no stat of its own.
+   */
+  trust(file: string, st: FileStat): void {
+    const key = this.keyOf(file);
+    if (this.fresh.has(key) || this.invalid) return;
+    const was = this.loaded(key);
+    if (was && !(was.flags & RACY) && st.dev === was.dev && st.ctimeMs === was.ctimeMs && st.ino === was.ino && st.size === was.size && st.mtimeMs === was.mtimeMs) {
+      this.files.set(key, file);
+      this.fresh.set(key, was);
+    }
   }
 
   /** Reads [from, size) in chunks, feeding the complete lines to the collector and the hash; returns the end of the last complete line. */
@@ -317,9 +362,11 @@ export class ContentIndex {
   /**
    * A test of which logs may hold every trigram of `trigrams` (trigramsOf a
    * query's required pieces): false only for a log refreshed this run whose
-   * indexed bytes certainly do not. An empty set narrows nothing.
+   * indexed bytes certainly do not, and (with `statNow`, what the caller
+   * knows of each file now) whose stat is still the one indexed. An empty
+   * set narrows nothing.
    */
-  matcher(trigrams: Uint32Array): (file: string) => boolean {
+  matcher(trigrams: Uint32Array, statNow?: (file: string) => { size: number; ino: number; mtimeMs: number } | undefined): (file: string) => boolean {
     if (trigrams.length === 0) return () => true;
     let holders: Array<Set<number>>;
     try {
@@ -328,9 +375,16 @@ export class ContentIndex {
       this.discard(e as Error);
       holders = this.holders(trigrams);
     }
+    // parts made after this moment are in no holder set: their logs cannot be ruled out by it
+    const known = this.nextPart;
     return (file) => {
       const e = this.fresh.get(this.keyOf(file));
-      if (!e || e.flags & ALWAYS) return true;
+      if (!e || e.flags & ALWAYS || e.parts.some((p) => p >= known)) return true;
+      // a log that changed since it was indexed (a live append): what it holds now is not known
+      if (statNow) {
+        const st = statNow(file);
+        if (!st || st.size !== e.size || st.ino !== e.ino || st.mtimeMs !== e.mtimeMs) return true;
+      }
       return holders.every((h) => e.parts.some((p) => h.has(p)));
     };
   }
@@ -477,6 +531,14 @@ export class ContentIndex {
   }
 }
 
+function statOf(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(fsPath(file), { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 function sameStat(e: Entry, st: fs.Stats): boolean {
   return e.dev === st.dev && e.ino === st.ino && e.size === st.size && e.mtimeMs === st.mtimeMs && e.ctimeMs === st.ctimeMs;
 }
@@ -512,3 +574,54 @@ function hashRange(fd: number, from: number, to: number, hash: crypto.Hash): voi
 }
 
 export type { PostingsEntry };
+
+type Record_ = (st: Required<Pick<FileStat, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>>, to: number, flags: number, sha1: string, trigrams: Uint32Array, kept: number[] | undefined) => void;
+
+/**
+ * The bytes of one log as its reader consumes them (whole lines, in order):
+ * hashed, and their trigrams collected; with an entry from before, the bytes
+ * up to its end are only hashed, and when they hash the same the entry's
+ * parts are kept and only the rest is indexed (an append). A read that
+ * skipped a line, or found other bytes where the entry was, records nothing:
+ * the log is refreshed on its own later.
+ */
+export class LogSink {
+  private readonly hash = crypto.createHash('sha1');
+  private readonly trigrams = new TrigramCollector();
+  private seen = 0;
+  private ok = true;
+
+  constructor(
+    readonly file: string,
+    private readonly was: Entry | undefined,
+    private readonly record: Record_,
+  ) {}
+
+  readonly add = (buf: Buffer, start: number, end: number): void => {
+    if (!this.ok) return;
+    let from = start;
+    const was = this.was;
+    if (was && this.seen < was.to) {
+      const upto = Math.min(end, start + (was.to - this.seen));
+      this.hash.update(buf.subarray(start, upto));
+      this.seen += upto - start;
+      from = upto;
+      if (this.seen === was.to && this.hash.copy().digest('hex') !== was.sha1) this.ok = false;
+      if (from === end || !this.ok) return;
+    }
+    this.hash.update(buf.subarray(from, end));
+    this.seen += end - from;
+    this.trigrams.add(buf, from, end);
+  };
+
+  /** The read is over: `consumed` bytes of complete lines, the file's stat at the read. */
+  finish(st: FileStat, consumed: number): void {
+    const was = this.was;
+    if (!this.ok || this.seen !== consumed || st.dev === undefined || st.ctimeMs === undefined) return;
+    // shorter than the entry's end: those bytes were only hashed, never indexed
+    if (was && this.seen < was.to) return;
+    const kept = was?.parts;
+    const flags = (kept ? was!.flags & ALWAYS : 0) | (this.trigrams.always ? ALWAYS : 0);
+    this.record({ dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs }, consumed, flags, this.hash.digest('hex'), this.trigrams.size > 0 ? this.trigrams.take() : new Uint32Array(0), kept);
+  }
+}

@@ -64,9 +64,23 @@ describe('trigrams', () => {
       c.add(Buffer.from(s));
       return c.always;
     };
-    for (const s of ['"w\\u0061tch"', '"a\\/b"', '"C:\\\\users"', '"\\u00e9"', '{"type":"prompt/blocked"}']) expect(hides(s), s).toBe(true);
-    for (const s of ['"a\\nb"', '"\\u001b[0m"', '"\\u007f"', '"\\\\"', '"plain"']) expect(hides(s), s).toBe(false);
+    for (const s of ['"w\\u0061tch"', '"a\\/b"', '"a\\\\\\/b"', '"\\u00e9"', '{"type":"prompt/blocked"}']) expect(hides(s), s).toBe(true);
+    // escapes are pairs: an escaped backslash before u or / hides nothing
+    for (const s of ['"a\\nb"', '"\\u001b[0m"', '"\\u007f"', '"\\\\"', '"plain"', '"C:\\\\users"', '"a\\\\/b"']) expect(hides(s), s).toBe(false);
     expect(holdsHidingEscape(Buffer.from('"\\u0'), 0, 4)).toBe(true);
+  });
+
+  it('a prompt/blocked event adds its blocks\' text as the search joins it (a word may span two blocks)', () => {
+    const line = JSON.stringify({ type: 'prompt/blocked', seq: 3, time: 1, data: { content: [{ type: 'text', text: 'zqx' }, { type: 'text', text: 'jrare' }], reason: 'policy' } });
+    const c = new TrigramCollector();
+    c.add(Buffer.from(line + '\n'));
+    expect(c.always).toBe(false);
+    const have = c.take();
+    expect([...trigramsOf(['zqxjrare'])].every((t) => hasTrigram(have, t))).toBe(true);
+    // a line naming it that is no event: anything may be salvaged from it
+    const torn = new TrigramCollector();
+    torn.add(Buffer.from('{"type":"prompt/blocked","seq":3,"da\n'));
+    expect(torn.always).toBe(true);
   });
 
   it('take() empties the collector for the next part', () => {

@@ -1,8 +1,9 @@
 // The content index narrows `find` to the logs that may hold the query's
 // words; it must never change an answer. Random roots, random queries and
 // random changes between runs (append, truncate, same-size rewrite, mtime
-// rolled back, delete, rename, a new log, a new generation): every indexed
-// run finds exactly what a scan of every log finds. Then the damaged,
+// rolled back, delete, rename, a new log, a new generation), the index fed
+// by find's own reads or by the reads of a root's load (as the browser's
+// scan feeds it): every indexed run finds exactly what a scan finds. Then the damaged,
 // foreign and unwritable index, and what a warm run reads.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { isQueryError, parseQuery, type Query } from '../../src/session/query.js
 import { requiredLiterals } from '../../src/session/search.js';
 import { trigramsOf } from '../../src/session/trigrams.js';
 import { ContentIndex } from '../../src/storage/content-index.js';
+import { loadRootSync } from '../../src/storage/load-root.js';
 import { PROPERTY_TIMEOUT, runs } from '../support/property.js';
 import { makeLog, term } from '../support/random-logs.js';
 
@@ -26,8 +28,12 @@ const fresh = (name: string): string => {
   return d;
 };
 
-/** A log of the generator: most without escapes or prompt/blocked (so the index can rule them out), some with. */
-const logOf = (seed: number, events: number): string => makeLog(seed, events, seed % 5 === 0 ? {} : { escapes: 0, blocked: false });
+/**
+ * A log of the generator: most without escapes or prompt/blocked (so the
+ * index can rule them out), some with prompt/blocked only (its blocks' text
+ * joined is indexed), some with both (always a candidate).
+ */
+const logOf = (seed: number, events: number): string => makeLog(seed, events, seed % 5 === 0 ? {} : seed % 5 === 1 ? { escapes: 0 } : { escapes: 0, blocked: false });
 
 /** The event lines of a generated log (its header left out): what an append adds. */
 const eventLines = (seed: number, events: number): string => logOf(seed, events).split('\n').slice(1).join('\n');
@@ -116,10 +122,15 @@ function apply(dir: string, c: Change): void {
   }
 }
 
-/** Runs find with a fresh index over `cache` (as a new process would) and saves it. */
-function indexedFind(dir: string, cache: string, q: Query, now?: () => number): ReturnType<typeof findMatches> {
+/**
+ * Runs find with a fresh index over `cache` (as a new process would) and
+ * saves it. `pass`: the logs are first read as the browser's scan reads them
+ * (with the fact cache), the index fed by those reads, as in the browser.
+ */
+function indexedFind(dir: string, cache: string, q: Query, now?: () => number, pass = false): ReturnType<typeof findMatches> {
   const index = new ContentIndex(dir, { dir: cache, now });
   try {
+    if (pass) loadRootSync(dir, { cache: { dir: cache, now }, content: index });
     const found = findMatches(dir, q, index);
     index.save();
     return found;
@@ -134,7 +145,8 @@ function sameAsScan(numRuns: number, now?: () => number): void {
       fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { minLength: 1, maxLength: 5 }),
       fc.array(fc.array(change, { maxLength: 3 }), { minLength: 1, maxLength: 4 }),
       fc.array(term, { minLength: 1, maxLength: 3 }),
-      (seeds, rounds, terms) => {
+      fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
+      (seeds, rounds, terms, passes) => {
         const q = parseQuery(terms.join(' '));
         if (isQueryError(q)) return;
         const dir = fresh('root');
@@ -144,11 +156,11 @@ function sameAsScan(numRuns: number, now?: () => number): void {
             fs.mkdirSync(path.join(dir, `f${i}`));
             fs.writeFileSync(path.join(dir, `f${i}`, 'session.jsonl'), logOf(seed, 4 + (seed % 30)));
           });
-          expect(indexedFind(dir, cache, q, now)).toEqual(findMatches(dir, q));
-          for (const changes of rounds) {
+          expect(indexedFind(dir, cache, q, now, passes[0])).toEqual(findMatches(dir, q));
+          rounds.forEach((changes, i) => {
             for (const c of changes) apply(dir, c);
-            expect(indexedFind(dir, cache, q, now)).toEqual(findMatches(dir, q));
-          }
+            expect(indexedFind(dir, cache, q, now, passes[i + 1])).toEqual(findMatches(dir, q));
+          });
         } finally {
           fs.rmSync(dir, { recursive: true, force: true });
           fs.rmSync(cache, { recursive: true, force: true });
@@ -167,7 +179,7 @@ function rareRoot(): { dir: string; cache: string; q: Query; files: string[] } {
   for (let i = 0; i < 20; i++) {
     const f = path.join(dir, `f${i}`, 'session.jsonl');
     fs.mkdirSync(path.dirname(f));
-    let text = logOf(i * 5 + 1, 20);
+    let text = logOf(i * 5 + 2, 20);
     if (i === 7) text += JSON.stringify({ type: 'user/message', seq: 20, time: 2000, data: { message: { role: 'user', content: 'a zqxjrare word' } } }) + '\n';
     fs.writeFileSync(f, text);
     files.push(f);

@@ -12,6 +12,7 @@ import { expect } from 'vitest';
 import { AppController } from '../../components/app/app-controller.js';
 import { App } from '../../components/app/app.js';
 import type { RootIndex } from '../../src/storage/load-root.js';
+import type { ContentIndex } from '../../src/storage/content-index.js';
 import type { ViewName } from '../../src/view/app/keymap.js';
 import { displayWidth } from '../../src/view/text/sanitize.js';
 
@@ -37,12 +38,14 @@ export interface MountOptions {
   startScoped?: boolean;
   /** the controller's model steps before a background frame (ms at once) */
   syncStepMs?: number;
+  /** the content index (the browser's, kept between runs) */
+  contentIndex?: ContentIndex;
 }
 
 export function mountApp(o: MountOptions) {
   const size = o.size ?? { columns: 100, rows: 24 };
   let n = 0;
-  const controller = new AppController(o.index, { size, initialView: o.view, selection: o.selection, now: o.now ?? 1795990000000, newId: () => `child-${++n}`, exportDir: o.exportDir, scope: o.scope, startScoped: o.startScoped, syncStepMs: o.syncStepMs });
+  const controller = new AppController(o.index, { size, initialView: o.view, selection: o.selection, now: o.now ?? 1795990000000, newId: () => `child-${++n}`, exportDir: o.exportDir, scope: o.scope, startScoped: o.startScoped, syncStepMs: o.syncStepMs, contentIndex: o.contentIndex });
   const r = render(<App index={o.index} controller={controller} size={o.followTerminal ? undefined : size} color={false} />);
   const frame = (): string => {
     const f = r.lastFrame() ?? '';

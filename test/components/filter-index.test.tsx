@@ -1,0 +1,79 @@
+// The Sessions filter narrowed by the content index: once the browser has
+// brought the index up to date (after its scan), a query's words rule out the
+// logs that cannot hold them, unread. The answers are the same as without the
+// index; the logs opened to answer are only the ones that may match.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ContentIndex } from '../../src/storage/content-index.js';
+import { loadRootSync } from '../../src/storage/load-root.js';
+import { mountApp } from '../support/app-harness.js';
+import { makeLog } from '../support/random-logs.js';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'filter-index-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+/** The clock of a run long after the logs were written: their stats are trusted. */
+const later = () => Date.now() + 60_000;
+
+function root(): { dir: string; cache: string; files: string[] } {
+  const dir = path.join(tmp, 'root');
+  const cache = path.join(tmp, 'cache');
+  fs.mkdirSync(cache, { recursive: true });
+  const files: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    const f = path.join(dir, `f${i}`, 'session.jsonl');
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    let text = makeLog(i * 5 + 1, 200, { escapes: 0, blocked: false });
+    if (i === 11) text += JSON.stringify({ type: 'user/message', seq: 200, time: 5000, data: { message: { role: 'user', content: 'a zqxjrare word' } } }) + '\n';
+    fs.writeFileSync(f, text);
+    files.push(f);
+  }
+  return { dir, cache, files };
+}
+
+/** Mounts the browser on the root, types the query into the Sessions filter, and returns the screen and the logs opened to answer it. */
+async function filter(dir: string, query: string, contentIndex?: ContentIndex): Promise<{ frame: string; opened: Set<string> }> {
+  const index = loadRootSync(dir, { cache: contentIndex ? { dir: path.join(tmp, 'cache'), now: later } : false, content: contentIndex });
+  const app = mountApp({ index, contentIndex, size: { columns: 120, rows: 40 } });
+  try {
+    await app.idle(); // the index brought up to date (a stat per log here: the scan fed it)
+    const opened = new Set<string>();
+    const open = fs.openSync;
+    const spy = vi.spyOn(fs, 'openSync').mockImplementation((p, ...rest) => {
+      if (String(p).startsWith(dir)) opened.add(String(p));
+      return open(p, ...(rest as [fs.OpenMode]));
+    });
+    try {
+      // pasted: the whole query at once (typed, each prefix would start a search of its own)
+      await app.press('/', `\x1b[200~${query}\x1b[201~`);
+      await app.idle();
+    } finally {
+      spy.mockRestore();
+    }
+    return { frame: app.frame(), opened };
+  } finally {
+    app.unmount();
+  }
+}
+
+describe('the Sessions filter with the content index', () => {
+  it('answers as without it, and searches only the logs that may hold the word', async () => {
+    const { dir, cache, files } = root();
+    // a first run builds the index from its scan's reads and saves it
+    const first = new ContentIndex(dir, { dir: cache, now: later });
+    await filter(dir, 'zqxjrare', first);
+    // a warm run: the same answer, a fraction of the work
+    const warm = await filter(dir, 'zqxjrare', new ContentIndex(dir, { dir: cache, now: later }));
+    const scan = await filter(dir, 'zqxjrare');
+    expect(warm.frame).toMatch(/1 of 30 sessions/);
+    expect(scan.frame).toMatch(/1 of 30 sessions/);
+    expect(warm.frame.split('\n').filter((l) => l.includes('s56'))).toEqual(scan.frame.split('\n').filter((l) => l.includes('s56')));
+    expect([...warm.opened]).toEqual([files[11]]);
+    expect(scan.opened.size).toBe(30);
+    // a word in many logs: the same rows either way
+    const common = await filter(dir, 'atch', new ContentIndex(dir, { dir: cache, now: later }));
+    const commonScan = await filter(dir, 'atch');
+    expect(common.frame.replace(/\d+ms|\d+s ago/g, '')).toEqual(commonScan.frame.replace(/\d+ms|\d+s ago/g, ''));
+  });
+});
