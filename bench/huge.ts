@@ -8,13 +8,13 @@
  * is read from /proc every 20 ms and which is killed at twice the bound.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, linkSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { summarize, type Stats } from './floors.js';
 import { writeHugeSession } from './generate.js';
-import { CLI } from './figures.js';
+import { CLI, quit } from './figures.js';
 import { KEYS, spawnBenchPty } from './pty.js';
 import type { ScaleRow } from './scale.js';
 
@@ -107,6 +107,19 @@ process.stdout.write(String(lines));
 
 const label = (bytes: number) => (bytes >= 1e9 ? `${+(bytes / 1e9).toFixed(1)} GB` : `${Math.round(bytes / 1e6)} MB`);
 
+const SAMPLES = join(dirname(dirname(dirname(new URL(import.meta.url).pathname))), 'sample-sessions');
+
+/** Launch (cold, --no-cache) to `listed` on screen, ms. */
+async function listedAfter(dir: string, listed: RegExp): Promise<number> {
+  const p = spawnBenchPty(process.execPath, [CLI, dir, '--no-cache'], 140, 30);
+  try {
+    const at = await p.waitFor((s) => listed.test(s), 120_000);
+    return at - p.t0;
+  } finally {
+    await quit(p);
+  }
+}
+
 export async function hugeFigures(o: HugeOptions): Promise<void> {
   const sizes = o.sizes ?? [o.quick ? 100e6 : 1e9];
   for (const bytes of sizes) {
@@ -154,6 +167,34 @@ export async function hugeFigures(o: HugeOptions): Promise<void> {
           const v: Stats = summarize(peaks);
           o.push({ figure: `${name}: peak RSS`, corpus, unit: 'MB', value: v, floor: size / MB, floorLabel: 'size of the log', ratio: v.median / (size / MB), goal: `≤ ${HUGE_RSS_BOUND_MB} MB`, pass: o.quick ? undefined : v.max <= HUGE_RSS_BOUND_MB, note: `${(summarize(times).median / 1000).toFixed(1)} s wall; ${note(last!)}` });
         });
+
+      await o.attempt('cold start beside it', corpus, '≤ 1 s', 'first frame of a root without it', async () => {
+        // the huge log (linked) beside the sample sessions: every session listed before the huge log is read
+        const beside = mkdtempSync(join(os.tmpdir(), 'dsh-bench-beside-'));
+        const alone = mkdtempSync(join(os.tmpdir(), 'dsh-bench-alone-'));
+        try {
+          linkSync(info.file, join(beside, 'a-huge.jsonl'));
+          const samples = readdirSync(SAMPLES).filter((f) => f.endsWith('.jsonl')).slice(0, 5);
+          for (const f of samples) {
+            copyFileSync(join(SAMPLES, f), join(beside, f));
+            copyFileSync(join(SAMPLES, f), join(alone, f));
+          }
+          const listed = new RegExp(`^${samples.length + 1} sessions · order:`, 'm');
+          const listedAlone = new RegExp(`^${samples.length} sessions · order:`, 'm');
+          const app: number[] = [];
+          const floor: number[] = [];
+          for (let i = 0; i < o.runs; i++) {
+            floor.push(await listedAfter(alone, listedAlone));
+            app.push(await listedAfter(beside, listed));
+          }
+          const v = summarize(app);
+          const fl = summarize(floor);
+          o.push({ figure: `browser cold start: every session listed, a ${label(size)} log beside 5 small ones (pty)`, corpus, unit: 'ms', value: v, floor: fl, floorLabel: 'the same 5 small logs alone', ratio: v.median / fl.median, goal: '≤ 1 s', pass: o.quick ? undefined : v.median <= 1000, note: 'launch (--no-cache) to the count of every session on screen; the huge log is listed from its head and tail, its counts shown as not known until the read behind it is over' });
+        } finally {
+          rmSync(beside, { recursive: true, force: true });
+          rmSync(alone, { recursive: true, force: true });
+        }
+      });
 
       await peakRow('tree --json', ['tree', '--json', ...base], () => 'written as it is read (stdout to /dev/null)');
       await peakRow('export --format md', ['export', '--format', 'md', ...base], () => 'written as it is read');
@@ -225,7 +266,8 @@ export async function browseHuge(dir: string, turns: number, killAtMB: number, c
     }
   };
   try {
-    await p.waitFor(has(/▶.*huge/), 120_000);
+    // its row complete: the first scan read it whole (until then it is listed from its head and tail, and nothing acts on it)
+    await p.waitFor((s) => /▶.*huge/.test(s) && !s.includes('scanning'), 300_000);
     // tail first: the last turn on screen, the cursor on the end
     const tailMs = await key(KEYS.enter, has(new RegExp(`turn ${turns} `)), 'Enter');
     const tailAt = performance.now();

@@ -109,6 +109,13 @@ export class Session {
   declare private job?: { job: LoadJob; base: LogState; upTo: number };
   /** why the last load in steps failed: load(pause) says it again (no retry loop in the background) until ensureLoaded, cancelLoad or a re-read */
   declare private failed?: unknown;
+  /**
+   * Listed from its log's head and tail while the first scan reads the rest
+   * (a large log): its id, title, cwd, state and last activity are known,
+   * its counts, turns and boundaries are not. Nothing acts on it (its facts
+   * would give wrong verdicts) until the whole read replaces it in the store.
+   */
+  declare partial?: true;
 
   constructor(
     readonly header: SessionHeader,

@@ -361,7 +361,8 @@ export function attachCache(index: RootIndex, opts: FactCacheOptions = {}): Fact
 export function* cacheSources(index: RootIndex): Generator<[string, CacheSource]> {
   for (const [file, e] of index.files) {
     const s = e.refused || e.older ? undefined : index.store.byFile(file);
-    yield [file, { stat: e, pending: e.pending, older: e.older, refused: e.refused, reader: s?.log instanceof LogReader ? s.log : undefined }];
+    // (a partial session's reader holds its head's facts only: never kept)
+    yield [file, { stat: e, pending: e.pending, older: e.older, refused: e.refused, reader: s?.log instanceof LogReader && !s.partial ? s.log : undefined }];
   }
 }
 

@@ -3,10 +3,13 @@
 // take keys while a big root is still being scanned. Nothing waits for the
 // whole tree to be listed: the first frame costs the same for 10 files or 10,000.
 // With a fact cache attached (index.cache), an unchanged file is not read at all,
-// and an unchanged folder is not listed again.
+// and an unchanged folder is not listed again. A log that takes more than one
+// batch to read is listed at once from its head and tail (partial-listing.ts)
+// and read after every other file, so one huge log never holds the list back.
 import type { LoadProgress } from '../session/session.js';
-import { indexFileStepped, recordSkip, saveCacheAsync, type RootIndex } from './load-root.js';
+import { indexFileStepped, recordSkip, saveCacheAsync, type IndexStep, type RootIndex } from './load-root.js';
 import { iterateSessionFiles, type FolderWatches } from './walk.js';
+import { partialSession } from './partial-listing.js';
 
 export interface ScanProgress {
   done: number;
@@ -40,15 +43,36 @@ export async function scanRoot(index: RootIndex, opts: ScanOptions = {}, files?:
   return progress;
 }
 
+/** Logs read after the others at most this many at once (each holds a file open); past it, a large log is read where it comes. */
+const MAX_DEFERRED = 64;
+
 async function scanFiles(index: RootIndex, opts: ScanOptions, files: Iterable<string>): Promise<ScanProgress> {
   const budget = opts.budgetMs ?? 12;
   const progress: ScanProgress = { done: 0, total: Array.isArray(files) ? files.length : undefined, finished: false };
   const it = files[Symbol.iterator]();
   let next = it.next();
+  // large logs listed from their head and tail, read after every other file
+  const deferred: Array<{ file: string; more: IndexStep }> = [];
+  let until = 0;
+  const pause = () => performance.now() > until;
+  /** Reads on in a log until done (true) or aborted (false), the loop free for keys between slices. */
+  const readOn = async (file: string, more: IndexStep): Promise<boolean> => {
+    while (!more()) {
+      if (opts.signal?.aborted) {
+        more.cancel?.(); // closes the file
+        return false;
+      }
+      index.store.release();
+      opts.onProgress?.({ ...progress, reading: { file, progress: more.progress?.() } });
+      await yieldToLoop();
+      index.store.hold();
+      until = performance.now() + budget;
+    }
+    return true;
+  };
   while (!next.done) {
     if (opts.signal?.aborted) break;
-    let until = performance.now() + budget;
-    const pause = () => performance.now() > until;
+    until = performance.now() + budget;
     // the batch's sessions reach the store's listeners at once, at its end (and before each wait for the loop)
     index.store.hold();
     try {
@@ -57,17 +81,11 @@ async function scanFiles(index: RootIndex, opts: ScanOptions, files: Iterable<st
         // the loop free for keys in between (never a long block on the key path).
         const more = indexFileStepped(index, next.value, pause);
         if (more) {
-          while (!more()) {
-            if (opts.signal?.aborted) {
-              more.cancel?.(); // closes the file
-              break;
-            }
-            index.store.release();
-            opts.onProgress?.({ ...progress, reading: { file: next.value, progress: more.progress?.() } });
-            await yieldToLoop();
-            index.store.hold();
-            until = performance.now() + budget;
-          }
+          const partial = deferred.length < MAX_DEFERRED ? partialSession(next.value) : undefined;
+          if (partial) {
+            index.store.add(partial);
+            deferred.push({ file: next.value, more });
+          } else if (!(await readOn(next.value, more))) break;
         }
         progress.done++;
         next = it.next();
@@ -78,6 +96,27 @@ async function scanFiles(index: RootIndex, opts: ScanOptions, files: Iterable<st
     if (next.done) progress.total = progress.done;
     opts.onProgress?.({ ...progress });
     if (!next.done) await yieldToLoop();
+  }
+  // the large logs, whole: each replaces its partial session in the store when read
+  for (const [i, d] of deferred.entries()) {
+    if (opts.signal?.aborted) {
+      for (const rest of deferred.slice(i)) rest.more.cancel?.();
+      break;
+    }
+    until = performance.now() + budget;
+    index.store.hold();
+    try {
+      const done = await readOn(d.file, d.more);
+      // a log that turned out to be no session (or could not be read) leaves no partial row behind
+      const left = index.store.byFile(d.file);
+      if (done && left?.partial) index.store.remove(left);
+      if (!done) {
+        for (const rest of deferred.slice(i + 1)) rest.more.cancel?.();
+        break;
+      }
+    } finally {
+      index.store.release(true);
+    }
   }
   progress.total ??= progress.done;
   progress.finished = true;

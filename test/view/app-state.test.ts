@@ -16,6 +16,8 @@ import { filterQueryError } from '../../src/view/sessions/session-filter.js';
 import { MAX_FIELD_LENGTH } from '../../src/view/text/text-field.js';
 import { MAX_QUERY_LENGTH } from '../../src/session/query.js';
 import { snapshotWorld, type World } from '../../src/view/app/world.js';
+import { hasTarget, target } from '../../src/view/app/target.js';
+import { partialSession } from '../../src/storage/partial-listing.js';
 import { lineageSessionCounts } from '../../src/view/lineage/lineage-layout.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');
@@ -465,5 +467,30 @@ describe('lineage collapse', () => {
     expect(d.state.selection).toBe(root);
     d.keys('l');
     expect(d.world.lineage(d.state.lineage.collapsed).rows.length).toBe(before);
+  });
+});
+
+describe('a session listed before its log is read (a large log in the first scan)', () => {
+  it('shows its counts as not known, and every action says why it waits', () => {
+    // a sample log listed from its head and tail, as the scan lists a large log
+    const file = index.store.list().find((s) => s.facts.turns > 1)!.file!;
+    const partial = partialSession(file)!;
+    expect(partial.partial).toBe(true);
+    index.store.add(partial);
+    const d = driver();
+    d.keys('/');
+    d.keys(partial.id);
+    d.keys('\r');
+    const t = target(d.state, d.world);
+    expect(hasTarget(t)).toBe(false);
+    expect((t as { none: string }).none).toMatch(/still being read/);
+    const row = sessionsRows(d.state, d.world).find((r) => r.key === file)!;
+    expect([row.turns, row.events, row.tokens, row.forkable]).toEqual(['…', '…', '…', false]);
+    // f, Enter, x: refused with the reason, nothing forked or opened
+    const sessions = index.store.list().length;
+    d.keys('f');
+    d.keys('\r');
+    expect(d.state.view).toBe('sessions');
+    expect(index.store.list().length).toBe(sessions);
   });
 });

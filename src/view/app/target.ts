@@ -53,6 +53,8 @@ export function turnsCursor(s: AppState, world: World, session = selectedSession
 function ofSession(s: AppState, world: World): TargetOf {
   const session = selectedSession(s, world);
   if (!session || s.selection === undefined) return { none: 'no session selected' };
+  // (its counts, turns and boundaries are not known yet: any verdict on it would be a guess)
+  if (session.partial) return { none: 'its log is still being read (the title bar shows how far): wait for its counts' };
   return { key: s.selection, session, gone: s.ghost };
 }
 

@@ -63,6 +63,8 @@ export interface SessionListItem {
   forkBlock?: ForkBlock;
   /** its file was deleted: the selection kept on screen, no longer one of the root's sessions */
   gone?: boolean;
+  /** listed from its log's head and tail while the scan reads the rest (Session.partial): its counts are not known */
+  partial?: boolean;
 }
 
 export function listItemOf(s: Session): SessionListItem {
@@ -88,6 +90,7 @@ export function listItemOf(s: Session): SessionListItem {
   if (f.lastEventTime !== undefined) item.lastEventTime = f.lastEventTime;
   if (f.lastEventType !== undefined) item.lastEventType = f.lastEventType;
   if (s.gone) item.gone = true;
+  if (s.partial) item.partial = true;
   return item;
 }
 
@@ -406,15 +409,16 @@ export function rowOf(s: SessionListItem, depth: number, now: number, guide = ''
     // the worst problem where the row is read (the badge column is too narrow for a code)
     title: (s.problem ? `⚠ ${s.problem.code}${s.problem.count > 1 ? ` +${s.problem.count - 1}` : ''} · ` : '') + sanitizeInline(s.title ?? ''),
     cwd: sanitizeInline(s.cwd ?? ''),
-    turns: String(s.turns),
-    events: String(s.events),
-    tokens: s.tokens === undefined ? '' : compact(s.tokens),
+    // (a log still being read: its counts are not known, and the head's would be too small)
+    turns: s.partial ? '…' : String(s.turns),
+    events: s.partial ? '…' : String(s.events),
+    tokens: s.partial ? '…' : s.tokens === undefined ? '' : compact(s.tokens),
     age: ageText(s.lastEventTime ?? s.createdAt, now),
     state: s.state,
     badge,
     tone,
     diagnostics: s.diagnostics,
-    forkable: forkBlockOfItem(s) === undefined,
+    forkable: !s.partial && forkBlockOfItem(s) === undefined,
     gone: s.gone === true,
   };
 }
