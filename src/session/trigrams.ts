@@ -28,8 +28,11 @@ const HEX = /^[0-9a-fA-F]{4}$/;
  * a word's character: `\/`, or `\u` but for C0 controls and DEL. Escapes are
  * read in pairs, so an escaped backslash (`\\`) before a `/` or `u` is not one.
  */
-export function holdsHidingEscape(buf: Buffer, start: number, end: number): boolean {
-  for (let i = buf.indexOf(BACKSLASH, start); i >= 0 && i < end; i = buf.indexOf(BACKSLASH, i + 2)) {
+export function holdsHidingEscape(whole: Buffer, start: number, end: number): boolean {
+  // (searched within the region: indexOf has no end, and a small log in a large read buffer would be searched past it)
+  const buf = whole.subarray(start, end);
+  end = buf.length;
+  for (let i = buf.indexOf(BACKSLASH); i >= 0 && i < end; i = buf.indexOf(BACKSLASH, i + 2)) {
     if (i + 1 >= end) return true; // a lone backslash at the end: not JSON, say it may
     const c = buf[i + 1];
     if (c === 0x2f) return true; // \/
@@ -45,11 +48,20 @@ export function holdsHidingEscape(buf: Buffer, start: number, end: number): bool
 const PROMPT_BLOCKED = Buffer.from('prompt/blocked');
 
 /**
+ * Clear bitmaps (2 MB each) for the next collectors: one per log indexed was
+ * 2 MB to allocate and zero, 200 GB of it at 100,000 logs. A few, for the
+ * collectors that run at once (a large log read in the background while
+ * others are read).
+ */
+const FREE: Uint32Array[] = [];
+const MAX_FREE = 4;
+
+/**
  * The distinct trigrams of the bytes fed to it, and whether the text may hide
  * a word from them (`always`). One collector per log part being indexed.
  */
 export class TrigramCollector {
-  /** one bit per possible trigram (2^24), allocated on first use */
+  /** one bit per possible trigram (2^24): taken from FREE on first use, given back clear by take() */
   private bits: Uint32Array | undefined;
   private list = new Uint32Array(1024);
   private n = 0;
@@ -63,7 +75,8 @@ export class TrigramCollector {
     this.bytes += end - start;
     if (!this.always && holdsHidingEscape(buf, start, end)) this.always = true;
     this.region(buf, start, end);
-    for (let i = buf.indexOf(PROMPT_BLOCKED, start); i >= 0 && i + PROMPT_BLOCKED.length <= end; i = buf.indexOf(PROMPT_BLOCKED, i + 1)) i = this.blocked(buf, start, end, i);
+    const region = buf.subarray(start, end);
+    for (let i = region.indexOf(PROMPT_BLOCKED); i >= 0; i = region.indexOf(PROMPT_BLOCKED, i + 1)) i = this.blocked(region, 0, region.length, i);
   }
 
   /**
@@ -122,7 +135,7 @@ export class TrigramCollector {
 
   /** Pushes folded bytes (ASCII still to lowercase) through the trigram window. */
   private push(b: Buffer, start: number, end: number): void {
-    const bits = (this.bits ??= new Uint32Array(1 << 19));
+    const bits = (this.bits ??= FREE.pop() ?? new Uint32Array(1 << 19));
     let list = this.list;
     let n = this.n;
     let t = this.t;
@@ -155,7 +168,11 @@ export class TrigramCollector {
   take(): Uint32Array {
     const out = this.list.slice(0, this.n).sort();
     const bits = this.bits;
-    if (bits) for (let i = 0; i < this.n; i++) bits[this.list[i] >>> 5] = 0;
+    if (bits) {
+      for (let i = 0; i < this.n; i++) bits[this.list[i] >>> 5] = 0;
+      if (FREE.length < MAX_FREE) FREE.push(bits);
+      this.bits = undefined;
+    }
     this.n = 0;
     return out;
   }

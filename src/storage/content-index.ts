@@ -13,7 +13,7 @@
 //   "<path relative to the root, as JSON>"\tdev,ino,size,mtimeMs,ctimeMs-mtimeMs,to,flags,sha1\tpart;part;...
 //
 // A log's entry says what was indexed: its bytes [0, to) (the complete lines;
-// a torn tail is not searched either), their sha1, and the parts (ids in the
+// a torn tail is not searched either), their sha1 (its first 64 bits), and the parts (ids in the
 // segments) its trigrams went into. flags: 1 the log may hide a word from its
 // trigrams (trigrams.ts: always a candidate), 2 racy (changed too close to
 // the run that read it for its stat to be trusted).
@@ -38,7 +38,7 @@ import { isCompressedLog } from './zstd-log.js';
 import type { FileStat } from './session-file.js';
 
 /** Bump when the manifest's or a segment's shape, or what goes into a trigram, changes. */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 const ALWAYS = 1;
 const RACY = 2;
@@ -224,7 +224,7 @@ export class ContentIndex {
       if (was && was.to <= st.size) {
         const hash = crypto.createHash('sha1');
         hashRange(fd, 0, was.to, hash);
-        if (hash.copy().digest('hex') === was.sha1) {
+        if (hexOf(hash.copy()) === was.sha1) {
           const entry = this.extend(fd, st, was, hash);
           this.fresh.set(key, entry);
           return entry.parts.length > was.parts.length ? 'appended' : 'current';
@@ -253,7 +253,7 @@ export class ContentIndex {
     let flags = was.flags & ALWAYS;
     if (c.size > 0) parts.push(this.addPart(c.take()));
     if (c.always) flags |= ALWAYS;
-    return this.entryOf(st, to, flags, hash.digest('hex'), parts);
+    return this.entryOf(st, to, flags, hexOf(hash), parts);
   }
 
   private indexWhole(fd: number, st: fs.Stats): Entry {
@@ -261,7 +261,7 @@ export class ContentIndex {
     const c = new TrigramCollector();
     const to = this.read(fd, 0, st.size, c, hash);
     const parts = c.size > 0 ? [this.addPart(c.take())] : [];
-    return this.entryOf(st, to, c.always ? ALWAYS : 0, hash.digest('hex'), parts);
+    return this.entryOf(st, to, c.always ? ALWAYS : 0, hexOf(hash), parts);
   }
 
   private entryOf(st: Required<Pick<FileStat, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>>, to: number, flags: number, sha1: string, parts: number[]): Entry {
@@ -303,7 +303,8 @@ export class ContentIndex {
 
   /** Reads [from, size) in chunks, feeding the complete lines to the collector and the hash; returns the end of the last complete line. */
   private read(fd: number, from: number, size: number, c: TrigramCollector, hash: crypto.Hash): number {
-    const buf = Buffer.allocUnsafe(READ_CHUNK);
+    // (no larger than what is left: 100,000 small logs were 100,000 allocations of a whole chunk)
+    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(READ_CHUNK, size - from)));
     let pos = from;
     let carry = 0; // bytes at buf's start carried over from the last read (an unfinished line)
     let to = from;
@@ -442,14 +443,19 @@ export class ContentIndex {
 
   private trySave(complete: boolean): boolean {
     if (!this.file) return false;
+    // (nothing new and nothing gone: the files would be the same)
+    let gone = false;
+    if (complete) for (const k of this.lines.keys()) if (!this.fresh.has(k)) {
+      gone = true;
+      break;
+    }
+    if (!this.changed && !this.invalid && !gone && this.pending.length === 0 && this.written.length === 0) return false;
     const kept = new Map<string, Entry>();
     for (const [key, e] of this.fresh) if (e && !this.lostPart(e)) kept.set(key, e);
     if (!complete) for (const key of this.lines.keys()) if (!this.fresh.has(key)) {
       const e = this.loaded(key);
       if (e) kept.set(key, e);
     }
-    const gone = complete && [...this.lines.keys()].some((k) => !this.fresh.has(k));
-    if (!this.changed && !this.invalid && !gone && this.pending.length === 0 && this.written.length === 0) return false;
     try {
       this.flush();
       if (this.pending.length > 0) return false; // the segment could not be written: note says why
@@ -531,6 +537,9 @@ export class ContentIndex {
   }
 }
 
+/** The first 64 bits of a sha1, as hex: it tells a prefix rewritten from the same one (no adversary: the files are the user's own). */
+const hexOf = (h: crypto.Hash): string => h.digest('hex').slice(0, 16);
+
 function statOf(file: string): fs.Stats | undefined {
   try {
     return fs.statSync(fsPath(file), { throwIfNoEntry: false });
@@ -552,7 +561,7 @@ function parseEntry(text: string, nextPart: number): Entry | undefined {
   const tab = text.indexOf('\t');
   if (tab < 0) return undefined;
   const f = text.slice(0, tab).split(',');
-  if (f.length !== 8 || !/^[0-9a-f]{40}$/.test(f[7])) return undefined;
+  if (f.length !== 8 || !/^[0-9a-f]{16}$/.test(f[7])) return undefined;
   const n = f.slice(0, 7).map(Number);
   if (!n.every(Number.isFinite)) return undefined;
   const [dev, ino, size, mtimeMs, ctimeDelta, to, flags] = n;
@@ -564,7 +573,7 @@ function parseEntry(text: string, nextPart: number): Entry | undefined {
 }
 
 function hashRange(fd: number, from: number, to: number, hash: crypto.Hash): void {
-  const buf = Buffer.allocUnsafe(READ_CHUNK);
+  const buf = Buffer.allocUnsafe(Math.max(1, Math.min(READ_CHUNK, to - from)));
   for (let pos = from; pos < to; ) {
     const n = fs.readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos);
     if (n === 0) throw new Error('file ended early');
@@ -606,7 +615,7 @@ export class LogSink {
       this.hash.update(buf.subarray(start, upto));
       this.seen += upto - start;
       from = upto;
-      if (this.seen === was.to && this.hash.copy().digest('hex') !== was.sha1) this.ok = false;
+      if (this.seen === was.to && hexOf(this.hash.copy()) !== was.sha1) this.ok = false;
       if (from === end || !this.ok) return;
     }
     this.hash.update(buf.subarray(from, end));
@@ -622,6 +631,6 @@ export class LogSink {
     if (was && this.seen < was.to) return;
     const kept = was?.parts;
     const flags = (kept ? was!.flags & ALWAYS : 0) | (this.trigrams.always ? ALWAYS : 0);
-    this.record({ dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs }, consumed, flags, this.hash.digest('hex'), this.trigrams.size > 0 ? this.trigrams.take() : new Uint32Array(0), kept);
+    this.record({ dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs }, consumed, flags, hexOf(this.hash), this.trigrams.size > 0 ? this.trigrams.take() : new Uint32Array(0), kept);
   }
 }

@@ -8,7 +8,8 @@
 //   20      K x u32: the trigrams, strictly increasing
 //   20+4K   (K+1) x u32: where each trigram's postings start (and the end), from the postings' start
 //   24+8K   K x u32: FNV-1a of each trigram's postings
-//   24+12K  the postings: per trigram, its part ids as varints, the first whole, then the gaps
+//   24+12K  the postings: per trigram, its part ids: a kind byte, then varints
+//           (the first whole, then the gaps) or a bitmap from the first id
 //
 // All numbers little-endian. A segment whose size, magic, order or a
 // checksum is off is refused (SegmentError) and the index rebuilt: the
@@ -18,7 +19,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const MAGIC = 'DSHTRI02';
+const MAGIC = 'DSHTRI03';
 const HEAD = 20;
 
 export class SegmentError extends Error {}
@@ -159,10 +160,15 @@ function readFully(fd: number, buf: Buffer, at: number): void {
   }
 }
 
+const LIST = 0;
+const BITMAP = 1;
+
+/** A trigram's ids: after a kind byte, varints (the first whole, then the gaps), or a bitmap from a first id. */
 function decodeIds(buf: Buffer, file: string): number[] {
   const out: number[] = [];
-  let prev = 0;
-  for (let i = 0; i < buf.length; ) {
+  if (buf.length === 0) throw new SegmentError(`${file}: empty postings`);
+  let i = 1;
+  const varint = (): number => {
     let v = 0;
     let shift = 0;
     for (;;) {
@@ -170,8 +176,22 @@ function decodeIds(buf: Buffer, file: string): number[] {
       const b = buf[i++];
       v += (b & 0x7f) * 2 ** shift;
       shift += 7;
-      if (b < 0x80) break;
+      if (b < 0x80) return v;
     }
+  };
+  if (buf[0] === BITMAP) {
+    const base = varint();
+    for (let byte = 0; i < buf.length; i++, byte++) {
+      const b = buf[i];
+      if (b !== 0) for (let bit = 0; bit < 8; bit++) if (b & (1 << bit)) out.push(base + byte * 8 + bit);
+    }
+    if (out.length === 0 || out[0] !== base) throw new SegmentError(`${file}: bad bitmap`);
+    return out;
+  }
+  if (buf[0] !== LIST) throw new SegmentError(`${file}: unknown postings kind`);
+  let prev = 0;
+  while (i < buf.length) {
+    const v = varint();
     if (out.length > 0 && v === 0) throw new SegmentError(`${file}: ids out of order`);
     prev = out.length === 0 ? v : prev + v;
     out.push(prev);
@@ -179,18 +199,43 @@ function decodeIds(buf: Buffer, file: string): number[] {
   return out;
 }
 
-/** Appends `ids` (increasing) as varints, the first whole, then the gaps. */
+const varintBytes = (v: number): number => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5);
+
+/**
+ * Appends `ids` (increasing): as varints of their gaps, or, when that is
+ * larger (a trigram most logs hold, such as the JSON keys'), as a bitmap of
+ * the ids from the first: at 100,000 small logs most postings are dense.
+ */
 function encodeIds(ids: ArrayLike<number>, n: number, out: ByteSink): void {
+  let listBytes = 0;
+  for (let i = 0; i < n; i++) listBytes += varintBytes(i === 0 ? ids[0] : ids[i] - ids[i - 1]);
+  const base = ids[0];
+  const mapBytes = varintBytes(base) + Math.ceil((ids[n - 1] - base + 1) / 8);
+  if (mapBytes < listBytes) {
+    out.byte(BITMAP);
+    putVarint(base, out);
+    const map = new Uint8Array(Math.ceil((ids[n - 1] - base + 1) / 8));
+    for (let i = 0; i < n; i++) {
+      const d = ids[i] - base;
+      map[d >>> 3] |= 1 << (d & 7);
+    }
+    for (const b of map) out.byte(b);
+    return;
+  }
+  out.byte(LIST);
   let prev = 0;
   for (let i = 0; i < n; i++) {
-    let v = i === 0 ? ids[0] : ids[i] - prev;
+    putVarint(i === 0 ? ids[0] : ids[i] - prev, out);
     prev = ids[i];
-    while (v >= 0x80) {
-      out.byte((v & 0x7f) | 0x80);
-      v = Math.floor(v / 128);
-    }
-    out.byte(v);
   }
+}
+
+function putVarint(v: number, out: ByteSink): void {
+  while (v >= 0x80) {
+    out.byte((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.byte(v);
 }
 
 /** Bytes written to a file in 1 MB pieces. */
