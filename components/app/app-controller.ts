@@ -319,6 +319,12 @@ export class AppController {
 
   private startTurnScan(session: Session, key: string, query: Query, text: string): void {
     this.turnScan?.scan.close();
+    this.turnScan = undefined;
+    // the content index: a log that cannot hold the query's words has no match, and is not read for it
+    if (this.indexRefresh?.mayHold(query)?.(session) === false) {
+      this.dispatch({ type: 'searchDone', key, query: text, seqs: [] });
+      return;
+    }
     const spent = () => performance.now() > this.sliceEnd;
     this.turnScan = { key, text, scan: new TurnScan(query, session.pausedBatches(Infinity, spent)), drawn: performance.now() };
     this.scheduleTurnScan();

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ContentIndex } from '../../src/storage/content-index.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
+import { setIndexedMin } from '../../src/storage/indexed-turns.js';
+import { KEY } from '../support/app-harness.js';
 import { mountApp } from '../support/app-harness.js';
 import { makeLog } from '../support/random-logs.js';
 
@@ -75,5 +77,52 @@ describe('the Sessions filter with the content index', () => {
     const common = await filter(dir, 'atch', new ContentIndex(dir, { dir: cache, now: later }));
     const commonScan = await filter(dir, 'atch');
     expect(common.frame.replace(/\d+ms|\d+s ago/g, '')).toEqual(commonScan.frame.replace(/\d+ms|\d+s ago/g, ''));
+  });
+});
+
+describe('the Turns search of a large log with the content index', () => {
+  it('answers a word the log cannot hold at once, without reading it; a word it holds is searched as before', async () => {
+    setIndexedMin(0); // every log opens from its index and is searched in the background, as a large one
+    const dir = path.join(tmp, 'turns');
+    const cache = path.join(tmp, 'turns-cache');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'session.jsonl');
+    fs.writeFileSync(file, makeLog(12, 300, { escapes: 0, blocked: false }) + JSON.stringify({ type: 'user/message', seq: 300, time: 5000, data: { message: { role: 'user', content: 'a needleword here' } } }) + '\n');
+    /** Opens the log in Turns, searches `word`, and returns the matches and how often the log was opened for the search. */
+    const search = async (word: string): Promise<{ seqs?: number[]; opened: number }> => {
+      const contentIndex = new ContentIndex(dir, { dir: cache, now: later });
+      const index = loadRootSync(dir, { cache: { dir: cache, now: later }, content: contentIndex });
+      const app = mountApp({ index, contentIndex, size: { columns: 120, rows: 30 } });
+      let opened = 0;
+      const open = fs.openSync;
+      try {
+        await app.idle();
+        await app.press(KEY.enter);
+        await app.idle();
+        expect(app.state().view).toBe('turns');
+        const spy = vi.spyOn(fs, 'openSync').mockImplementation((p, ...rest) => {
+          if (String(p) === file) opened++;
+          return open(p, ...(rest as [fs.OpenMode]));
+        });
+        try {
+          await app.press('/', `\x1b[200~${word}\x1b[201~`, KEY.enter);
+          await app.idle();
+        } finally {
+          spy.mockRestore();
+        }
+        expect(app.state().turnSearch?.scanning).toBeUndefined();
+        return { seqs: app.state().turnSearch?.seqs, opened };
+      } finally {
+        app.unmount();
+      }
+    };
+    try {
+      expect(await search('zqxjabsent')).toEqual({ seqs: [], opened: 0 });
+      const found = await search('needleword');
+      expect(found.seqs).toEqual([300]);
+      expect(found.opened).toBeGreaterThan(0);
+    } finally {
+      setIndexedMin(16 * 1024 * 1024);
+    }
   });
 });
