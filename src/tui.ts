@@ -55,8 +55,6 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   const index = newRootIndex(dir);
   // unchanged files come from the fact cache; it is rewritten once, when the first scan ends
   if (!opts.noCache) attachCache(index);
-  // and which logs may hold which words (the Sessions filter), fed by the scan's reads
-  if (!opts.noCache) index.content = new ContentIndex(index.root);
   // and the audit's findings of unchanged sessions (and parents) from the findings cache
   const auditMemory = opts.noCache ? undefined : new FindingsCache(index);
   index.scan = { done: 0, finished: false };
@@ -84,7 +82,8 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     // like dsh's own /resume: in its root, the list starts with the current project (p toggles, --all starts with all)
     startScoped: opts.defaultRoot === true && !opts.all,
     auditMemory,
-    contentIndex: index.content,
+    // which logs may hold which words (the filter, the Turns search): opened after the scan, off the list's path
+    contentIndex: opts.noCache ? undefined : () => new ContentIndex(index.root),
   });
   const app = render(React.createElement(App, { index, controller }), { exitOnCtrlC: false });
   // the first scan's garbage goes back to the system once the browser is quiet (quiet-gc.ts)

@@ -59,8 +59,8 @@ export interface ControllerOptions {
   audit?: boolean;
   /** findings kept between runs (the findings cache; none with --no-cache) */
   auditMemory?: AuditMemory;
-  /** the content index kept between runs (none with --no-cache): refreshed once the scan is over, it narrows the Sessions filter */
-  contentIndex?: ContentIndex;
+  /** opens the content index kept between runs (none with --no-cache): opened and refreshed once the scan is over, it narrows the Sessions filter and the Turns search */
+  contentIndex?: () => ContentIndex;
 }
 
 

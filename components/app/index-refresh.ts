@@ -1,6 +1,8 @@
 // The content index brought up to date in the browser's background, once the
-// first scan is over: each session's log refreshed in ~8 ms slices (an
-// unchanged log is a stat), then the index saved. Until it is done, the
+// first scan is over: its manifest read then (not at start-up), each
+// session's log refreshed in ~8 ms slices (an unchanged log is a stat, a new
+// one read again from the page cache), then the index saved. None of it is in
+// the scan: the complete list comes first. Until it is done, the
 // Sessions filter treats every log as a candidate; after it, a query's words
 // rule out the logs that cannot hold them (search-index.ts `mayHold`).
 import type { ContentIndex } from '../../src/storage/content-index.js';
@@ -17,11 +19,13 @@ const SLICE_MS = 8;
 export class IndexRefresh {
   private timer?: ReturnType<typeof setTimeout>;
   private todo?: string[];
+  private index?: ContentIndex;
   /** every log was looked at once: the index narrows from now on */
   ready = false;
 
   constructor(
-    private readonly index: ContentIndex,
+    /** makes the index (reads its manifest) when the pass starts */
+    private readonly open: () => ContentIndex,
     private readonly root: RootIndex,
     /** called when the pass is over (the filter starts again, narrowed) */
     private readonly onDone: () => void,
@@ -34,6 +38,7 @@ export class IndexRefresh {
   /** Starts the pass over the sessions' logs now in the store (once). */
   start(): void {
     if (this.todo) return;
+    this.index = this.open();
     this.todo = this.root.store
       .list()
       .map((s) => s.file)
@@ -47,11 +52,12 @@ export class IndexRefresh {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       const todo = this.todo!;
+      const index = this.index!;
       const t0 = performance.now();
-      while (todo.length > 0 && performance.now() - t0 < SLICE_MS) this.index.refresh(todo.pop()!, BROWSER_INDEX_MAX);
+      while (todo.length > 0 && performance.now() - t0 < SLICE_MS) index.refresh(todo.pop()!, BROWSER_INDEX_MAX);
       if (todo.length > 0) return this.schedule();
       // entries of logs not looked at (large ones, older generations) are kept for the next find
-      this.index.save(false);
+      index.save(false);
       this.ready = true;
       this.onDone();
     }, 0);
@@ -65,7 +71,7 @@ export class IndexRefresh {
    * differs) is always a candidate.
    */
   mayHold(q: Query): ((s: Session) => boolean) | undefined {
-    if (!this.ready) return undefined;
+    if (!this.ready || !this.index) return undefined;
     const literals = requiredLiterals(q);
     if (!literals) return undefined;
     const trigrams = trigramsOf(literals);
@@ -77,6 +83,6 @@ export class IndexRefresh {
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.index.close();
+    this.index?.close();
   }
 }

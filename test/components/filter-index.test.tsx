@@ -36,10 +36,10 @@ function root(): { dir: string; cache: string; files: string[] } {
 
 /** Mounts the browser on the root, types the query into the Sessions filter, and returns the screen and the logs opened to answer it. */
 async function filter(dir: string, query: string, contentIndex?: ContentIndex): Promise<{ frame: string; opened: Set<string> }> {
-  const index = loadRootSync(dir, { cache: contentIndex ? { dir: path.join(tmp, 'cache'), now: later } : false, content: contentIndex });
+  const index = loadRootSync(dir, { cache: contentIndex ? { dir: path.join(tmp, 'cache'), now: later } : false });
   const app = mountApp({ index, contentIndex, size: { columns: 120, rows: 40 } });
   try {
-    await app.idle(); // the index brought up to date (a stat per log here: the scan fed it)
+    await app.idle(); // the index brought up to date once the scan is over (a stat per log when warm)
     const opened = new Set<string>();
     const open = fs.openSync;
     const spy = vi.spyOn(fs, 'openSync').mockImplementation((p, ...rest) => {
@@ -91,7 +91,7 @@ describe('the Turns search of a large log with the content index', () => {
     /** Opens the log in Turns, searches `word`, and returns the matches and how often the log was opened for the search. */
     const search = async (word: string): Promise<{ seqs?: number[]; opened: number }> => {
       const contentIndex = new ContentIndex(dir, { dir: cache, now: later });
-      const index = loadRootSync(dir, { cache: { dir: cache, now: later }, content: contentIndex });
+      const index = loadRootSync(dir, { cache: { dir: cache, now: later } });
       const app = mountApp({ index, contentIndex, size: { columns: 120, rows: 30 } });
       let opened = 0;
       const open = fs.openSync;

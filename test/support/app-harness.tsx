@@ -45,7 +45,7 @@ export interface MountOptions {
 export function mountApp(o: MountOptions) {
   const size = o.size ?? { columns: 100, rows: 24 };
   let n = 0;
-  const controller = new AppController(o.index, { size, initialView: o.view, selection: o.selection, now: o.now ?? 1795990000000, newId: () => `child-${++n}`, exportDir: o.exportDir, scope: o.scope, startScoped: o.startScoped, syncStepMs: o.syncStepMs, contentIndex: o.contentIndex });
+  const controller = new AppController(o.index, { size, initialView: o.view, selection: o.selection, now: o.now ?? 1795990000000, newId: () => `child-${++n}`, exportDir: o.exportDir, scope: o.scope, startScoped: o.startScoped, syncStepMs: o.syncStepMs, contentIndex: o.contentIndex && (() => o.contentIndex!) });
   const r = render(<App index={o.index} controller={controller} size={o.followTerminal ? undefined : size} color={false} />);
   const frame = (): string => {
     const f = r.lastFrame() ?? '';
