@@ -27,9 +27,8 @@
  * Every run of the browser and of the CLI here gets its own fresh XDG_CACHE_HOME, so
  * the figures other than warm ones are cold starts and no user cache is touched.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { findFigures, plantRare } from './search.js';
+import { findFigures, plantRare, runProcess } from './search.js';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -140,24 +139,10 @@ export interface ProcRun {
 }
 
 /** `node args` with stdout to /dev/null; wall time and CPU seconds (this process's children time around it). */
-export function runCpu(args: string[], env: Record<string, string>, okCodes: readonly number[] = [0]): Promise<ProcRun> {
-  return new Promise((resolve, reject) => {
-    const devnull = fs.openSync('/dev/null', 'w');
-    const c0 = childrenCpu();
-    const t0 = performance.now();
-    let t1 = 0;
-    const child = spawn(process.execPath, args, { stdio: ['ignore', devnull, 'pipe'], env: { ...process.env, ...env } });
-    let err = '';
-    child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-    child.on('exit', () => (t1 = performance.now()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      fs.closeSync(devnull);
-      const cpuSec = childrenCpu() - c0;
-      if (!okCodes.includes(code ?? -1)) reject(new Error(`node ${args.join(' ')} exited ${code}: ${err.slice(0, 500)}`));
-      else resolve({ wallMs: t1 - t0, cpuSec, code });
-    });
-  });
+export async function runCpu(args: string[], env: Record<string, string>, okCodes: readonly number[] = [0]): Promise<ProcRun> {
+  const c0 = childrenCpu();
+  const r = await runProcess(process.execPath, args, env, okCodes);
+  return { ...r, cpuSec: childrenCpu() - c0 };
 }
 
 /** Headless `audit --json` on the root, each run with an empty cache folder: CPU seconds and wall ms. */

@@ -27,8 +27,8 @@ export interface SearchOptions {
   push: (r: ScaleRow) => void;
 }
 
-/** Whole-process wall time of `cmd args` (stdout to /dev/null), with `env` added. */
-export function timeProcess(cmd: string, args: string[], env: Record<string, string> = {}, okCodes: readonly number[] = [0]): Promise<number> {
+/** `cmd args` with stdout to /dev/null (never kept) and `env` added: its wall time (spawn to exit) and exit code. */
+export function runProcess(cmd: string, args: string[], env: Record<string, string> = {}, okCodes: readonly number[] = [0]): Promise<{ wallMs: number; code: number | null }> {
   return new Promise((resolve, reject) => {
     const devnull = fs.openSync('/dev/null', 'w');
     const t0 = performance.now();
@@ -41,10 +41,13 @@ export function timeProcess(cmd: string, args: string[], env: Record<string, str
     child.on('close', (code) => {
       fs.closeSync(devnull);
       if (!okCodes.includes(code ?? -1)) reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(0, 500)}`));
-      else resolve(t1 - t0);
+      else resolve({ wallMs: t1 - t0, code });
     });
   });
 }
+
+/** Whole-process wall time of `cmd args`. */
+export const timeProcess = async (cmd: string, args: string[], env: Record<string, string> = {}, okCodes: readonly number[] = [0]): Promise<number> => (await runProcess(cmd, args, env, okCodes)).wallMs;
 
 /** ripgrep's path, or undefined when it is not installed. */
 export function ripgrep(): string | undefined {
