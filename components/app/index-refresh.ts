@@ -1,24 +1,26 @@
 // The content index brought up to date in the browser's background, once the
 // first scan is over: its manifest read then (not at start-up), each
-// session's log refreshed in ~8 ms slices (an unchanged log is a stat, a new
-// one read again from the page cache), then the index saved. None of it is in
-// the scan: the complete list comes first. Until it is done, the
-// Sessions filter treats every log as a candidate; after it, a query's words
-// rule out the logs that cannot hold them (search-index.ts `mayHold`).
-import type { ContentIndex } from '../../src/storage/content-index.js';
+// session's log refreshed in ~8 ms slices (an unchanged log is known by the
+// scan's own stat of it; a new one is read again from the page cache, a
+// large one over many slices), then the index saved. None of it is in the
+// scan: the complete list comes first. Until it is done, the Sessions filter
+// treats every log as a candidate; after it, a query's words rule out the
+// logs that cannot hold them (search-index.ts `mayHold`). A browser closed
+// before the pass is over saves what it indexed so far.
+import type { ContentIndex, RefreshJob } from '../../src/storage/content-index.js';
 import type { RootIndex } from '../../src/storage/load-root.js';
 import { requiredLiterals } from '../../src/session/search.js';
 import { trigramsOf } from '../../src/session/trigrams.js';
 import type { Query } from '../../src/session/query.js';
 import type { Session } from '../../src/session/session.js';
 
-/** A log over this is not read for the index in the browser (one slice would hold the keys); a `find` run indexes it. */
-export const BROWSER_INDEX_MAX = 16 * 1024 * 1024;
 const SLICE_MS = 8;
 
 export class IndexRefresh {
   private timer?: ReturnType<typeof setTimeout>;
   private todo?: string[];
+  /** the log being refreshed over several slices (a large one) */
+  private job?: RefreshJob;
   private index?: ContentIndex;
   /** every log was looked at once: the index narrows from now on */
   ready = false;
@@ -51,17 +53,34 @@ export class IndexRefresh {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const todo = this.todo!;
-      const index = this.index!;
-      const t0 = performance.now();
-      while (todo.length > 0 && performance.now() - t0 < SLICE_MS) index.refresh(todo.pop()!, BROWSER_INDEX_MAX);
-      if (todo.length > 0) return this.schedule();
-      // entries of logs not looked at (large ones, older generations) are kept for the next find
-      index.save(false);
+      if (!this.slice()) return this.schedule();
+      // entries of logs not looked at (older generations) are kept for the next find
+      this.index!.save(false);
       this.ready = true;
       this.onDone();
     }, 0);
     this.timer.unref?.();
+  }
+
+  /** Refreshes logs for one slice; true when every log is done. */
+  private slice(): boolean {
+    const todo = this.todo!;
+    const index = this.index!;
+    const until = performance.now() + SLICE_MS;
+    const spent = () => performance.now() >= until;
+    do {
+      if (!this.job) {
+        const file = todo.pop();
+        if (file === undefined) return true;
+        // the scan's stat of the log: unchanged since it was indexed, it is not stat'ed again
+        const st = this.root.files.get(file);
+        if (st) index.trust(file, st);
+        this.job = index.refreshJob(file);
+      }
+      if (!this.job.step(spent)) return false;
+      this.job = undefined;
+    } while (!spent());
+    return todo.length === 0;
   }
 
   /**
@@ -83,6 +102,10 @@ export class IndexRefresh {
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.job?.cancel();
+    this.job = undefined;
+    // closed before the pass was over: what it indexed is kept (the rest is looked at next time)
+    if (this.index && !this.ready) this.index.save(false);
     this.index?.close();
   }
 }

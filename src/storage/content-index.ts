@@ -15,7 +15,7 @@
 // A log's entry says what was indexed: its bytes [0, to) (the complete lines;
 // a torn tail is not searched either), their sha1 (its first 64 bits), and the parts (ids in the
 // segments) its trigrams went into. flags: 1 the log may hide a word from its
-// trigrams (trigrams.ts: always a candidate), 2 racy (changed too close to
+// trigrams (trigrams.ts; or a line longer than one read: always a candidate), 2 racy (changed too close to
 // the run that read it for its stat to be trusted).
 //
 // Trust: a log whose dev, ino, size, mtime and ctime are the entry's (and not
@@ -71,10 +71,31 @@ export interface ContentIndexOptions {
   dir?: string;
   /** the clock (tests) */
   now?: () => number;
+  /** bytes read at once, a refresh in steps pausing between two reads (tests: small, to pause inside a small log) */
+  readChunk?: number;
 }
 
 /** How a log's entry stood when refresh() looked at it (tests and the bench count these). */
 export type RefreshResult = 'current' | 'appended' | 'indexed' | 'unindexed';
+
+/** A refresh in steps (ContentIndex.refreshJob). */
+export interface RefreshJob {
+  step(pause: () => boolean): boolean;
+  /** stops it and closes the log (its entry stays as it was) */
+  cancel(): void;
+  /** set once step() returned true */
+  result?: RefreshResult;
+}
+
+const NEVER = () => false;
+
+/** Runs a generator of steps to its end. */
+function runSteps<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
 
 export class ContentIndex {
   /** the manifest (undefined: the root has no real path; nothing is kept) */
@@ -82,6 +103,7 @@ export class ContentIndex {
   readonly dir: string;
   note?: string;
   readonly startedAt: number;
+  private readonly chunk: number;
   private readonly version = `${INDEX_FORMAT}/${packageVersion()}`;
   /** JSON path key -> its manifest line, as loaded */
   private lines = new Map<string, string>();
@@ -106,6 +128,7 @@ export class ContentIndex {
   ) {
     this.dir = opts.dir ?? cacheDir();
     this.startedAt = (opts.now ?? Date.now)();
+    this.chunk = opts.readChunk ?? READ_CHUNK;
     const facts = cacheFileFor(root, this.dir);
     this.file = facts?.replace(/\.facts$/, '.index');
     this.load();
@@ -180,20 +203,42 @@ export class ContentIndex {
    * its stat is the entry's). A log that cannot be indexed (compressed, gone,
    * unreadable) is left a candidate for every query.
    */
-  refresh(file: string, maxRead = Infinity): RefreshResult {
-    const key = this.keyOf(file);
-    this.files.set(key, file);
-    const r = this.refreshKey(file, key, maxRead);
-    this.counts[r]++;
-    return r;
+  refresh(file: string): RefreshResult {
+    const job = this.refreshJob(file);
+    job.step(NEVER);
+    return job.result!;
   }
 
   /**
-   * `maxRead`: a log whose entry is not current and that would take more
-   * bytes than this to bring up to date is left as it is (a candidate this
-   * run; its entry, if any, kept for a run that reads it).
+   * refresh() in steps, for a caller that keeps its loop free (the browser):
+   * step(pause) reads on until the entry is current (true) or pause(), asked
+   * between two 1 MB chunks, says stop (false: call again later; the log
+   * stays open until done or cancel()). A 1 GB log is read this way in
+   * slices, never in one block.
    */
-  private refreshKey(file: string, key: string, maxRead = Infinity): RefreshResult {
+  refreshJob(file: string): RefreshJob {
+    const key = this.keyOf(file);
+    this.files.set(key, file);
+    const steps = this.refreshSteps(file, key);
+    const job: RefreshJob = {
+      step: (pause) => {
+        for (;;) {
+          const r = steps.next();
+          if (r.done) {
+            job.result = r.value;
+            this.counts[r.value]++;
+            return true;
+          }
+          if (pause()) return false;
+        }
+      },
+      cancel: () => void steps.return('unindexed'),
+    };
+    return job;
+  }
+
+  /** The work of refreshJob: yields between two chunks read. */
+  private *refreshSteps(file: string, key: string): Generator<void, RefreshResult> {
     if (this.fresh.has(key)) return this.fresh.get(key) ? 'current' : 'unindexed';
     const was = this.invalid ? undefined : this.loaded(key);
     if (isCompressedLog(file)) {
@@ -206,7 +251,6 @@ export class ContentIndex {
       this.fresh.set(key, was);
       return 'current';
     }
-    if (now && now.size > maxRead) return 'unindexed';
     let fd: number;
     let st: fs.Stats;
     try {
@@ -223,14 +267,14 @@ export class ContentIndex {
       this.changed = true;
       if (was && was.to <= st.size) {
         const hash = crypto.createHash('sha1');
-        hashRange(fd, 0, was.to, hash);
+        yield* hashRange(fd, 0, was.to, hash, this.chunk);
         if (hexOf(hash.copy()) === was.sha1) {
-          const entry = this.extend(fd, st, was, hash);
+          const entry = yield* this.extend(fd, st, was, hash);
           this.fresh.set(key, entry);
           return entry.parts.length > was.parts.length ? 'appended' : 'current';
         }
       }
-      this.fresh.set(key, this.indexWhole(fd, st));
+      this.fresh.set(key, yield* this.indexWhole(fd, st));
       return 'indexed';
     } catch {
       this.forget(key, was);
@@ -246,9 +290,9 @@ export class ContentIndex {
   }
 
   /** The same log with bytes after `to`: those are indexed as a new part (a log rewritten in place was caught by its hash). */
-  private extend(fd: number, st: fs.Stats, was: Entry, hash: crypto.Hash): Entry {
+  private *extend(fd: number, st: fs.Stats, was: Entry, hash: crypto.Hash): Generator<void, Entry> {
     const c = new TrigramCollector();
-    const to = this.read(fd, was.to, st.size, c, hash);
+    const to = yield* this.read(fd, was.to, st.size, c, hash);
     const parts = [...was.parts];
     let flags = was.flags & ALWAYS;
     if (c.size > 0) parts.push(this.addPart(c.take()));
@@ -256,10 +300,10 @@ export class ContentIndex {
     return this.entryOf(st, to, flags, hexOf(hash), parts);
   }
 
-  private indexWhole(fd: number, st: fs.Stats): Entry {
+  private *indexWhole(fd: number, st: fs.Stats): Generator<void, Entry> {
     const hash = crypto.createHash('sha1');
     const c = new TrigramCollector();
-    const to = this.read(fd, 0, st.size, c, hash);
+    const to = yield* this.read(fd, 0, st.size, c, hash);
     const parts = c.size > 0 ? [this.addPart(c.take())] : [];
     return this.entryOf(st, to, c.always ? ALWAYS : 0, hexOf(hash), parts);
   }
@@ -270,26 +314,8 @@ export class ContentIndex {
   }
 
   /**
-   * Indexing `file` in the pass that reads it for its facts: the sink's
-   * `add` is the reader's onLines, and `finish` records what it saw.
-   * Undefined for a log that cannot be indexed that way (compressed).
-   */
-  begin(file: string): LogSink | undefined {
-    if (isCompressedLog(file)) return undefined;
-    const key = this.keyOf(file);
-    return new LogSink(file, this.invalid || this.fresh.has(key) ? undefined : this.loaded(key), (st, to, flags, sha1, trigrams, kept) => {
-      // parts of the entry before (an append) and the new bytes' part
-      const parts = kept ? [...kept] : [];
-      if (trigrams.length > 0) parts.push(this.addPart(trigrams));
-      this.files.set(key, file);
-      this.fresh.set(key, this.entryOf(st, to, flags, sha1, parts));
-      this.changed = true;
-    });
-  }
-
-  /**
    * `file` is as the run that indexed it left it, by the stat a caller took
-   * (the fact cache's hit): its entry is current, with no stat of its own.
+   * (the browser's scan): its entry is current, with no stat of its own.
    */
   trust(file: string, st: FileStat): void {
     const key = this.keyOf(file);
@@ -301,21 +327,24 @@ export class ContentIndex {
     }
   }
 
-  /** Reads [from, size) in chunks, feeding the complete lines to the collector and the hash; returns the end of the last complete line. */
-  private read(fd: number, from: number, size: number, c: TrigramCollector, hash: crypto.Hash): number {
+  /** Reads [from, size) in chunks, feeding the complete lines to the collector and the hash; returns the end of the last complete line. Yields after each chunk. */
+  private *read(fd: number, from: number, size: number, c: TrigramCollector, hash: crypto.Hash): Generator<void, number> {
     // (no larger than what is left: 100,000 small logs were 100,000 allocations of a whole chunk)
-    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(READ_CHUNK, size - from)));
+    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(this.chunk, size - from)));
     let pos = from;
     let carry = 0; // bytes at buf's start carried over from the last read (an unfinished line)
     let to = from;
     while (pos < size) {
       if (carry === buf.length) {
-        // a line longer than a chunk: its bytes are indexed as they come (trigrams across the cut are lost, only at that cut)
+        // a line longer than a chunk: its bytes are indexed as they come, and
+        // as a trigram across the cut is not seen, the log is a candidate for every query
+        c.always = true;
         c.add(buf, 0, carry);
         hash.update(buf.subarray(0, carry));
         to += carry;
         carry = 0;
       }
+      if (pos > from) yield;
       const n = fs.readSync(fd, buf, carry, Math.min(buf.length - carry, size - pos), pos);
       if (n === 0) break;
       pos += n;
@@ -422,7 +451,7 @@ export class ContentIndex {
     this.lines = new Map();
     this.invalid = true;
     this.fresh.clear();
-    for (const [key, file] of this.files) this.refreshKey(file, key);
+    for (const [key, file] of this.files) runSteps(this.refreshSteps(file, key));
   }
 
   /**
@@ -572,9 +601,11 @@ function parseEntry(text: string, nextPart: number): Entry | undefined {
   return { dev, ino, size, mtimeMs, ctimeMs: mtimeMs + ctimeDelta, to, flags, sha1: f[7], parts };
 }
 
-function hashRange(fd: number, from: number, to: number, hash: crypto.Hash): void {
-  const buf = Buffer.allocUnsafe(Math.max(1, Math.min(READ_CHUNK, to - from)));
+/** Hashes [from, to) in chunks, yielding after each. */
+function* hashRange(fd: number, from: number, to: number, hash: crypto.Hash, chunk: number): Generator<void, void> {
+  const buf = Buffer.allocUnsafe(Math.max(1, Math.min(chunk, to - from)));
   for (let pos = from; pos < to; ) {
+    if (pos > from) yield;
     const n = fs.readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos);
     if (n === 0) throw new Error('file ended early');
     hash.update(buf.subarray(0, n));
@@ -583,54 +614,3 @@ function hashRange(fd: number, from: number, to: number, hash: crypto.Hash): voi
 }
 
 export type { PostingsEntry };
-
-type Record_ = (st: Required<Pick<FileStat, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>>, to: number, flags: number, sha1: string, trigrams: Uint32Array, kept: number[] | undefined) => void;
-
-/**
- * The bytes of one log as its reader consumes them (whole lines, in order):
- * hashed, and their trigrams collected; with an entry from before, the bytes
- * up to its end are only hashed, and when they hash the same the entry's
- * parts are kept and only the rest is indexed (an append). A read that
- * skipped a line, or found other bytes where the entry was, records nothing:
- * the log is refreshed on its own later.
- */
-export class LogSink {
-  private readonly hash = crypto.createHash('sha1');
-  private readonly trigrams = new TrigramCollector();
-  private seen = 0;
-  private ok = true;
-
-  constructor(
-    readonly file: string,
-    private readonly was: Entry | undefined,
-    private readonly record: Record_,
-  ) {}
-
-  readonly add = (buf: Buffer, start: number, end: number): void => {
-    if (!this.ok) return;
-    let from = start;
-    const was = this.was;
-    if (was && this.seen < was.to) {
-      const upto = Math.min(end, start + (was.to - this.seen));
-      this.hash.update(buf.subarray(start, upto));
-      this.seen += upto - start;
-      from = upto;
-      if (this.seen === was.to && hexOf(this.hash.copy()) !== was.sha1) this.ok = false;
-      if (from === end || !this.ok) return;
-    }
-    this.hash.update(buf.subarray(from, end));
-    this.seen += end - from;
-    this.trigrams.add(buf, from, end);
-  };
-
-  /** The read is over: `consumed` bytes of complete lines, the file's stat at the read. */
-  finish(st: FileStat, consumed: number): void {
-    const was = this.was;
-    if (!this.ok || this.seen !== consumed || st.dev === undefined || st.ctimeMs === undefined) return;
-    // shorter than the entry's end: those bytes were only hashed, never indexed
-    if (was && this.seen < was.to) return;
-    const kept = was?.parts;
-    const flags = (kept ? was!.flags & ALWAYS : 0) | (this.trigrams.always ? ALWAYS : 0);
-    this.record({ dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs }, consumed, flags, hexOf(this.hash), this.trigrams.size > 0 ? this.trigrams.take() : new Uint32Array(0), kept);
-  }
-}

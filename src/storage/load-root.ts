@@ -7,7 +7,6 @@ import type { LoadProgress } from '../session/session.js';
 import { SessionStore } from '../session/store.js';
 import { DiskPersistence } from './disk-persistence.js';
 import { FactCache, type CacheHit, type CacheSource, type FactCacheOptions } from './fact-cache.js';
-import type { ContentIndex } from './content-index.js';
 import { LogReader } from './log-reader.js';
 import { sessionFromRead, startReadLog, type FileStat } from './session-file.js';
 import type { ScanProgress } from './scan.js';
@@ -90,8 +89,6 @@ export interface RootIndex {
   live?: { mode: 'watch' | 'poll'; message?: string };
   /** the fact cache while the first load or scan runs (detached once saved) */
   cache?: FactCache;
-  /** the content index, fed by the same reads (content-index.ts); the browser's only */
-  content?: ContentIndex;
   /** the cache's one quiet note, if it could not be read or written */
   cacheNote?: string;
   /** once saved: files that came from the cache, entries it held, whether it was rewritten, folder listings reused */
@@ -163,20 +160,13 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
   // a file unchanged since a run that read it: its facts from the cache, the log not opened
   const hit = index.cache?.lookup(file);
   if (hit && addRead(index, file, hit)) {
-    index.content?.trust(file, hit.stat);
     supersede();
     return undefined;
   }
-  // the content index reads the log in the same pass, line by line as the reader consumes it
-  const sink = index.content?.begin(file);
   // (paused between 1 MB chunks too: a 10 GB log's first scan leaves the loop free for keys)
-  const r = startReadLog(file, sink ? { retain: false, onLines: sink.add } : false, undefined, 'read');
+  const r = startReadLog(file, false, undefined, 'read');
   const finish = () => {
     const read = r.result();
-    if (sink) {
-      read.reader.onLines = undefined;
-      sink.finish(read.stat, read.reader.consumed);
-    }
     const { session, diagnostics } = sessionFromRead(file, read);
     index.files.set(file, fileEntry(read.stat, read.pending, session ? undefined : diagnostics));
     if (session) index.store.add(session);
@@ -335,15 +325,12 @@ export function allDiagnostics(index: RootIndex): Diagnostic[] {
 export interface LoadOptions {
   /** use the fact cache (fact-cache.ts): read it, and rewrite it when something was read (default false; the CLI passes true unless --no-cache) */
   cache?: boolean | FactCacheOptions;
-  /** a content index to feed from the same reads (the caller saves it) */
-  content?: ContentIndex;
 }
 
 export function loadRootSync(root: string, opts: LoadOptions = {}): RootIndex {
   const index = newRootIndex(root);
   if (!fs.statSync(index.root).isDirectory()) throw new Error(`${root} is not a directory`);
   if (opts.cache) attachCache(index, opts.cache === true ? {} : opts.cache);
-  if (opts.content) index.content = opts.content;
   // the walk of listSessionFiles, with the cache's folder listings (an unchanged folder is not listed again)
   const files = [...iterateSessionFiles(index.root, (s) => recordSkip(index, s), undefined, index.cache?.listings)].sort();
   for (const f of files) indexFileSafe(index, f);

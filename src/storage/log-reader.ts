@@ -39,16 +39,7 @@ export interface LogReaderOptions {
    * Events of types whose fold reads their data are always parsed and kept.
    */
   keepLine?: KeepLine;
-  /**
-   * Given the bytes of every complete line as it is consumed (`buf[start, end)`,
-   * whole lines, in file order; not an over-long line that is skipped): the
-   * content index reads a log in the same pass as its facts.
-   */
-  onLines?: LineSink;
 }
-
-/** See LogReaderOptions.onLines. */
-export type LineSink = (buf: Buffer, start: number, end: number) => void;
 
 /** See LogReaderOptions.keepLine. */
 export type KeepLine = (type: string, buf: Buffer, start: number, end: number) => boolean;
@@ -116,11 +107,7 @@ export class LogReader {
       this.events = [];
       this.eventEnds = [];
     }
-    if (opts.onLines) this.onLines = opts.onLines;
   }
-
-  /** LogReaderOptions.onLines, until the read that set it drops it (undefined on the prototype) */
-  declare onLines: LineSink | undefined;
 
   /**
    * A facts-only reader that has read what there is: its facts' seq lists
@@ -284,7 +271,6 @@ export class LogReader {
     }
     this.consumed += pos;
     if (fold) this.keepFold(fold);
-    if (pos > 0) this.onLines?.(buf, 0, pos);
     return pos;
   }
 
@@ -539,7 +525,7 @@ export class LogReader {
 // anomaly, an over-long line, a flood of diagnostics). A facts-only reader was
 // ~180 bytes with every field its own (Infinity a boxed number of its own too),
 // ~60 bytes this way: 12 MB at 100,000 sessions.
-Object.assign(LogReader.prototype, { retain: false, events: NONE, eventEnds: NONE, firstAnomaly: Infinity, scanned: 0, gaveUp: false, unlisted: 0, onLines: undefined });
+Object.assign(LogReader.prototype, { retain: false, events: NONE, eventEnds: NONE, firstAnomaly: Infinity, scanned: 0, gaveUp: false, unlisted: 0 });
 
 /**
  * One string per working folder: thousands of sessions of one project name

@@ -1,9 +1,10 @@
 // The content index narrows `find` to the logs that may hold the query's
 // words; it must never change an answer. Random roots, random queries and
 // random changes between runs (append, truncate, same-size rewrite, mtime
-// rolled back, delete, rename, a new log, a new generation), the index fed
-// by find's own reads or by the reads of a root's load (as the browser's
-// scan feeds it): every indexed run finds exactly what a scan finds. Then the damaged,
+// rolled back, delete, rename, a new log, a new generation), the index
+// refreshed by find itself or as the browser does (the scan's stats trusted,
+// each log read in steps): every indexed run finds exactly what a scan
+// finds. Then the damaged,
 // foreign and unwritable index, and what a warm run reads.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -124,13 +125,25 @@ function apply(dir: string, c: Change): void {
 
 /**
  * Runs find with a fresh index over `cache` (as a new process would) and
- * saves it. `pass`: the logs are first read as the browser's scan reads them
- * (with the fact cache), the index fed by those reads, as in the browser.
+ * saves it. `pass`: the index is first refreshed as the browser does it
+ * (index-refresh.ts): the root loaded with the fact cache, each log's stat
+ * from that load trusted, each log refreshed in steps that pause after
+ * every read of `pass` bytes (small: lines longer than one read are common).
  */
-function indexedFind(dir: string, cache: string, q: Query, now?: () => number, pass = false): ReturnType<typeof findMatches> {
-  const index = new ContentIndex(dir, { dir: cache, now });
+function indexedFind(dir: string, cache: string, q: Query, now?: () => number, pass?: number): ReturnType<typeof findMatches> {
+  const index = new ContentIndex(dir, { dir: cache, now, readChunk: pass });
   try {
-    if (pass) loadRootSync(dir, { cache: { dir: cache, now }, content: index });
+    if (pass) {
+      const root = loadRootSync(dir, { cache: { dir: cache, now } });
+      for (const s of root.store.list()) {
+        const st = root.files.get(s.file!);
+        if (st) index.trust(s.file!, st);
+        const job = index.refreshJob(s.file!);
+        while (!job.step(() => true)) {
+          /* one chunk a step */
+        }
+      }
+    }
     const found = findMatches(dir, q, index);
     index.save();
     return found;
@@ -145,7 +158,7 @@ function sameAsScan(numRuns: number, now?: () => number): void {
       fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { minLength: 1, maxLength: 5 }),
       fc.array(fc.array(change, { maxLength: 3 }), { minLength: 1, maxLength: 4 }),
       fc.array(term, { minLength: 1, maxLength: 3 }),
-      fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
+      fc.array(fc.option(fc.constantFrom(64, 512, 4096), { nil: undefined }), { minLength: 5, maxLength: 5 }),
       (seeds, rounds, terms, passes) => {
         const q = parseQuery(terms.join(' '));
         if (isQueryError(q)) return;
@@ -215,6 +228,47 @@ describe('the content index', () => {
     const may = index.matcher(trigramsOf(requiredLiterals(q)!));
     expect(files.filter(may)).toEqual([files[7]]);
     index.close();
+  });
+
+  it('never rules out a log whose word sits across the cut of a line longer than one read', () => {
+    const dir = fresh('cut');
+    const file = path.join(dir, 'f', 'session.jsonl');
+    fs.mkdirSync(path.dirname(file));
+    const q = parseQuery('zqxjrare') as Query;
+    // the word at every offset from the cuts of 16-byte reads
+    for (let pad = 0; pad < 16; pad++) {
+      const cache = fresh('cache');
+      // (a log with neither escapes nor prompt/blocked: nothing else makes it a candidate)
+      fs.writeFileSync(file, makeLog(7, 5, { escapes: 0, blocked: false }) + JSON.stringify({ type: 'user/message', seq: 5, time: 2000, data: { message: { role: 'user', content: `${'x'.repeat(pad)} zqxjrare` } } }) + '\n');
+      const index = new ContentIndex(dir, { dir: cache, now: later, readChunk: 16 });
+      try {
+        expect(index.refresh(file)).toBe('indexed');
+        expect(index.matcher(trigramsOf(['zqxjrare']))(file), `pad ${pad}`).toBe(true);
+        expect(findMatches(dir, q, index).length, `pad ${pad}`).toBe(1);
+      } finally {
+        index.close();
+      }
+    }
+  });
+
+  it('refreshes a log in steps that pause between reads, and a cancelled refresh leaves its entry as it was', () => {
+    const { dir, cache, q, files } = rareRoot();
+    expect(indexedFind(dir, cache, q, later).map((m) => m.file)).toEqual([files[7]]);
+    fs.appendFileSync(files[3], eventLines(99, 30));
+    const index = new ContentIndex(dir, { dir: cache, now: later, readChunk: 128 });
+    const cancelled = index.refreshJob(files[3]);
+    expect(cancelled.step(() => true)).toBe(false);
+    cancelled.cancel();
+    expect(cancelled.result).toBeUndefined();
+    index.save(false);
+    index.close();
+    const again = new ContentIndex(dir, { dir: cache, now: later, readChunk: 128 });
+    const job = again.refreshJob(files[3]);
+    let steps = 1;
+    while (!job.step(() => true)) steps++;
+    expect(job.result).toBe('appended');
+    expect(steps).toBeGreaterThan(2);
+    again.close();
   });
 
   it('indexes only the bytes an append adds; a rewrite is indexed again whole', () => {
