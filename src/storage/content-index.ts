@@ -184,6 +184,11 @@ export class ContentIndex {
     }
   }
 
+  /** How many logs the manifest read at start held (0: no index kept for the root, or one rebuilt). */
+  get kept(): number {
+    return this.lines.size;
+  }
+
   private segmentFile(name: string): string {
     return this.file!.replace(/\.index$/, `.${name}.seg`);
   }

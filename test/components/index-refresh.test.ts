@@ -40,7 +40,7 @@ describe('the content index pass in the browser', () => {
     let done = 0;
     const rootIndex = loadRootSync(dir);
     const pass = new IndexRefresh(() => index, rootIndex, () => done++);
-    pass.start();
+    pass.want();
     let slices = 0;
     while (pass.busy) {
       vi.advanceTimersToNextTimer();
@@ -57,12 +57,35 @@ describe('the content index pass in the browser', () => {
     pass.close();
   });
 
+  it('with no index kept, waits until a query asks for words; with one, starts with the list', () => {
+    const { dir, cache, files } = root('demand', 3, 50);
+    const rootIndex = loadRootSync(dir);
+    const cold = new ContentIndex(dir, { dir: cache, now: later });
+    const pass = new IndexRefresh(() => cold, rootIndex, () => undefined);
+    pass.start();
+    expect(pass.busy).toBe(false);
+    expect(pass.mayHold(parseQuery('ab') as Query)).toBeUndefined();
+    expect(pass.busy).toBe(false); // no trigram asked for
+    expect(pass.mayHold(parseQuery('zqxjabsent') as Query)).toBeUndefined();
+    expect(pass.busy).toBe(true);
+    while (pass.busy) vi.advanceTimersToNextTimer();
+    expect(cold.counts.indexed).toBe(files.length);
+    pass.close();
+    const warm = new ContentIndex(dir, { dir: cache, now: later });
+    const next = new IndexRefresh(() => warm, rootIndex, () => undefined);
+    next.start();
+    expect(next.busy).toBe(true);
+    while (next.busy) vi.advanceTimersToNextTimer();
+    expect(warm.counts.current).toBe(files.length);
+    next.close();
+  });
+
   it('closed before the pass is over, it keeps what it indexed', () => {
     const { dir, cache, files } = root('closed', 30, 200);
     // 16-byte reads: a log takes a few ms, the pass many slices
     const index = new ContentIndex(dir, { dir: cache, now: later, readChunk: 16 });
     const pass = new IndexRefresh(() => index, loadRootSync(dir), () => undefined);
-    pass.start();
+    pass.want();
     while (index.counts.indexed === 0) vi.advanceTimersToNextTimer();
     expect(pass.ready).toBe(false);
     const indexed = index.counts.indexed;
@@ -79,7 +102,7 @@ describe('the content index pass in the browser', () => {
     const { dir, cache } = root('warm', 5, 50);
     const first = new ContentIndex(dir, { dir: cache, now: later });
     const pass = new IndexRefresh(() => first, loadRootSync(dir), () => undefined);
-    pass.start();
+    pass.want();
     while (pass.busy) vi.advanceTimersToNextTimer();
     pass.close();
     const stats = vi.spyOn(fs, 'statSync');
