@@ -119,6 +119,8 @@ export class ContentIndex {
   private changed = false;
   /** the file of each key refreshed this run */
   private files = new Map<string, string>();
+  /** the key of each file refreshed this run (a matcher asks by file, 100,000 times a query: no key built each time) */
+  private keys = new Map<string, string>();
   /** what refresh() found, per kind */
   readonly counts: Record<RefreshResult, number> = { current: 0, appended: 0, indexed: 0, unindexed: 0 };
 
@@ -224,6 +226,7 @@ export class ContentIndex {
   refreshJob(file: string): RefreshJob {
     const key = this.keyOf(file);
     this.files.set(key, file);
+    this.keys.set(file, key);
     const steps = this.refreshSteps(file, key);
     const job: RefreshJob = {
       step: (pause) => {
@@ -328,6 +331,7 @@ export class ContentIndex {
     const was = this.loaded(key);
     if (was && !(was.flags & RACY) && st.dev === was.dev && st.ctimeMs === was.ctimeMs && st.ino === was.ino && st.size === was.size && st.mtimeMs === was.mtimeMs) {
       this.files.set(key, file);
+      this.keys.set(file, key);
       this.fresh.set(key, was);
     }
   }
@@ -413,7 +417,7 @@ export class ContentIndex {
     // parts made after this moment are in no holder set: their logs cannot be ruled out by it
     const known = this.nextPart;
     return (file) => {
-      const e = this.fresh.get(this.keyOf(file));
+      const e = this.fresh.get(this.keys.get(file) ?? this.keyOf(file));
       if (!e || e.flags & ALWAYS || e.parts.some((p) => p >= known)) return true;
       // a log that changed since it was indexed (a live append): what it holds now is not known
       if (statNow) {
