@@ -139,7 +139,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   const early = opts.follow === false ? undefined : new EarlyWatches(HOT_FOLDERS);
   const scanned = scanRoot(index, { signal: abort.signal, onProgress, budgetMs: SCAN_SLICE_MS, early }).then(async () => {
     milestone('fact cache saved');
-    if (!abort.signal.aborted) await Promise.race([controller.listReady, new Promise((resolve) => abort.signal.addEventListener('abort', resolve))]);
+    if (!abort.signal.aborted) await Promise.race([controller.listReady, new Promise((resolve) => abort.signal.addEventListener('abort', resolve, { once: true }))]);
     if (abort.signal.aborted || opts.follow === false) return early?.close();
     index.live = { mode: 'watch' };
     follower = followRoot(index, {
