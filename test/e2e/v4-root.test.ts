@@ -63,9 +63,9 @@ describe('a compressed v4 harness root in a terminal', () => {
     expect(JSON.parse(lines[0])).toMatchObject({ type: 'session', version: 4, id: childId, parentSession: 'preview-showcase', isSeeded: true, delegationDepth: 0 });
     expect(lines).toHaveLength(1 + 7 + 1);
     expect(JSON.parse(lines[8])).toMatchObject({ type: 'session/end-seed', seq: 7, data: { inherited: true } });
-    // the child is selected: y copies the command that resumes it in the current release
-    await press(s, keys.esc);
-    // back on the Sessions list before y: Esc and y in one read would be Alt-y (as a terminal sends it)
+    // the fork brings the Sessions list back with the child selected: y copies the command that
+    // resumes it in the current release (no Esc first: sent close behind it, Esc and y are one
+    // read on a loaded machine, Alt-y as a terminal sends it, and the copy never came)
     await s.waitFor(/STATE +ID/);
     await press(s, 'y');
     const expected = `cd /dsh/workspace && dsh --resume=${childId}`;
