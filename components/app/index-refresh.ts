@@ -28,6 +28,8 @@ export class IndexRefresh {
   private index?: ContentIndex;
   /** every log was looked at once: the index narrows from now on */
   ready = false;
+  /** a query asked for words before the list was drawn: the pass starts with it, kept index or not */
+  private asked = false;
 
   constructor(
     /** makes the index (reads its manifest) when the pass starts */
@@ -45,7 +47,7 @@ export class IndexRefresh {
   start(): void {
     if (this.index) return;
     this.index = this.open();
-    if (this.index.kept > 0) this.want();
+    if (this.index.kept > 0 || this.asked) this.want();
   }
 
   /** A query asks for words: the pass over the sessions' logs now in the store starts (once). */
@@ -106,7 +108,8 @@ export class IndexRefresh {
     const trigrams = trigramsOf(literals);
     if (trigrams.length === 0) return undefined;
     if (!this.ready || !this.index) {
-      // asked before the pass: it starts now (the caller is called back when it is over)
+      // asked before the pass: it starts now, or with the list (the caller is called back when it is over)
+      this.asked = true;
       if (this.index) this.want();
       return undefined;
     }

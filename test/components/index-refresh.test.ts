@@ -80,6 +80,19 @@ describe('the content index pass in the browser', () => {
     next.close();
   });
 
+  it('a query that asked for words before the list was drawn starts the pass with the list', () => {
+    const { dir, cache, files } = root('early', 3, 50);
+    const index = new ContentIndex(dir, { dir: cache, now: later });
+    const pass = new IndexRefresh(() => index, loadRootSync(dir), () => undefined);
+    expect(pass.mayHold(parseQuery('zqxjabsent') as Query)).toBeUndefined();
+    expect(pass.busy).toBe(false); // the list is not drawn yet: nothing starts before it
+    pass.start();
+    expect(pass.busy).toBe(true);
+    while (pass.busy) vi.advanceTimersToNextTimer();
+    expect(index.counts.indexed).toBe(files.length);
+    pass.close();
+  });
+
   it('closed before the pass is over, it keeps what it indexed', () => {
     const { dir, cache, files } = root('closed', 30, 200);
     // 16-byte reads: a log takes a few ms, the pass many slices
