@@ -8,7 +8,7 @@ import { AuditIndex, type AuditMemory } from '../../src/session/audit-index.js';
 import { isQueryError, parseQuery } from '../../src/session/query.js';
 import { TurnScan } from '../../src/view/turns/turn-search.js';
 import type { Query } from '../../src/session/query.js';
-import { cancelFilter, indexSome, runFilter, SearchIndex, startFilter, type FilterJob } from '../../src/session/search-index.js';
+import { cancelFilter, indexSome, retryPending, runFilter, SearchIndex, startFilter, type FilterJob } from '../../src/session/search-index.js';
 import { hasEventTerms } from '../../src/session/search.js';
 import type { FilterAnswers } from '../../src/view/sessions/session-filter.js';
 import { newChildId } from '../../src/session/ids.js';
@@ -502,9 +502,13 @@ export class AppController {
         }
       } else {
         // sessions without a search document answered 'pending': index them, then ask again
-        const pending = this.index.store.list().filter((s) => job.results.get(s.file ?? `mem:${s.id}`) === 'pending');
+        const pending: Session[] = [];
+        for (const [key, a] of job.results) {
+          const s = a === 'pending' ? this.index.store.byFile(key) : undefined;
+          if (s) pending.push(s);
+        }
         if (pending.length === 0) return this.checkIdle();
-        if (indexSome(this.searchIndex, pending, 8) === 0) f.job = startFilter(job.query, this.index.store.list(), this.indexRefresh?.mayHold(job.query));
+        if (indexSome(this.searchIndex, pending, 8) === 0) f.job = retryPending(job, pending);
       }
       this.storeChanged(false);
       this.scheduleFilter();

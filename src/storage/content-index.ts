@@ -119,8 +119,11 @@ export class ContentIndex {
   private changed = false;
   /** the file of each key refreshed this run */
   private files = new Map<string, string>();
-  /** the key of each file refreshed this run (a matcher asks by file, 100,000 times a query: no key built each time) */
-  private keys = new Map<string, string>();
+  /** the entry of each file refreshed this run, as in `fresh` (a matcher asks by file, 100,000 times a query: one lookup, no key built) */
+  private byFile = new Map<string, Entry | undefined>();
+  /** moves with every change to `fresh` (the part owners below are as of one) */
+  private freshVersion = 0;
+  private owners?: { version: number; of: Map<number, Entry | Entry[]> };
   /** what refresh() found, per kind */
   readonly counts: Record<RefreshResult, number> = { current: 0, appended: 0, indexed: 0, unindexed: 0 };
 
@@ -226,7 +229,6 @@ export class ContentIndex {
   refreshJob(file: string): RefreshJob {
     const key = this.keyOf(file);
     this.files.set(key, file);
-    this.keys.set(file, key);
     const steps = this.refreshSteps(file, key);
     const job: RefreshJob = {
       step: (pause) => {
@@ -250,13 +252,13 @@ export class ContentIndex {
     if (this.fresh.has(key)) return this.fresh.get(key) ? 'current' : 'unindexed';
     const was = this.invalid ? undefined : this.loaded(key);
     if (isCompressedLog(file)) {
-      this.forget(key, was);
+      this.forget(key, file, was);
       return 'unindexed';
     }
     // the common case first: an unchanged log is a stat, never opened
     const now = statOf(file);
     if (was && now && sameStat(was, now) && !(was.flags & RACY)) {
-      this.fresh.set(key, was);
+      this.current(key, file, was);
       return 'current';
     }
     let fd: number;
@@ -264,12 +266,12 @@ export class ContentIndex {
     try {
       ({ fd, st } = openRegular(file));
     } catch {
-      this.forget(key, was);
+      this.forget(key, file, was);
       return 'unindexed';
     }
     try {
       if (was && sameStat(was, st) && !(was.flags & RACY)) {
-        this.fresh.set(key, was);
+        this.current(key, file, was);
         return 'current';
       }
       this.changed = true;
@@ -278,22 +280,29 @@ export class ContentIndex {
         yield* hashRange(fd, 0, was.to, hash, this.chunk);
         if (hexOf(hash.copy()) === was.sha1) {
           const entry = yield* this.extend(fd, st, was, hash);
-          this.fresh.set(key, entry);
+          this.current(key, file, entry);
           return entry.parts.length > was.parts.length ? 'appended' : 'current';
         }
       }
-      this.fresh.set(key, yield* this.indexWhole(fd, st));
+      this.current(key, file, yield* this.indexWhole(fd, st));
       return 'indexed';
     } catch {
-      this.forget(key, was);
+      this.forget(key, file, was);
       return 'unindexed';
     } finally {
       fs.closeSync(fd);
     }
   }
 
-  private forget(key: string, was: Entry | undefined): void {
-    this.fresh.set(key, undefined);
+  /** `file`'s entry as of this run (undefined: it cannot be indexed, a candidate for every query). */
+  private current(key: string, file: string, entry: Entry | undefined): void {
+    this.fresh.set(key, entry);
+    this.byFile.set(file, entry);
+    this.freshVersion++;
+  }
+
+  private forget(key: string, file: string, was: Entry | undefined): void {
+    this.current(key, file, undefined);
     if (was) this.changed = true;
   }
 
@@ -331,8 +340,7 @@ export class ContentIndex {
     const was = this.loaded(key);
     if (was && !(was.flags & RACY) && st.dev === was.dev && st.ctimeMs === was.ctimeMs && st.ino === was.ino && st.size === was.size && st.mtimeMs === was.mtimeMs) {
       this.files.set(key, file);
-      this.keys.set(file, key);
-      this.fresh.set(key, was);
+      this.current(key, file, was);
     }
   }
 
@@ -416,16 +424,55 @@ export class ContentIndex {
     }
     // parts made after this moment are in no holder set: their logs cannot be ruled out by it
     const known = this.nextPart;
+    const hits = this.holding(holders);
     return (file) => {
-      const e = this.fresh.get(this.keys.get(file) ?? this.keyOf(file));
-      if (!e || e.flags & ALWAYS || e.parts.some((p) => p >= known)) return true;
+      const e = this.byFile.get(file);
+      if (e === undefined || hits.has(e) || e.flags & ALWAYS || e.parts.some((p) => p >= known)) return true;
       // a log that changed since it was indexed (a live append): what it holds now is not known
       if (statNow) {
         const st = statNow(file);
         if (!st || st.size !== e.size || st.ino !== e.ino || st.mtimeMs !== e.mtimeMs) return true;
       }
-      return holders.every((h) => e.parts.some((p) => h.has(p)));
+      return false;
     };
+  }
+
+  /**
+   * The entries refreshed this run whose parts hold every trigram's parts in
+   * `holders`: found from the rarest trigram's parts, not by testing every
+   * log (a rare word's answer at 100,000 logs is a handful of lookups).
+   */
+  private holding(holders: Array<Set<number>>): Set<Entry> {
+    const rarest = holders.reduce((a, b) => (b.size < a.size ? b : a));
+    const owners = this.partOwners();
+    const hits = new Set<Entry>();
+    const take = (e: Entry): void => {
+      if (!hits.has(e) && holders.every((h) => e.parts.some((p) => h.has(p)))) hits.add(e);
+    };
+    for (const part of rarest) {
+      const o = owners.get(part);
+      if (o === undefined) continue;
+      if (Array.isArray(o)) o.forEach(take);
+      else take(o);
+    }
+    return hits;
+  }
+
+  /** Part id -> the entry (rarely entries) refreshed this run that lists it; rebuilt when `fresh` moved since. */
+  private partOwners(): Map<number, Entry | Entry[]> {
+    if (this.owners?.version === this.freshVersion) return this.owners.of;
+    const of = new Map<number, Entry | Entry[]>();
+    for (const e of this.fresh.values()) {
+      if (!e) continue;
+      for (const p of e.parts) {
+        const o = of.get(p);
+        if (o === undefined) of.set(p, e);
+        else if (Array.isArray(o)) o.push(e);
+        else if (o !== e) of.set(p, [o, e]);
+      }
+    }
+    this.owners = { version: this.freshVersion, of };
+    return of;
   }
 
   /** Per trigram, the parts that hold it: from every segment and from the parts in memory. */
@@ -460,6 +507,8 @@ export class ContentIndex {
     this.lines = new Map();
     this.invalid = true;
     this.fresh.clear();
+    this.byFile.clear();
+    this.freshVersion++;
     for (const [key, file] of this.files) runSteps(this.refreshSteps(file, key));
   }
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isQueryError, parseQuery, type Query } from '../../src/session/query.js';
 import { buildSearchDoc, matchSession, sessionMeta } from '../../src/session/search.js';
-import { cancelFilter, indexSome, runFilter, SearchIndex, setScanMin, startFilter, type Clock } from '../../src/session/search-index.js';
+import { cancelFilter, indexSome, retryPending, runFilter, SearchIndex, setScanMin, startFilter, type Clock } from '../../src/session/search-index.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { cleanupTmp, copyDir, evs, hdr, REAL_DIR, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 
@@ -114,5 +114,39 @@ describe('search index and filter jobs', () => {
     expect([...job.results.values()]).toEqual([1]);
     idx.retain([]);
     expect(idx.size).toBe(0);
+  });
+
+  it('a retry answers the pending sessions once their documents are made, and keeps every other answer', () => {
+    const q = ok('the');
+    const half = sessions.filter((_, i) => i % 2 === 0);
+    const idx = new SearchIndex();
+    indexSome(idx, half, Infinity);
+    const job = startFilter(q, sessions);
+    runFilter(job, idx, Infinity);
+    const pending = sessions.filter((s) => job.results.get(s.file!) === 'pending');
+    expect(pending.length).toBe(sessions.length - half.length);
+    indexSome(idx, pending, Infinity);
+    const again = retryPending(job, pending);
+    runFilter(again, idx, Infinity);
+    // the same answers as a job over every session, each document made
+    const whole = startFilter(q, sessions);
+    runFilter(whole, idx, Infinity);
+    expect(new Map([...again.results].sort())).toEqual(new Map([...whole.results].sort()));
+    expect([...again.results.values()]).not.toContain('pending');
+  });
+
+  it('leaves out, at its start, the sessions the content index rules out, and answers the rest', () => {
+    const q = ok('the');
+    const idx = new SearchIndex();
+    indexSome(idx, sessions, Infinity);
+    const ruledOut = new Set(sessions.filter((_, i) => i % 3 === 0));
+    let asked = 0;
+    const job = startFilter(q, sessions, (s) => (asked++, !ruledOut.has(s)));
+    expect(asked).toBe(sessions.length);
+    expect(job.todo.length).toBe(sessions.length - ruledOut.size);
+    runFilter(job, idx, Infinity);
+    const whole = startFilter(q, sessions);
+    runFilter(whole, idx, Infinity);
+    expect(new Map([...job.results].sort())).toEqual(new Map([...whole.results].filter(([k]) => ![...ruledOut].some((s) => s.file === k)).sort()));
   });
 });

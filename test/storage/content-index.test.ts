@@ -285,6 +285,25 @@ describe('the content index', () => {
     expect(indexedFind(dir, cache, q, later).map((m) => m.file)).toEqual([files[3], files[7]]);
   });
 
+  it('keeps a log whose words sit in different parts (one before an append, one in it), and only it', () => {
+    const { dir, cache, files } = rareRoot();
+    indexedFind(dir, cache, parseQuery('zqxjrare') as Query, later);
+    // files[7] holds zqxjrare in its first part; the append puts the second word in a part of its own
+    fs.appendFileSync(files[7], JSON.stringify({ type: 'user/message', seq: 99, time: 3000, data: { message: { role: 'user', content: 'vvkqpalt' } } }) + '\n');
+    // files[2] gets the second word alone
+    fs.appendFileSync(files[2], JSON.stringify({ type: 'user/message', seq: 99, time: 3000, data: { message: { role: 'user', content: 'vvkqpalt' } } }) + '\n');
+    const index = new ContentIndex(dir, { dir: cache, now: later });
+    expect(files.map((f) => index.refresh(f))).toEqual(files.map((_, i) => (i === 2 || i === 7 ? 'appended' : 'current')));
+    index.save();
+    index.close();
+    // a later run: every part is in a segment, each log's parts listed in its entry
+    const warm = new ContentIndex(dir, { dir: cache, now: later });
+    for (const f of files) expect(warm.refresh(f)).toBe('current');
+    expect(files.filter(warm.matcher(trigramsOf(['zqxjrare', 'vvkqpalt'])))).toEqual([files[7]]);
+    expect(files.filter(warm.matcher(trigramsOf(['vvkqpalt'])))).toEqual([files[2], files[7]]);
+    warm.close();
+  });
+
   it('a damaged, foreign or other-version manifest, or a damaged segment, is rebuilt and never changes an answer', () => {
     const { dir, cache, q, files } = rareRoot();
     const want = findMatches(dir, q);

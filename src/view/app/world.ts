@@ -4,7 +4,7 @@
 // it reads; a new snapshot is taken after every store change.
 import { AuditIndex } from '../../session/audit-index.js';
 import { isQueryError, parseQuery } from '../../session/query.js';
-import { filterByQuery, searching, type FilterAnswers } from '../sessions/session-filter.js';
+import { filterByQuery, queryBase, searching, type FilterAnswers, type QueryBase } from '../sessions/session-filter.js';
 import { isDirectory } from '../../storage/is-directory.js';
 import { inProjectScope, type ProjectScope } from '../../storage/project-scope.js';
 import { problemRows, seedDivergence, type ProblemRow, type SeedDivergence } from '../../session/problems.js';
@@ -330,6 +330,9 @@ export interface WorldOptions {
  */
 const origins = new WeakMap<World, World>();
 
+/** The filter's queryBase of a list of items (the last filter asked of it): frames of one list share it. */
+const queryBases = new WeakMap<readonly SessionListItem[], { filter: string; all: boolean; base: QueryBase }>();
+
 export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, opts: WorldOptions = {}): World {
   if (opts.base) opts = { ...opts, base: origins.get(opts.base) ?? opts.base };
   const audit = opts.audit ?? new AuditIndex();
@@ -348,11 +351,16 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
   let problems: ProblemRow[] | undefined;
   const cwds = new Map<string, boolean>();
   /** The filter as a query (a text that does not parse filters as plain text, as before). */
-  const filteredRows = (items: readonly SessionListItem[], filter: string, order: SortOrder): SessionRow[] => {
+  const filteredRows = (items: readonly SessionListItem[], all: boolean, filter: string, order: SortOrder): SessionRow[] => {
     const q = filter.trim() ? parseQuery(filter) : undefined;
-    if (!q || isQueryError(q)) return sessionRows(items, { filter, order, now });
+    const inScope = (): readonly SessionListItem[] => (all || !opts.scope ? items : items.filter(scopeTest(opts.scope)));
+    if (!q || isQueryError(q)) return sessionRows(inScope(), { filter, order, now });
     const answers = opts.filterAnswers?.text === filter ? opts.filterAnswers : undefined;
-    const kept = filterByQuery(items, q, (k) => store.byFile(k), answers);
+    // kept while the items are the same array (the model makes a new one when any item changes)
+    const memo = queryBases.get(items);
+    const base = memo?.filter === filter && memo.all === all ? memo.base : queryBase(inScope(), q, (k) => store.byFile(k));
+    if (base !== memo?.base) queryBases.set(items, { filter, all, base });
+    const kept = filterByQuery(base, answers);
     return sessionRows(kept.items, { filter: '', order, now }).map((r) => {
       const n = kept.counts.get(r.key);
       return n === undefined ? r : { ...r, title: `[${n} match${n === 1 ? '' : 'es'}] ${r.title}` };
@@ -389,7 +397,6 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     rows(filter, order, allProjects = true) {
       const all = allProjects || !opts.scope;
       if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order || rowsMemo.all !== all) {
-        const scope = opts.scope;
         let rows: RowSeq<SessionRow>;
         const fromBase = opts.base && !filter.trim() && order !== 'threaded' ? opts.base.rows(filter, order, allProjects) : undefined;
         if (fromBase instanceof ItemRows) {
@@ -398,7 +405,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
         } else if (!filter.trim() && order !== 'threaded' && !opts.base) {
           // the common case, kept sorted by the model (per scope, with its stats): rows are built as the window reads them
           rows = new ItemRows(model.sortedBy(order, !all), now, model.statsOf(order, !all));
-        } else rows = filteredRows(all || !scope ? this.items : this.items.filter(scopeTest(scope)), filter, order);
+        } else rows = filteredRows(this.items, all, filter, order);
         rowsMemo = { filter, order, all, rows };
       }
       return rowsMemo.rows;
