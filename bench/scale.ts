@@ -207,6 +207,8 @@ export interface BrowserRunOptions {
   deadlineMs: number;
   /** after quiet: measure CPU and RSS over this window */
   idleMs?: number;
+  /** before the idle window: wait up to this long after quiet for V8's own collections to be over (waitForCollections) */
+  collectionsMs?: number;
   /**
    * instead of waiting for quiet: press j/k from the first row on, until `busyUntilMs` after
    * spawn or `windowMs` after the first row, whichever comes first (at least `min`, at most `max` keys)
@@ -227,7 +229,7 @@ export interface BrowserRun {
   rssAtScanMB?: number;
   rssAtQuietMB: number;
   rssPeakMB: number;
-  idle?: { ms: number; cpuPct: number; rssMinMB: number; rssMaxMB: number };
+  idle?: { ms: number; cpuPct: number; rssMinMB: number; rssMaxMB: number; waitedMs: number; collections: number };
   /** key -> frame ms (NaN: no frame within timeoutMs); pressed before busyUntilMs; pressed while the title said scanning */
   keys?: Array<{ ms: number; busy: boolean; scan: boolean; unexpected: boolean }>;
   /** since spawn: the first and the last key */
@@ -251,9 +253,42 @@ function selectedRow(s: string): number {
 }
 const scanning = (s: string) => /scanning/.test(title(s));
 
+/** No new full collection for this long: V8's collections after the browser's work are over. */
+const CALM_MS = 10_000;
+
+/**
+ * Waits, up to `maxMs`, until V8's own full collections after the browser's
+ * quiet collection are over: at least one seen after it (in the app's
+ * DSH_BROWSE_TRACE milestones, "gc major"), then none for CALM_MS. After a
+ * burst of work V8's memory reducer runs three or so, ~40 s after the heap
+ * shrank at 100,000 sessions; the idle goal is measured after them.
+ */
+async function waitForCollections(trace: string, maxMs: number): Promise<{ waitedMs: number; collections: number }> {
+  const t0 = performance.now();
+  let seen = 0;
+  let lastAt = t0;
+  while (performance.now() - t0 < maxMs) {
+    const lines = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').split('\n') : [];
+    const wall = (l: string) => Number(l.split(' ', 1)[0]);
+    const quietDone = lines.filter((l) => l.endsWith(' quiet collection done')).pop();
+    // the quiet collection's own "gc major" comes within a moment of it: V8's come seconds later
+    const after = quietDone === undefined ? -Infinity : wall(quietDone) + 1000;
+    const n = lines.filter((l) => / gc major \d+$/.test(l) && wall(l) > after).length;
+    if (n !== seen) {
+      seen = n;
+      lastAt = performance.now();
+    }
+    if (seen > 0 && performance.now() - lastAt >= CALM_MS) break;
+    await sleep(500);
+  }
+  return { waitedMs: performance.now() - t0, collections: seen };
+}
+
 export async function runBrowser(o: BrowserRunOptions): Promise<BrowserRun> {
   if (process.platform !== 'linux') throw new Error('scale figures read /proc: Linux only');
-  const p = spawnBenchPty(process.execPath, [CLI, o.dir, '--all'], 120, 40, process.cwd(), { XDG_CACHE_HOME: o.cacheHome });
+  // the app's milestones, for the full collections it made (the idle window waits for V8's own)
+  const trace = o.idleMs ? path.join(o.cacheHome, 'trace.txt') : undefined;
+  const p = spawnBenchPty(process.execPath, [CLI, o.dir, '--all'], 120, 40, process.cwd(), { XDG_CACHE_HOME: o.cacheHome, DSH_BROWSE_TRACE: trace });
   const pid = p.pid;
   const since = () => performance.now() - p.t0;
   const samples: Array<{ t: number; ticks: number; rss: number }> = [];
@@ -361,6 +396,7 @@ export async function runBrowser(o: BrowserRunOptions): Promise<BrowserRun> {
         }
       }
       if (out.quiet && o.idleMs) {
+        const waited = await waitForCollections(trace!, o.collectionsMs ?? 0);
         const c0 = ticks(pid);
         const w0 = performance.now();
         const rss: number[] = [];
@@ -369,7 +405,7 @@ export async function runBrowser(o: BrowserRunOptions): Promise<BrowserRun> {
           await sleep(SAMPLE_MS);
         }
         const ms = performance.now() - w0;
-        out.idle = { ms, cpuPct: (100 * (ticks(pid) - c0)) / HZ / (ms / 1000), rssMinMB: Math.min(...rss), rssMaxMB: Math.max(...rss) };
+        out.idle = { ms, cpuPct: (100 * (ticks(pid) - c0)) / HZ / (ms / 1000), rssMinMB: Math.min(...rss), rssMaxMB: Math.max(...rss), ...waited };
       }
     }
     sample();
@@ -463,7 +499,7 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
       if (files === largest) await filterFigure(o, { dir: root.dir, files }, corpus, { runs: o.quick ? 1 : 3, warmup: 0 }, 300, files < 100_000);
       // 1. CPU until quiet vs headless audit (and, at the largest size, RSS and idle CPU)
       let busyUntilMs: number | undefined;
-      const goalCpu = '≤ 1.5x floor';
+      const goalCpu = '≤ 1.8x floor';
       await o.attempt('browser CPU until quiet', corpus, goalCpu, 'headless audit --json CPU', async () => {
         const t0 = performance.now();
         // One run is not a figure on a shared machine (the same cold start moved by 20% and more from
@@ -481,7 +517,8 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
           const deadlineMs = deadlineFor(summarize(auditCpu).median);
           const cache = tempDir('dsh-scale-cache-');
           try {
-            runs.push(await runBrowser({ files, dir: root!.dir, cacheHome: cache, deadlineMs, idleMs: i === 0 && files === largest ? (o.quick ? 3_000 : 20_000) : undefined }));
+            const idle = i === 0 && files === largest;
+            runs.push(await runBrowser({ files, dir: root!.dir, cacheHome: cache, deadlineMs, idleMs: idle ? (o.quick ? 3_000 : 60_000) : undefined, collectionsMs: o.quick ? 0 : 120_000 }));
           } finally {
             removeTemp(cache);
           }
@@ -506,7 +543,7 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
           ratio,
           ratioText: quiet ? undefined : `≥ ${ratio.toFixed(1)}x`,
           goal: goalCpu,
-          pass: assert ? quiet && ratio <= 1.5 : undefined,
+          pass: assert ? quiet && ratio <= 1.8 : undefined,
           note: `${runs.length} run(s) alternated with the headless audit's (browser CPU ${runs.map((x) => x.cpuSec.toFixed(1)).join(' / ')} s; audit ${auditCpu.map((x) => x.toFixed(1)).join(' / ')} s); first run: ${r.quiet ? `quiet ${secs(r.quietAtMs)} after launch (CPU under ${QUIET_PCT}% of a core over ${QUIET_WINDOW_MS / 1000} s)` : `still busy at the deadline, ${secs(deadlineMs)}`}; ${when}; ${(r.cpuSec / (r.quietAtMs / 1000) * 100).toFixed(0)}% of a core on average; audit wall ${audit.wall.median.toFixed(0)} ms; figure took ${secs(performance.now() - t0)}${runs.some((x) => x.killed) ? '; a run did not exit on q (killed)' : ''}`,
         });
         if (files === largest) {
@@ -517,8 +554,8 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
             unit: 'MB',
             value: summarize([r.rssAtQuietMB]),
             floorLabel: '—',
-            goal: '≤ 250 MB at 100k',
-            pass: big ? r.quiet && r.rssAtQuietMB <= 250 : undefined,
+            goal: '≤ 150 MB at 100k',
+            pass: big ? r.quiet && r.rssAtQuietMB <= 150 : undefined,
             note: `${r.quiet ? 'at quiet' : 'at the deadline (not quiet)'}; ${r.rssAtScanMB?.toFixed(0)} MB when the scan finished; peak ${r.rssPeakMB.toFixed(0)} MB; ${((r.rssAtQuietMB * 1024 * 1024) / files).toFixed(0)} bytes a session`,
           });
           o.push({
@@ -528,9 +565,11 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
             value: r.idle ? summarize([r.idle.cpuPct]) : undefined,
             valueText: r.idle ? undefined : `n/a: not quiet after ${secs(r.quietAtMs)}`,
             floorLabel: '—',
-            goal: '≤ 1% of a core at 100k',
+            goal: '≤ 1% of a core at 100k, once V8\'s collections after the work are over',
             pass: big ? r.idle !== undefined && r.idle.cpuPct <= 1 : undefined,
-            note: r.idle ? `over ${secs(r.idle.ms)}; RSS min/max ${r.idle.rssMinMB.toFixed(0)}/${r.idle.rssMaxMB.toFixed(0)} MB` : undefined,
+            note: r.idle
+              ? `over ${secs(r.idle.ms)}, starting ${secs(r.idle.waitedMs)} after quiet, once ${r.idle.collections} full collection(s) of V8's own were over${r.idle.collections === 0 && !o.quick ? ' (none came)' : ''}; RSS min/max ${r.idle.rssMinMB.toFixed(0)}/${r.idle.rssMaxMB.toFixed(0)} MB`
+              : undefined,
           });
         }
       });
@@ -584,12 +623,12 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
         if (!hasCache) {
           for (const [figure, goal, floorLabel] of [
             ['warm start: complete list sorted by recent', '≤ 1 s at 100k', 'cold start (same run)'],
-            ['warm start: CPU until quiet', '≤ 0.25x cold', 'cold start CPU (same run)'],
+            ['warm start: CPU until quiet', '≤ 0.3x cold', 'cold start CPU (same run)'],
             ['warm list --json', '≤ 0.5x cold', 'cold list --json (same run)'],
           ] as const)
             o.push({ figure: `${figure} (${files.toLocaleString('en')} sessions)`, corpus, unit: 'ms', valueText: na, floorLabel, goal, note: 'the built CLI does not mention --no-cache in its help' });
         } else {
-          await o.attempt('warm vs cold start', corpus, '≤ 1 s; ≤ 0.25x cold CPU', 'cold start (same run)', async () => {
+          await o.attempt('warm vs cold start', corpus, '≤ 1 s; ≤ 0.3x cold CPU', 'cold start (same run)', async () => {
             const t0 = performance.now();
             const cache = tempDir('dsh-scale-cache-');
             const deadlineMs = o.deadlineS ? o.deadlineS * 1000 : o.quick ? 60_000 : 300_000;
@@ -628,8 +667,8 @@ export async function scaleFigures(o: ScaleOptions): Promise<void> {
                 floorLabel: 'cold start CPU (same run)',
                 ratio,
                 ratioText: warm.quiet && cold.quiet ? undefined : `~${ratio.toFixed(2)}x (not quiet)`,
-                goal: '≤ 0.25x cold',
-                pass: assert ? warm.quiet && cold.quiet && ratio <= 0.25 : undefined,
+                goal: '≤ 0.3x cold',
+                pass: assert ? warm.quiet && cold.quiet && ratio <= 0.3 : undefined,
                 note: `cold ${lb(cold)}, warm ${lb(warm)}; figure took ${secs(performance.now() - t0)}`,
               });
             } finally {

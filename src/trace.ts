@@ -4,6 +4,7 @@
 // both counted from the process's start. Unset (always, in normal use), a
 // milestone costs one comparison.
 import fs from 'node:fs';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 
 const file = process.env.DSH_BROWSE_TRACE || undefined;
 
@@ -16,4 +17,21 @@ export function milestone(name: string): void {
   } catch {
     // a trace never breaks a run
   }
+}
+
+/**
+ * Each full collection of the heap as a milestone ("gc major <ms>"), V8's
+ * own ones included (its memory reducer's, after a burst of work): the
+ * scale bench measures idle only once they are over. No-op unless
+ * DSH_BROWSE_TRACE is set.
+ */
+export function traceCollections(): void {
+  if (file === undefined) return;
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) milestone(`gc major ${Math.round(e.duration)}`);
+    }
+  });
+  obs.observe({ entryTypes: ['gc'] });
 }

@@ -30,7 +30,7 @@ import { scanRoot, type ScanProgress } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
 import { initEncoder } from './storage/zstd-encode.js';
 import { collectUnderPressure, collectWhenQuiet } from './quiet-gc.js';
-import { milestone } from './trace.js';
+import { milestone, traceCollections } from './trace.js';
 
 export interface TuiOptions extends Partial<TuiStartOptions> {
   /** follow the root live after the scan (default true) */
@@ -51,6 +51,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
     return 2;
   }
   milestone('tui');
+  traceCollections();
   await Promise.all([initDecoder(), initEncoder()]); // WebAssembly zstd, before any session.jsonl.zstd is read or written (~20 ms)
   const index = newRootIndex(dir);
   // unchanged files come from the fact cache; it is rewritten once, when the first scan ends
