@@ -13,7 +13,8 @@
 //   "<path relative to the root, as JSON>"\tdev,ino,size,mtimeMs,ctimeMs-mtimeMs,to,flags,sha1\tpart;part;...
 //
 // A log's entry says what was indexed: its bytes [0, to) (the complete lines;
-// a torn tail is not searched either), their sha1 (its first 64 bits), and the parts (ids in the
+// a torn tail is not searched either; a compressed log's complete frames, their
+// text decoded and indexed), their sha1 (its first 64 bits), and the parts (ids in the
 // segments) its trigrams went into. flags: 1 the log may hide a word from its
 // trigrams (trigrams.ts; or a line longer than one read: always a candidate), 2 racy (changed too close to
 // the run that read it for its stat to be trusted).
@@ -34,7 +35,9 @@ import { cacheDir, cacheFileFor, packageVersion, RACY_MS, safeRealpath } from '.
 import { fsPath, openRegular } from './open-file.js';
 import { readLines } from './read-lines.js';
 import { mergePostings, postingsOfParts, SegmentError, SegmentReader, writeSegment, type PostingsEntry } from './trigram-segment.js';
-import { isCompressedLog } from './zstd-log.js';
+import { fdSource } from './zstd-frames.js';
+import { isCompressedLog, textBound } from './zstd-log.js';
+import { ZstdTextStream } from './zstd-stream.js';
 import type { FileStat } from './session-file.js';
 
 /** Bump when the manifest's or a segment's shape, or what goes into a trigram, changes. */
@@ -210,8 +213,8 @@ export class ContentIndex {
 
   /**
    * Brings `file`'s entry up to date, reading only what is new (nothing when
-   * its stat is the entry's). A log that cannot be indexed (compressed, gone,
-   * unreadable) is left a candidate for every query.
+   * its stat is the entry's). A log that cannot be indexed (gone, unreadable,
+   * a damaged compressed frame) is left a candidate for every query.
    */
   refresh(file: string): RefreshResult {
     const job = this.refreshJob(file);
@@ -251,10 +254,6 @@ export class ContentIndex {
   private *refreshSteps(file: string, key: string): Generator<void, RefreshResult> {
     if (this.fresh.has(key)) return this.fresh.get(key) ? 'current' : 'unindexed';
     const was = this.invalid ? undefined : this.loaded(key);
-    if (isCompressedLog(file)) {
-      this.forget(key, file, was);
-      return 'unindexed';
-    }
     // the common case first: an unchanged log is a stat, never opened
     const now = statOf(file);
     if (was && now && sameStat(was, now) && !(was.flags & RACY)) {
@@ -269,6 +268,7 @@ export class ContentIndex {
       this.forget(key, file, was);
       return 'unindexed';
     }
+    const compressed = isCompressedLog(file);
     try {
       if (was && sameStat(was, st) && !(was.flags & RACY)) {
         this.current(key, file, was);
@@ -279,12 +279,12 @@ export class ContentIndex {
         const hash = crypto.createHash('sha1');
         yield* hashRange(fd, 0, was.to, hash, this.chunk);
         if (hexOf(hash.copy()) === was.sha1) {
-          const entry = yield* this.extend(fd, st, was, hash);
+          const entry = yield* this.extend(fd, st, was, hash, compressed);
           this.current(key, file, entry);
           return entry.parts.length > was.parts.length ? 'appended' : 'current';
         }
       }
-      this.current(key, file, yield* this.indexWhole(fd, st));
+      this.current(key, file, yield* this.indexWhole(fd, st, compressed));
       return 'indexed';
     } catch {
       this.forget(key, file, was);
@@ -307,9 +307,9 @@ export class ContentIndex {
   }
 
   /** The same log with bytes after `to`: those are indexed as a new part (a log rewritten in place was caught by its hash). */
-  private *extend(fd: number, st: fs.Stats, was: Entry, hash: crypto.Hash): Generator<void, Entry> {
+  private *extend(fd: number, st: fs.Stats, was: Entry, hash: crypto.Hash, compressed: boolean): Generator<void, Entry> {
     const c = new TrigramCollector();
-    const to = yield* this.read(fd, was.to, st.size, c, hash);
+    const to = yield* this.read(fd, was.to, st.size, c, hash, compressed);
     const parts = [...was.parts];
     let flags = was.flags & ALWAYS;
     if (c.size > 0) parts.push(this.addPart(c.take()));
@@ -317,10 +317,10 @@ export class ContentIndex {
     return this.entryOf(st, to, flags, hexOf(hash), parts);
   }
 
-  private *indexWhole(fd: number, st: fs.Stats): Generator<void, Entry> {
+  private *indexWhole(fd: number, st: fs.Stats, compressed: boolean): Generator<void, Entry> {
     const hash = crypto.createHash('sha1');
     const c = new TrigramCollector();
-    const to = yield* this.read(fd, 0, st.size, c, hash);
+    const to = yield* this.read(fd, 0, st.size, c, hash, compressed);
     const parts = c.size > 0 ? [this.addPart(c.take())] : [];
     return this.entryOf(st, to, c.always ? ALWAYS : 0, hexOf(hash), parts);
   }
@@ -344,8 +344,56 @@ export class ContentIndex {
     }
   }
 
+  /**
+   * Reads [from, size) of `fd`, feeding the complete lines to the collector
+   * and the bytes read to the hash; returns where the next read starts (the
+   * end of the last complete line; a compressed log's, of its last complete
+   * frame). Yields after each chunk.
+   */
+  private *read(fd: number, from: number, size: number, c: TrigramCollector, hash: crypto.Hash, compressed: boolean): Generator<void, number> {
+    if (!compressed) return yield* this.readPlain(fd, from, size, c, hash);
+    const to = yield* this.readFrames(fd, from, size, c);
+    yield* hashRange(fd, from, to, hash, this.chunk);
+    return to;
+  }
+
+  /**
+   * A compressed log's frames from `from` (a frame's first byte: an append's
+   * frames start where the last complete one ended), decoded as a bounded
+   * stream, their text's lines fed to the collector. Returns the end of the
+   * last complete frame: a torn one (an append being written) is read again
+   * next time. Its text up to there is indexed as it decodes, the torn
+   * frame's too (more trigrams than the search sees narrow less, never
+   * wrongly). Throws on a damaged frame: such a log is left unindexed.
+   */
+  private *readFrames(fd: number, from: number, size: number, c: TrigramCollector): Generator<void, number> {
+    const lines = new LineFeed(c, this.chunk);
+    const bound = textBound(size);
+    let cleanAtTorn = true;
+    const stream: ZstdTextStream = new ZstdTextStream(
+      fdSource(fd, size),
+      (text): boolean => {
+        lines.push(text);
+        return stream.decoded <= bound;
+      },
+      { from, onTorn: () => (cleanAtTorn = lines.clean) },
+    );
+    try {
+      while (!stream.step(() => true)) yield;
+    } finally {
+      stream.close();
+    }
+    if (stream.error !== undefined) throw new Error(stream.error);
+    const clean = stream.torn ? cleanAtTorn : lines.clean;
+    lines.end();
+    // text past the bound (a bomb) is not all indexed; text that stops inside a line at the next
+    // read's start would lose the trigrams across it: either way, a candidate for every query
+    if (stream.stopped || !clean) c.always = true;
+    return stream.torn ? stream.torn.at : size;
+  }
+
   /** Reads [from, size) in chunks, feeding the complete lines to the collector and the hash; returns the end of the last complete line. Yields after each chunk. */
-  private *read(fd: number, from: number, size: number, c: TrigramCollector, hash: crypto.Hash): Generator<void, number> {
+  private *readPlain(fd: number, from: number, size: number, c: TrigramCollector, hash: crypto.Hash): Generator<void, number> {
     // (no larger than what is left: 100,000 small logs were 100,000 allocations of a whole chunk)
     const buf = Buffer.allocUnsafe(Math.max(1, Math.min(this.chunk, size - from)));
     let pos = from;
@@ -660,6 +708,57 @@ function parseEntry(text: string, nextPart: number): Entry | undefined {
 }
 
 /** Hashes [from, to) in chunks, yielding after each. */
+/**
+ * Feeds a collector the complete lines of text that comes in pieces (a
+ * compressed log's), holding at most `max` bytes of an unfinished line:
+ * past that, its bytes go in as they come and the log is a candidate for
+ * every query, as a plain log with a line longer than one read.
+ */
+class LineFeed {
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+
+  constructor(
+    private readonly c: TrigramCollector,
+    private readonly max: number,
+  ) {}
+
+  /** the text so far ends at a line's end */
+  get clean(): boolean {
+    return this.heldBytes === 0;
+  }
+
+  push(text: Uint8Array): void {
+    const b = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+    const nl = b.lastIndexOf(10);
+    if (nl < 0) return this.hold(b);
+    if (this.heldBytes > 0) {
+      const line = Buffer.concat([...this.held, b.subarray(0, nl + 1)]);
+      this.held = [];
+      this.heldBytes = 0;
+      this.c.add(line);
+    } else this.c.add(b, 0, nl + 1);
+    if (nl + 1 < b.length) this.hold(b.subarray(nl + 1));
+  }
+
+  /** The unfinished line at the end, as it is. */
+  end(): void {
+    if (this.heldBytes > 0) this.c.add(Buffer.concat(this.held));
+    this.held = [];
+    this.heldBytes = 0;
+  }
+
+  private hold(b: Buffer): void {
+    // a copy: the decoder may reuse the memory it handed over
+    this.held.push(Buffer.from(b));
+    this.heldBytes += b.length;
+    if (this.heldBytes > this.max) {
+      this.c.always = true;
+      this.end();
+    }
+  }
+}
+
 function* hashRange(fd: number, from: number, to: number, hash: crypto.Hash, chunk: number): Generator<void, void> {
   const buf = Buffer.allocUnsafe(Math.max(1, Math.min(chunk, to - from)));
   for (let pos = from; pos < to; ) {

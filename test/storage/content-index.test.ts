@@ -10,13 +10,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findMatches } from '../../src/cli/find-command.js';
 import { isQueryError, parseQuery, type Query } from '../../src/session/query.js';
 import { requiredLiterals } from '../../src/session/search.js';
 import { trigramsOf } from '../../src/session/trigrams.js';
 import { ContentIndex } from '../../src/storage/content-index.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
+import { encodeFrame } from '../../src/storage/zstd-encode.js';
+import { initDecoder } from '../../src/storage/zstd-frames.js';
+import { seekStep, setSeekStep } from '../../src/storage/zstd-seek.js';
 import { PROPERTY_TIMEOUT, runs } from '../support/property.js';
 import { makeLog, term } from '../support/random-logs.js';
 
@@ -200,10 +203,140 @@ function rareRoot(): { dir: string; cache: string; q: Query; files: string[] } {
   return { dir, cache, q: parseQuery('zqxjrare') as Query, files };
 }
 
+// ---- compressed logs: the header line in a frame of its own, then a frame per append batch, as rc.8 writes them
+
+const frameOf = (text: string): Buffer => encodeFrame(Buffer.from(text));
+/** A compressed log of the generator's text: its header frame, then its events in one frame. */
+function writeCompressed(file: string, text: string): void {
+  const nl = text.indexOf('\n') + 1;
+  fs.writeFileSync(file, Buffer.concat([frameOf(text.slice(0, nl)), frameOf(text.slice(nl))]));
+}
+
+type ZChange = { kind: 'append' | 'torn' | 'cut' | 'rewrite' | 'delete' | 'new' | 'plain'; at: number; seed: number };
+const zchange: fc.Arbitrary<ZChange> = fc.record({
+  kind: fc.constantFrom('append', 'torn', 'cut', 'rewrite', 'delete', 'new', 'plain' as const),
+  at: fc.nat(),
+  seed: fc.integer({ min: 1, max: 2 ** 31 }),
+});
+
+/** Applies a change to a root of compressed logs (`dir/f<i>/session.jsonl.zstd`; `plain` adds a plain log beside). */
+function applyZ(dir: string, c: ZChange): void {
+  const logs = fs
+    .readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((p) => p.endsWith('.jsonl.zstd'))
+    .sort()
+    .map((p) => path.join(dir, p));
+  if (c.kind === 'new' || c.kind === 'plain' || logs.length === 0) {
+    const d = path.join(dir, `f${n++}`);
+    fs.mkdirSync(d, { recursive: true });
+    if (c.kind === 'plain') fs.writeFileSync(path.join(d, 'session.jsonl'), logOf(c.seed, 3 + (c.seed % 20)));
+    else writeCompressed(path.join(d, 'session.jsonl.zstd'), logOf(c.seed, 3 + (c.seed % 20)));
+    return;
+  }
+  const file = logs[c.at % logs.length];
+  const frame = frameOf(eventLines(c.seed, 1 + (c.seed % 6)));
+  switch (c.kind) {
+    case 'append':
+      changeStat(file, () => fs.appendFileSync(file, frame));
+      return;
+    case 'torn':
+      // an append being written: its frame cut short (the next round may append more after it)
+      changeStat(file, () => fs.appendFileSync(file, frame.subarray(0, 1 + (c.seed % (frame.length - 1)))));
+      return;
+    case 'cut':
+      changeStat(file, () => fs.truncateSync(file, c.seed % (fs.statSync(file).size + 1)));
+      return;
+    case 'rewrite':
+      changeStat(file, () => writeCompressed(file, logOf(c.seed, 3 + (c.seed % 20))));
+      return;
+    case 'delete':
+      fs.rmSync(file);
+      return;
+  }
+}
+
+function sameAsScanCompressed(numRuns: number, now?: () => number): void {
+  fc.assert(
+    fc.property(
+      fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { minLength: 1, maxLength: 5 }),
+      fc.array(fc.array(zchange, { maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+      fc.array(term, { minLength: 1, maxLength: 3 }),
+      fc.array(fc.option(fc.constantFrom(64, 512, 4096), { nil: undefined }), { minLength: 5, maxLength: 5 }),
+      // 1: each frame decoded and handed over alone (else a run of small frames comes as one piece of text)
+      fc.constantFrom(1, seekStep()),
+      (seeds, rounds, terms, passes, step) => {
+        const q = parseQuery(terms.join(' '));
+        if (isQueryError(q)) return;
+        const dir = fresh('zroot');
+        const cache = fresh('zcache');
+        const was = seekStep();
+        setSeekStep(step);
+        try {
+          seeds.forEach((seed, i) => {
+            fs.mkdirSync(path.join(dir, `f${i}`));
+            writeCompressed(path.join(dir, `f${i}`, 'session.jsonl.zstd'), logOf(seed, 4 + (seed % 30)));
+          });
+          expect(indexedFind(dir, cache, q, now, passes[0])).toEqual(findMatches(dir, q));
+          rounds.forEach((changes, i) => {
+            for (const c of changes) applyZ(dir, c);
+            expect(indexedFind(dir, cache, q, now, passes[i + 1])).toEqual(findMatches(dir, q));
+          });
+        } finally {
+          setSeekStep(was);
+          fs.rmSync(dir, { recursive: true, force: true });
+          fs.rmSync(cache, { recursive: true, force: true });
+        }
+      },
+    ),
+    { numRuns },
+  );
+}
+
 /** The clock of a run long after the logs were written: their stats are trusted (no racy entries). */
 const later = () => Date.now() + 60_000;
 
 describe('the content index', () => {
+  beforeAll(() => initDecoder());
+
+  it(
+    'finds what a scan finds in compressed logs, over appended frames, torn and cut ones and rewrites between runs',
+    () => {
+      sameAsScanCompressed(runs(80), later);
+    },
+    PROPERTY_TIMEOUT,
+  );
+
+  it('indexes a compressed log: rules it out, finds its appended frame, and reads a torn frame again once whole', () => {
+    const { dir, cache, q, files } = rareRoot();
+    // the rare root with every log compressed
+    const z = files.map((f) => {
+      const to = f + '.zstd';
+      writeCompressed(to, fs.readFileSync(f, 'utf8'));
+      fs.rmSync(f);
+      return to;
+    });
+    expect(indexedFind(dir, cache, q, later).map((m) => m.file)).toEqual([z[7]]);
+    const index = new ContentIndex(dir, { dir: cache, now: later });
+    for (const f of z) expect(index.refresh(f)).toBe('current');
+    expect(z.filter(index.matcher(trigramsOf(requiredLiterals(q)!)))).toEqual([z[7]]);
+    index.close();
+    // an append batch with the word, written in two pieces: the first run sees its frame torn
+    const frame = frameOf(JSON.stringify({ type: 'user/message', seq: 99, time: 3000, data: { message: { role: 'user', content: 'zqxjrare here too' } } }) + '\n');
+    changeStat(z[3], () => fs.appendFileSync(z[3], frame.subarray(0, 5)));
+    const torn = new ContentIndex(dir, { dir: cache, now: later });
+    expect(torn.refresh(z[3])).toBe('current');
+    torn.save(false);
+    torn.close();
+    changeStat(z[3], () => fs.appendFileSync(z[3], frame.subarray(5)));
+    const whole = new ContentIndex(dir, { dir: cache, now: later });
+    expect(whole.refresh(z[3])).toBe('appended');
+    for (const f of z) whole.refresh(f);
+    expect(z.filter(whole.matcher(trigramsOf(requiredLiterals(q)!)))).toEqual([z[3], z[7]]);
+    whole.close();
+    expect(indexedFind(dir, cache, q, later).map((m) => m.file)).toEqual([z[3], z[7]]);
+  });
+
   it(
     'finds what a scan finds, over random changes between runs (stats trusted)',
     () => {
