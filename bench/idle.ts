@@ -4,7 +4,9 @@
 // idle: the follower's safety poll goes round the tree in small slices instead
 // of re-stat'ing every file every 2 s.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { waitForCollections } from './collections.js';
 import { CLI } from './figures.js';
 import { spawnBenchPty } from './pty.js';
 
@@ -19,6 +21,9 @@ export interface IdleReport {
   /** launch -> screen quiet (scan done) */
   settleMs: number;
   mode: string;
+  /** how long after the scan the window started, and how many of V8's own full collections came first */
+  waitedMs: number;
+  collections: number;
 }
 
 const PER_FOLDER = 100;
@@ -65,10 +70,16 @@ function rssMB(pid: number): number {
 /** Clock ticks per second for /proc/<pid>/stat (USER_HZ: 100 on Linux). */
 const HZ = 100;
 
-export async function measureIdle(corpusRoot: string, files: number, idleMs: number, cli = CLI): Promise<IdleReport> {
+/**
+ * The browser on an idle corpus of `files`, once its scan is over and V8's
+ * own collections after it too (waited for up to `collectionsMs`): CPU and
+ * RSS over `idleMs`.
+ */
+export async function measureIdle(corpusRoot: string, files: number, idleMs: number, cli = CLI, collectionsMs = 0): Promise<IdleReport> {
   if (process.platform !== 'linux') throw new Error('idle figure reads /proc: Linux only');
   const { dir, folders } = idleCorpus(corpusRoot, files);
-  const p = spawnBenchPty(process.execPath, [cli, dir], 120, 40);
+  const trace = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-idle-trace-')), 'trace.txt');
+  const p = spawnBenchPty(process.execPath, [cli, dir], 120, 40, process.cwd(), { DSH_BROWSE_TRACE: trace });
   const pid = p.pid;
   try {
     if (!pid) throw new Error('no pid for the TUI child');
@@ -85,6 +96,7 @@ export async function measureIdle(corpusRoot: string, files: number, idleMs: num
       c = now;
     }
     const settleMs = performance.now() - p.t0;
+    const waited = await waitForCollections(trace, collectionsMs);
     const c0 = cpuTicks(pid);
     const w0 = performance.now();
     const rss: number[] = [];
@@ -96,9 +108,10 @@ export async function measureIdle(corpusRoot: string, files: number, idleMs: num
     const wall = performance.now() - w0;
     const screen = p.screen();
     const mode = /polling[^\n]*/.exec(screen)?.[0] ?? 'watch';
-    return { files, folders, idleMs: wall, cpuPct: (100 * cpuMs) / wall, rssMinMB: Math.min(...rss), rssMaxMB: Math.max(...rss), settleMs, mode };
+    return { files, folders, idleMs: wall, cpuPct: (100 * cpuMs) / wall, rssMinMB: Math.min(...rss), rssMaxMB: Math.max(...rss), settleMs, mode, ...waited };
   } finally {
     p.kill();
     await p.exited.catch(() => undefined);
+    fs.rmSync(path.dirname(trace), { recursive: true, force: true });
   }
 }
