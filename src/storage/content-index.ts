@@ -707,7 +707,6 @@ function parseEntry(text: string, nextPart: number): Entry | undefined {
   return { dev, ino, size, mtimeMs, ctimeMs: mtimeMs + ctimeDelta, to, flags, sha1: f[7], parts };
 }
 
-/** Hashes [from, to) in chunks, yielding after each. */
 /**
  * Feeds a collector the complete lines of text that comes in pieces (a
  * compressed log's), holding at most `max` bytes of an unfinished line:
@@ -759,6 +758,7 @@ class LineFeed {
   }
 }
 
+/** Hashes [from, to) in chunks, yielding after each. */
 function* hashRange(fd: number, from: number, to: number, hash: crypto.Hash, chunk: number): Generator<void, void> {
   const buf = Buffer.allocUnsafe(Math.max(1, Math.min(chunk, to - from)));
   for (let pos = from; pos < to; ) {
