@@ -29,6 +29,13 @@ function root(name: string, n: number, events: number): { dir: string; cache: st
   return { dir, cache: path.join(tmp, `${name}-cache`), files };
 }
 
+/** Runs the pass's slices, one timer at a time, until it is over; returns how many timers that took. */
+function runOut(pass: IndexRefresh): number {
+  let slices = 0;
+  for (; pass.busy; slices++) vi.advanceTimersToNextTimer();
+  return slices;
+}
+
 // the slices' timers are run one at a time here; the clock stays real, so each slice spends its 8 ms
 beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
 afterEach(() => vi.useRealTimers());
@@ -41,11 +48,7 @@ describe('the content index pass in the browser', () => {
     const rootIndex = loadRootSync(dir);
     const pass = new IndexRefresh(() => index, rootIndex, () => done++);
     pass.want();
-    let slices = 0;
-    while (pass.busy) {
-      vi.advanceTimersToNextTimer();
-      slices++;
-    }
+    const slices = runOut(pass);
     expect(done).toBe(1);
     expect(pass.ready).toBe(true);
     expect(index.counts.indexed).toBe(1);
@@ -68,14 +71,14 @@ describe('the content index pass in the browser', () => {
     expect(pass.busy).toBe(false); // no trigram asked for
     expect(pass.mayHold(parseQuery('zqxjabsent') as Query)).toBeUndefined();
     expect(pass.busy).toBe(true);
-    while (pass.busy) vi.advanceTimersToNextTimer();
+    runOut(pass);
     expect(cold.counts.indexed).toBe(files.length);
     pass.close();
     const warm = new ContentIndex(dir, { dir: cache, now: later });
     const next = new IndexRefresh(() => warm, rootIndex, () => undefined);
     next.start();
     expect(next.busy).toBe(true);
-    while (next.busy) vi.advanceTimersToNextTimer();
+    runOut(next);
     expect(warm.counts.current).toBe(files.length);
     next.close();
   });
@@ -88,7 +91,7 @@ describe('the content index pass in the browser', () => {
     expect(pass.busy).toBe(false); // the list is not drawn yet: nothing starts before it
     pass.start();
     expect(pass.busy).toBe(true);
-    while (pass.busy) vi.advanceTimersToNextTimer();
+    runOut(pass);
     expect(index.counts.indexed).toBe(files.length);
     pass.close();
   });
@@ -116,7 +119,7 @@ describe('the content index pass in the browser', () => {
     const first = new ContentIndex(dir, { dir: cache, now: later });
     const pass = new IndexRefresh(() => first, loadRootSync(dir), () => undefined);
     pass.want();
-    while (pass.busy) vi.advanceTimersToNextTimer();
+    runOut(pass);
     pass.close();
     const stats = vi.spyOn(fs, 'statSync');
     try {
@@ -125,7 +128,7 @@ describe('the content index pass in the browser', () => {
       stats.mockClear();
       const again = new IndexRefresh(() => warm, rootIndex, () => undefined);
       again.start();
-      while (again.busy) vi.advanceTimersToNextTimer();
+      runOut(again);
       expect(warm.counts.current).toBe(5);
       expect(stats.mock.calls.filter(([p]) => String(p).startsWith(dir))).toEqual([]);
       again.close();

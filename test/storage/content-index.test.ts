@@ -75,14 +75,18 @@ function changeStat(file: string, write: () => void): void {
   }
 }
 
-/** Applies a change to the root; the logs are `dir/f<i>/session*.jsonl`. */
-function apply(dir: string, c: Change): void {
-  const logs = fs
+/** The files under `dir` whose names end in `suffix`, in path order. */
+const logsEnding = (dir: string, suffix: string): string[] =>
+  fs
     .readdirSync(dir, { recursive: true })
     .map(String)
-    .filter((p) => p.endsWith('.jsonl'))
+    .filter((p) => p.endsWith(suffix))
     .sort()
     .map((p) => path.join(dir, p));
+
+/** Applies a change to the root; the logs are `dir/f<i>/session*.jsonl`. */
+function apply(dir: string, c: Change): void {
+  const logs = logsEnding(dir, '.jsonl');
   if (c.kind === 'new' || logs.length === 0) {
     const d = path.join(dir, `f${n++}`);
     fs.mkdirSync(d, { recursive: true });
@@ -155,29 +159,50 @@ function indexedFind(dir: string, cache: string, q: Query, now?: () => number, p
   }
 }
 
-function sameAsScan(numRuns: number, now?: () => number): void {
+/** A kind of root the property runs on: how its first logs are written, and the changes made between runs. */
+interface RootKind<C> {
+  write: (file: string, text: string) => void;
+  /** the first logs' name */
+  name: string;
+  change: fc.Arbitrary<C>;
+  apply: (dir: string, c: C) => void;
+}
+
+const plainRoot: RootKind<Change> = { write: (f, t) => fs.writeFileSync(f, t), name: 'session.jsonl', change, apply };
+
+/**
+ * Random roots of `kind`, random queries, random changes between runs: each
+ * indexed find equals the scan. The zstd seek step is 1 or the default: each
+ * compressed frame decoded and handed over alone, or runs of small frames
+ * as one piece of text.
+ */
+function sameAsScan<C>(numRuns: number, now: (() => number) | undefined, kind: RootKind<C>): void {
   fc.assert(
     fc.property(
       fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { minLength: 1, maxLength: 5 }),
-      fc.array(fc.array(change, { maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+      fc.array(fc.array(kind.change, { maxLength: 3 }), { minLength: 1, maxLength: 4 }),
       fc.array(term, { minLength: 1, maxLength: 3 }),
       fc.array(fc.option(fc.constantFrom(64, 512, 4096), { nil: undefined }), { minLength: 5, maxLength: 5 }),
-      (seeds, rounds, terms, passes) => {
+      fc.constantFrom(1, seekStep()),
+      (seeds, rounds, terms, passes, step) => {
         const q = parseQuery(terms.join(' '));
         if (isQueryError(q)) return;
         const dir = fresh('root');
         const cache = fresh('cache');
+        const was = seekStep();
+        setSeekStep(step);
         try {
           seeds.forEach((seed, i) => {
             fs.mkdirSync(path.join(dir, `f${i}`));
-            fs.writeFileSync(path.join(dir, `f${i}`, 'session.jsonl'), logOf(seed, 4 + (seed % 30)));
+            kind.write(path.join(dir, `f${i}`, kind.name), logOf(seed, 4 + (seed % 30)));
           });
           expect(indexedFind(dir, cache, q, now, passes[0])).toEqual(findMatches(dir, q));
           rounds.forEach((changes, i) => {
-            for (const c of changes) apply(dir, c);
+            for (const c of changes) kind.apply(dir, c);
             expect(indexedFind(dir, cache, q, now, passes[i + 1])).toEqual(findMatches(dir, q));
           });
         } finally {
+          setSeekStep(was);
           fs.rmSync(dir, { recursive: true, force: true });
           fs.rmSync(cache, { recursive: true, force: true });
         }
@@ -221,12 +246,7 @@ const zchange: fc.Arbitrary<ZChange> = fc.record({
 
 /** Applies a change to a root of compressed logs (`dir/f<i>/session.jsonl.zstd`; `plain` adds a plain log beside). */
 function applyZ(dir: string, c: ZChange): void {
-  const logs = fs
-    .readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((p) => p.endsWith('.jsonl.zstd'))
-    .sort()
-    .map((p) => path.join(dir, p));
+  const logs = logsEnding(dir, '.jsonl.zstd');
   if (c.kind === 'new' || c.kind === 'plain' || logs.length === 0) {
     const d = path.join(dir, `f${n++}`);
     fs.mkdirSync(d, { recursive: true });
@@ -256,42 +276,7 @@ function applyZ(dir: string, c: ZChange): void {
   }
 }
 
-function sameAsScanCompressed(numRuns: number, now?: () => number): void {
-  fc.assert(
-    fc.property(
-      fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { minLength: 1, maxLength: 5 }),
-      fc.array(fc.array(zchange, { maxLength: 3 }), { minLength: 1, maxLength: 4 }),
-      fc.array(term, { minLength: 1, maxLength: 3 }),
-      fc.array(fc.option(fc.constantFrom(64, 512, 4096), { nil: undefined }), { minLength: 5, maxLength: 5 }),
-      // 1: each frame decoded and handed over alone (else a run of small frames comes as one piece of text)
-      fc.constantFrom(1, seekStep()),
-      (seeds, rounds, terms, passes, step) => {
-        const q = parseQuery(terms.join(' '));
-        if (isQueryError(q)) return;
-        const dir = fresh('zroot');
-        const cache = fresh('zcache');
-        const was = seekStep();
-        setSeekStep(step);
-        try {
-          seeds.forEach((seed, i) => {
-            fs.mkdirSync(path.join(dir, `f${i}`));
-            writeCompressed(path.join(dir, `f${i}`, 'session.jsonl.zstd'), logOf(seed, 4 + (seed % 30)));
-          });
-          expect(indexedFind(dir, cache, q, now, passes[0])).toEqual(findMatches(dir, q));
-          rounds.forEach((changes, i) => {
-            for (const c of changes) applyZ(dir, c);
-            expect(indexedFind(dir, cache, q, now, passes[i + 1])).toEqual(findMatches(dir, q));
-          });
-        } finally {
-          setSeekStep(was);
-          fs.rmSync(dir, { recursive: true, force: true });
-          fs.rmSync(cache, { recursive: true, force: true });
-        }
-      },
-    ),
-    { numRuns },
-  );
-}
+const compressedRoot: RootKind<ZChange> = { write: writeCompressed, name: 'session.jsonl.zstd', change: zchange, apply: applyZ };
 
 /** The clock of a run long after the logs were written: their stats are trusted (no racy entries). */
 const later = () => Date.now() + 60_000;
@@ -302,7 +287,7 @@ describe('the content index', () => {
   it(
     'finds what a scan finds in compressed logs, over appended frames, torn and cut ones and rewrites between runs',
     () => {
-      sameAsScanCompressed(runs(80), later);
+      sameAsScan(runs(80), later, compressedRoot);
     },
     PROPERTY_TIMEOUT,
   );
@@ -340,7 +325,7 @@ describe('the content index', () => {
   it(
     'finds what a scan finds, over random changes between runs (stats trusted)',
     () => {
-      sameAsScan(runs(150), later);
+      sameAsScan(runs(150), later, plainRoot);
     },
     PROPERTY_TIMEOUT,
   );
@@ -348,7 +333,7 @@ describe('the content index', () => {
   it(
     'finds what a scan finds when every entry is racy (each log hashed again)',
     () => {
-      sameAsScan(runs(60));
+      sameAsScan(runs(60), undefined, plainRoot);
     },
     PROPERTY_TIMEOUT,
   );
