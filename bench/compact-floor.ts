@@ -17,7 +17,7 @@ import path from 'node:path';
 import { runChild, summarize, type Stats } from './floors.js';
 
 /** the fact cache's format whose lines this reads (fact-cache.ts CACHE_FORMAT when it was written) */
-const FORMAT_READ = 6;
+const FORMAT_READ = 7;
 
 /** per entry: dev, ino, size, mtimeMs, ctimeMs - mtimeMs, activity (last event time, else createdAt) */
 export const COLUMNS = 6;
@@ -47,13 +47,17 @@ export function writeColumns(factsFile: string, out: string): number | undefined
     const l = lines[i];
     if (l[0] !== '"') continue; // a folder listing, or the end
     const tab = l.indexOf('\t');
-    const a = JSON.parse(l.slice(tab + 1)) as unknown[];
+    // (a session's entry, then its snapshot after a second tab)
+    const snap = l.indexOf('\t', tab + 1);
+    const entry = l.slice(tab + 1, snap < 0 ? undefined : snap);
+    const a = JSON.parse(entry) as unknown[];
     if (a[6] !== 0) continue; // not a session
-    const [header, facts] = a[7] as [{ id: string; createdAt: number }, { m?: number }];
+    // [header, row]: the row's eighth value is its last event's time (catalog-rows.ts packRow)
+    const [header, row] = a[7] as [{ id: string; createdAt: number }, unknown[]];
     paths.push(JSON.parse(l.slice(0, tab)) as string);
     ids.push(header.id);
-    raws.push(Buffer.from(l.slice(tab + 1)));
-    nums.push(...(a.slice(0, 5) as number[]), facts.m ?? header.createdAt);
+    raws.push(Buffer.from(entry));
+    nums.push(...(a.slice(0, 5) as number[]), (row[7] as number | null) ?? header.createdAt);
   }
   const n = paths.length;
   const num = Buffer.from(new Float64Array(nums).buffer);

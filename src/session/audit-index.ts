@@ -73,7 +73,7 @@ interface Job {
 }
 
 const current = (e: Entry | undefined, s: Session, byId: ReadonlyMap<string, readonly Session[]>): boolean =>
-  e !== undefined && e.session === s && e.length === s.length && e.consumed === s.log.consumed && e.diagnostics === s.diagnostics.length && e.parents === parentsSig(s, byId);
+  e !== undefined && e.session === s && e.length === s.length && e.consumed === s.consumed && e.diagnostics === s.diagnosticCount && e.parents === parentsSig(s, byId);
 
 export class AuditIndex {
   private readonly done = new Map<string, Entry>();
@@ -214,7 +214,7 @@ export class AuditIndex {
       if (!this.job) {
         if (progressed && this.pause()) break;
         const s = w.todo[w.next];
-        const entry: Entry = { session: s, length: s.length, consumed: s.log.consumed, diagnostics: s.diagnostics.length, parents: parentsSig(s, w.byId), findings: NO_FINDINGS };
+        const entry: Entry = { session: s, length: s.length, consumed: s.consumed, diagnostics: s.diagnosticCount, parents: parentsSig(s, w.byId), findings: NO_FINDINGS };
         // most sessions are audited by their reader's fold, at once: the memory is asked only
         // for those it cannot answer (a seed to compare with a parent's log, a fold not known)
         const key = keyOf(s);

@@ -135,14 +135,15 @@ export function auditSession(s: Session, byId: ReadonlyMap<string, readonly Sess
  * gives, at once: most sessions are audited here.
  */
 export function auditFolded(s: Session, byId: ReadonlyMap<string, readonly Session[]>): Finding[] | undefined {
-  const folded = s.log.structure?.();
+  // (a catalog session's row holds its fold: the clean pass builds no log state)
+  const folded = s.row ? s.row.structure : s.log.structure?.();
   if (folded === undefined) return undefined;
   const pid = s.parentSession;
   const parents = pid === undefined || pid === s.id ? undefined : (byId.get(pid) ?? []); // a self-parent is reported as a cycle
   if (parents !== undefined && parents.length > 0 && s.seedLength !== undefined) return undefined;
   const orphan = parents !== undefined && parents.length === 0;
-  if (s.diagnostics.length === 0 && folded.length === 0 && !orphan) return CLEAN;
-  const out: Finding[] = s.diagnostics.map((d) => diagnosticFinding(d, s.id));
+  if (s.diagnosticCount === 0 && folded.length === 0 && !orphan) return CLEAN;
+  const out: Finding[] = s.diagnosticCount === 0 ? [] : s.diagnostics.map((d) => diagnosticFinding(d, s.id));
   for (const f of folded) out.push(named(s)(f));
   if (orphan) out.push({ code: 'ORPHAN_PARENT', severity: 'warning', session: s.id, file: s.file, message: `parent session ${q(pid!)} is not in this root` });
   return out;

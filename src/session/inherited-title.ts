@@ -13,6 +13,7 @@ const MAX_DEPTH = 64;
 
 /** A child whose title may come from its parent: every prompt it has is inherited, and no session/title names it. */
 export function takesParentTitle(s: Session): boolean {
+  if (s.row) return s.row.takesTitle === true;
   const f = s.facts;
   return s.seedLength !== undefined && f.titleInherited === true && f.sessionTitle === undefined;
 }

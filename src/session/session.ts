@@ -3,6 +3,7 @@
 import type { Diagnostic } from './diagnostics.js';
 import type { StructureFinding } from './event-audit.js';
 import type { SessionEvent, SessionHeader } from './events.js';
+import type { CatalogRow } from './catalog-row.js';
 import { stateOf, type LogFacts, type SessionState } from './log-facts.js';
 
 /** What a log reader knows about one file (implemented by storage's LogReader). */
@@ -117,15 +118,59 @@ export class Session {
    */
   declare partial?: true;
 
+  /** the log state (undefined until a catalog session is thawed) */
+  private state_: LogState | undefined;
+  /** builds the log state of a session listed from the catalog, on first use */
+  declare private thaw?: () => LogState;
+  /**
+   * What the root's passes need of a session listed from the catalog, while
+   * its log state is not built (catalog-row.ts): set only until the first use
+   * of `log`, after which everything is computed from the facts again.
+   */
+  declare row?: CatalogRow;
+
   constructor(
     readonly header: SessionHeader,
     readonly file: string | undefined,
     /** facts of the complete log; kept current by the live follower */
-    public log: LogState,
+    log: LogState | undefined,
     private readonly loader?: Loader,
   ) {
+    this.state_ = log;
     // (a log of no events yet is not loaded: a reader of facts only would keep its appends' events from us)
-    if (!loader || (log.events.length === log.facts.events && log.events.length > 0)) this.loaded = log;
+    if (log && (!loader || (log.events.length === log.facts.events && log.events.length > 0))) this.loaded = log;
+  }
+
+  /**
+   * A session of the catalog: its header and row now, its log state built by
+   * `thaw` when something asks for it (a warm start of 100,000 sessions builds
+   * none for the list, the counts and the audit's clean pass).
+   */
+  static fromCatalog(header: SessionHeader, file: string, row: CatalogRow, thaw: () => LogState, loader: Loader): Session {
+    const s = new Session(header, file, undefined, loader);
+    s.thaw = thaw;
+    s.row = row;
+    return s;
+  }
+
+  /** Facts of the complete log; kept current by the live follower. */
+  get log(): LogState {
+    if (this.state_ === undefined) {
+      this.state_ = this.thaw!();
+      this.thaw = undefined;
+      this.row = undefined;
+    }
+    return this.state_;
+  }
+  set log(state: LogState) {
+    this.state_ = state;
+    if (this.row !== undefined) this.row = undefined;
+    if (this.thaw !== undefined) this.thaw = undefined;
+  }
+
+  /** Whether the log state is built (false: a catalog session not used yet). */
+  get thawed(): boolean {
+    return this.state_ !== undefined;
   }
 
   get id(): string {
@@ -136,7 +181,8 @@ export class Session {
   }
   /** Inherited events of a fork child: v0/v1 the header's seedLength, v2+ the last inherited end-seed marker's seq. */
   get seedLength(): number | undefined {
-    return this.header.version >= 2 ? this.log.facts.seedFrom : this.header.seedLength;
+    if (this.header.version < 2) return this.header.seedLength;
+    return this.row ? this.row.seedFrom : this.log.facts.seedFrom;
   }
   get cwd(): string | undefined {
     return this.header.cwd;
@@ -145,7 +191,15 @@ export class Session {
     return this.log.facts;
   }
   get length(): number {
-    return this.log.facts.events;
+    return this.row ? this.row.events : this.log.facts.events;
+  }
+  /** Bytes of the log its facts describe. */
+  get consumed(): number {
+    return this.row ? this.row.consumed : this.log.consumed;
+  }
+  /** How many diagnostics its read made (without building a catalog session's log state). */
+  get diagnosticCount(): number {
+    return this.row ? this.row.diagnostics : this.log.diagnostics.length;
   }
   get state(): SessionState {
     return stateOf(this.log.facts);

@@ -19,6 +19,7 @@
 // wrappers and deferred tools. Pure: no I/O.
 import type { SessionEvent, SessionHeader } from './events.js';
 import { foreignFormat, foreignFormatText, isAbsolute, knownType, NEWEST_FORMAT } from './formats.js';
+import type { CatalogRow } from './catalog-row.js';
 import type { LogFacts } from './log-facts.js';
 import { LEGACY_KINDS, safeUint } from './rc8-rules.js';
 import { layoutOf } from '../storage/layout.js';
@@ -114,7 +115,8 @@ export function upgradeVerdict(s: { header: SessionHeader; facts: LogFacts; id: 
  * or undefined: only in the harness's own layout, where a current release
  * looks for it (the RFC era's folders it never reads).
  */
-export function upgradeRefusal(s: { header: SessionHeader; facts: LogFacts; id: string; file?: string }): string | undefined {
+export function upgradeRefusal(s: { header: SessionHeader; facts: LogFacts; id: string; file?: string; row?: CatalogRow }): string | undefined {
+  if (s.row) return s.row.upgrade; // a catalog session: this verdict as its row kept it
   if (s.file === undefined || layoutOf(s.file) !== 'rc8-harness') return undefined;
   const v = upgradeVerdict(s);
   return v.ok ? undefined : `the current release (format v${v.to}) refuses it${v.edge ? ` on upgrade, at ${v.edge}` : ''}: ${v.reason}`;

@@ -5,12 +5,16 @@
 // Where: ${XDG_CACHE_HOME:-~/.cache}/dsh-browse/<hash of the root's real path>.facts
 // (folder 0700, files 0600). One line per file after a header line:
 //
-//   {"dshBrowseCache":"<CACHE_FORMAT>/<package version>","root":...,"stamp":S,"folders":F,"entries":      N}
+//   {"dshBrowseCache":"<CACHE_FORMAT>/<package version>","root":...,"path":...,"stamp":S,"folders":F,"entries":      N}
 //   (the count last, in a fixed width: the file is written as a stream, its head line last)
 //   "<path relative to the root, as JSON>"\t[dev,ino,size,mtimeMs,ctimeMs-mtimeMs,pending,kind,payload]
 //
-// kind 0: a session, payload its reader's snapshot in a compact form
-// (compactSnapshot); kind 1: a file that is no session, payload its diagnostics.
+// kind 0: a session, payload [header, row] (its catalog row: catalog-row.ts),
+// then a tab and its reader's snapshot in a compact form (compactSnapshot),
+// parsed only when the session's log state is first needed; kind 1: a file
+// that is no session, payload its diagnostics. `path` is the root as the run
+// named it: a row's verdicts quote file paths, so another name of the same
+// folder rebuilds the cache.
 //
 // and one line per folder, its listing (folder-listings.ts: a warm walk lists
 // only the folders that changed).
@@ -32,20 +36,25 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { CatalogRow } from '../session/catalog-row.js';
 import type { Diagnostic } from '../session/diagnostics.js';
+import type { SessionHeader } from '../session/events.js';
+import type { Session } from '../session/session.js';
+import { catalogRowOf, packRow, unpackRow } from './catalog-rows.js';
+
 import { headLine, writeLinesAtomic, writeLinesAtomicAsync, type LineSource } from './atomic-lines.js';
 import { LogReader, type ReaderSnapshot } from './log-reader.js';
-import { readLines } from './read-lines.js';
+import { openLines, readLinesFd } from './read-lines.js';
 import { FOLDER_MARK, FolderListings } from './folder-listings.js';
 import { fsPath } from './open-file.js';
-import type { FileStat } from './session-file.js';
+import { thawReader, type FileStat } from './session-file.js';
 
 /**
  * Bump when the stored shape, the reader's rules (what a read finds: facts,
  * diagnostics) or LogReader's state change: a cache of another format is
  * ignored. The package version is part of the key too (cacheVersion).
  */
-export const CACHE_FORMAT = 6;
+export const CACHE_FORMAT = 7;
 
 /** An entry is trusted only when its file's mtime is this much older than the start of the run that read it. */
 export const RACY_MS = 2000;
@@ -101,8 +110,8 @@ const REFUSED = 1;
 export interface CacheHit {
   stat: Required<FileStat>;
   pending: number;
-  /** a session file: its reader, rebuilt */
-  reader?: LogReader;
+  /** a session file: its header and row, and its reader rebuilt on demand */
+  session?: { header: SessionHeader; row: CatalogRow; reader: () => LogReader };
   /** a file that is not a session: its diagnostics */
   refused?: Diagnostic[];
 }
@@ -113,8 +122,8 @@ export interface CacheSource {
   pending: number;
   older?: true;
   refused?: Diagnostic[];
-  /** the reader of its session (undefined: not a session, or one this process wrote) */
-  reader?: LogReader;
+  /** its session, read whole from its file (undefined: not a session, or one this process wrote) */
+  session?: Session;
 }
 
 export interface FactCacheOptions {
@@ -132,6 +141,10 @@ export class FactCache {
   note?: string;
   /** JSON-encoded path -> its line, from the cache file */
   private entries = new Map<string, string>();
+  /** JSON-encoded path -> the byte offset of its line in the cache file */
+  private starts = new Map<string, number>();
+  /** the cache file as loaded, open: a catalog session's snapshot is read from it when first needed */
+  private opened?: OpenCatalog;
   /**
    * entries used this run: file -> its line (the stat it was served for is
    * the line's own: read back from it at save; an object of both per file
@@ -160,14 +173,18 @@ export class FactCache {
   private load(): void {
     if (!this.file) return;
     let lines: string[];
+    const starts: number[] = [];
+    let fd: number | undefined;
     try {
-      lines = readLines(this.file, MAX_CACHE_BYTES);
+      fd = openLines(this.file, MAX_CACHE_BYTES);
+      lines = readLinesFd(fd, MAX_CACHE_BYTES, undefined, starts);
     } catch (e) {
+      if (fd !== undefined) fs.closeSync(fd);
       this.invalid = true;
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.note = `cache ${this.file} not read (${(e as Error).message}): rebuilt`;
       return;
     }
-    let head: { dshBrowseCache?: unknown; root?: unknown; stamp?: unknown; entries?: unknown; folders?: unknown };
+    let head: { dshBrowseCache?: unknown; root?: unknown; path?: unknown; stamp?: unknown; entries?: unknown; folders?: unknown };
     try {
       head = JSON.parse(lines[0]) as typeof head;
     } catch {
@@ -180,6 +197,7 @@ export class FactCache {
       head === null ||
       head.dshBrowseCache !== this.version ||
       head.root !== real ||
+      head.path !== this.root ||
       typeof head.stamp !== 'number' ||
       typeof head.entries !== 'number' ||
       typeof head.folders !== 'number' ||
@@ -187,11 +205,13 @@ export class FactCache {
       lines[lines.length - 1] !== ''
     ) {
       this.invalid = true;
+      fs.closeSync(fd);
       if (head.dshBrowseCache !== undefined && head.dshBrowseCache !== this.version) this.note = `cache ${this.file} is from another version (${String(head.dshBrowseCache)}): rebuilt`;
       else this.note = `cache ${this.file} is damaged: rebuilt`;
       return;
     }
     this.stamp = head.stamp;
+    this.opened = openCatalog(fd);
     for (let i = 1; i < lines.length - 1; i++) {
       const line = lines[i];
       if (line[0] === FOLDER_MARK) {
@@ -199,7 +219,11 @@ export class FactCache {
         continue;
       }
       const tab = line.indexOf('\t');
-      if (tab > 0) this.entries.set(line.slice(0, tab), line);
+      if (tab > 0) {
+        const key = line.slice(0, tab);
+        this.entries.set(key, line);
+        this.starts.set(key, starts[i]);
+      }
     }
   }
   /** the start of the run that wrote the cache file */
@@ -238,7 +262,7 @@ export class FactCache {
     if (!st || !st.isFile()) return undefined;
     let hit: CacheHit | undefined;
     try {
-      hit = decode(file, line.slice(key.length + 1), st, this.stamp);
+      hit = decode(file, line.slice(key.length + 1), st, this.stamp, this.opened!, this.starts.get(key)! + Buffer.byteLength(key) + 1);
     } catch {
       hit = undefined;
     }
@@ -296,7 +320,7 @@ export class FactCache {
     let fresh = 0;
     let kept = 0;
     const seen = complete ? undefined : new Set<string>();
-    const fields = { dshBrowseCache: this.version, root: safeRealpath(this.root), stamp: this.startedAt, folders: folders.lines.length };
+    const fields = { dshBrowseCache: this.version, root: safeRealpath(this.root), path: this.root, stamp: this.startedAt, folders: folders.lines.length };
     const lines = function* (this: FactCache): Generator<string> {
       for (const [file, src] of files) {
         if (src.older) continue;
@@ -332,7 +356,9 @@ export class FactCache {
   /** Drops what was loaded (after the save: the rest of the run does not need it). */
   release(): void {
     this.entries = new Map();
+    this.starts = new Map();
     this.used = new Map();
+    this.opened = undefined; // (closed once no catalog session needs it)
     this.listings.release();
   }
 }
@@ -348,8 +374,59 @@ export function safeRealpath(p: string): string | undefined {
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function decode(file: string, json: string, st: fs.Stats, stamp: number): CacheHit | undefined {
-  const a = JSON.parse(json) as unknown;
+/**
+ * The cache file a run loaded, kept open while any session listed from it
+ * has not read its snapshot yet: the file may be replaced meanwhile (the save
+ * renames a new one over it), the open file stays the one loaded. Closed when
+ * nothing refers to it any more.
+ */
+interface OpenCatalog {
+  fd: number;
+}
+
+const closeWhenUnused = new FinalizationRegistry<number>((fd) => {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
+function openCatalog(fd: number): OpenCatalog {
+  const c = { fd };
+  closeWhenUnused.register(c, fd);
+  return c;
+}
+
+/** `length` bytes at `offset` of the open catalog, as text. */
+function readAt(c: OpenCatalog, offset: number, length: number): string {
+  const buf = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const n = fs.readSync(c.fd, buf, got, length - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.toString('utf8', 0, got);
+}
+
+/** The reader whose snapshot is at [from, from + length) of the open catalog; undefined when it does not read back. */
+function restoreAt(file: string, header: SessionHeader, opened: OpenCatalog, from: number, length: number): LogReader | undefined {
+  try {
+    const snap = snapshotFrom(JSON.parse(readAt(opened, from, length)) as unknown, header);
+    if (!snap) return undefined;
+    if (snap.diagnostics.length) snap.diagnostics = snap.diagnostics.map((d) => diagnosticFrom(file, d));
+    return LogReader.restore(file, snap);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An entry (`line`, past its key: at byte `at` of the open catalog) when the file `st` still matches it. */
+function decode(file: string, line: string, st: fs.Stats, stamp: number, opened: OpenCatalog, at: number): CacheHit | undefined {
+  // a session's snapshot follows its entry after a tab (none in JSON text): read and parsed when the session is used
+  const tab = line.indexOf('\t');
+  const a = JSON.parse(tab < 0 ? line : line.slice(0, tab)) as unknown;
   if (!Array.isArray(a) || a.length !== 8) return undefined;
   const [dev, ino, size, mtimeMs, ctimeDelta, pending, kind, payload] = a as unknown[];
   // ctime is stored as ctime - mtime (exact: both are near each other, Sterbenz)
@@ -362,11 +439,15 @@ function decode(file: string, json: string, st: fs.Stats, stamp: number): CacheH
     if (!Array.isArray(payload) || payload.length === 0) return undefined;
     return { stat, pending, refused: payload.map((d) => diagnosticFrom(file, d)) };
   }
-  if (kind !== SESSION) return undefined;
-  const snap = snapshotFrom(payload);
-  if (!snap) return undefined;
-  if (snap.diagnostics.length) snap.diagnostics = snap.diagnostics.map((d) => diagnosticFrom(file, d));
-  return { stat, pending, reader: LogReader.restore(file, snap) };
+  if (kind !== SESSION || tab < 0 || !Array.isArray(payload) || payload.length !== 2) return undefined;
+  const [header, packed] = payload as unknown[];
+  const row = unpackRow(packed);
+  if (!isObj(header) || typeof header.id !== 'string' || !isNum(header.version) || !row) return undefined;
+  const h = header as unknown as SessionHeader;
+  const from = at + Buffer.byteLength(line.slice(0, tab)) + 1;
+  const length = Buffer.byteLength(line) - (from - at);
+  const reader = (): LogReader => thawReader(file, restoreAt(file, h, opened, from, length));
+  return { stat, pending, session: { header: h, row, reader } };
 }
 
 // ---- the compact form of a reader's snapshot ------------------------------------
@@ -439,17 +520,18 @@ function factsFrom(o: Record<string, unknown>): Record<string, unknown> {
 const RARE = ['refused', 'skipFrom', 'scanned', 'gaveUp', 'unlisted', 'unknownTypes'] as const;
 
 function compactSnapshot(file: string, s: ReaderSnapshot): unknown[] {
-  const out: unknown[] = [s.header, compactFacts(s.facts), s.diagnostics.map((d) => withoutFile(file, d)), s.consumed, s.headerEnd, s.firstAnomaly, s.lines, s.nextSeq, s.audit ?? -1];
+  // (the header is the entry's own: not stored twice)
+  const out: unknown[] = [0, compactFacts(s.facts), s.diagnostics.map((d) => withoutFile(file, d)), s.consumed, s.headerEnd, s.firstAnomaly, s.lines, s.nextSeq, s.audit ?? -1];
   let rest: Record<string, unknown> | undefined;
   for (const k of RARE) if (s[k] !== undefined) (rest ??= {})[k] = s[k];
   if (rest) out.push(rest);
   return out;
 }
 
-function snapshotFrom(p: unknown): ReaderSnapshot | undefined {
+function snapshotFrom(p: unknown, header: SessionHeader): ReaderSnapshot | undefined {
   if (!Array.isArray(p) || p.length < 9 || p.length > 10) return undefined;
-  const [header, facts, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, audit, rest] = p as unknown[];
-  if (!isObj(header) || typeof header.id !== 'string' || !isNum(header.version) || !isObj(facts)) return undefined;
+  const [, facts, diagnostics, consumed, headerEnd, firstAnomaly, lines, nextSeq, audit, rest] = p as unknown[];
+  if (!isObj(facts)) return undefined;
   const f = factsFrom(facts);
   if (!isNum(f.events) || !isNum(f.turns) || !Array.isArray(f.turnStarts) || !Array.isArray(f.boundaries) || !isObj(f.usage)) return undefined;
   if (!Array.isArray(diagnostics) || !isNum(consumed) || !isNum(headerEnd) || !isNum(firstAnomaly) || !isNum(lines) || !isNum(nextSeq)) return undefined;
@@ -474,17 +556,22 @@ function encode(file: string, key: string, src: CacheSource, startedAt: number):
   if (!(s.mtimeMs <= startedAt - RACY_MS)) return undefined; // racy: read again next time
   let kind: number;
   let payload: unknown;
+  let snapshot: unknown[] | undefined;
   if (src.refused) {
     kind = REFUSED;
     payload = src.refused.map((d) => withoutFile(file, d));
-  } else if (src.reader && src.reader.header && src.reader.refused === undefined) {
+  } else if (src.session) {
+    const reader = src.session.log;
+    if (!(reader instanceof LogReader) || !reader.header || reader.refused !== undefined) return undefined;
     kind = SESSION;
-    payload = compactSnapshot(file, src.reader.snapshot());
+    payload = [reader.header, packRow(catalogRowOf(src.session))];
+    snapshot = compactSnapshot(file, reader.snapshot());
   } else return undefined;
   const body = JSON.stringify([s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs - s.mtimeMs, src.pending, kind, payload]);
+  const tail = snapshot === undefined ? '' : JSON.stringify(snapshot);
   // JSON has no Infinity or NaN (a log's 1e999 parses to Infinity): such an entry would come back different
-  if (body.includes('null') && hasNonFinite(payload)) return undefined;
-  return `${key}\t${body}`;
+  if ((body.includes('null') || tail.includes('null')) && (hasNonFinite(payload) || hasNonFinite(snapshot))) return undefined;
+  return snapshot === undefined ? `${key}\t${body}` : `${key}\t${body}\t${tail}`;
 }
 
 function withoutFile(file: string, d: Diagnostic): object {

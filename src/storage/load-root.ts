@@ -4,11 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
 import type { LoadProgress } from '../session/session.js';
+import { Session } from '../session/session.js';
 import { SessionStore } from '../session/store.js';
 import { DiskPersistence } from './disk-persistence.js';
 import { FactCache, type CacheHit, type CacheSource, type FactCacheOptions } from './fact-cache.js';
 import { LogReader } from './log-reader.js';
-import { sessionFromRead, startReadLog, type FileStat } from './session-file.js';
+import { logLoader, sessionFromRead, startReadLog, type FileStat } from './session-file.js';
 import type { ScanProgress } from './scan.js';
 import { iterateSessionFiles, listSessionFiles, probe, type Skip } from './walk.js';
 import { currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
@@ -195,11 +196,9 @@ function addRead(index: RootIndex, file: string, hit: CacheHit): boolean {
     index.files.set(file, fileEntry(hit.stat, hit.pending, hit.refused));
     return true;
   }
-  const entry = fileEntry(hit.stat, hit.pending);
-  const { session } = sessionFromRead(file, { reader: hit.reader!, stat: hit.stat, pending: hit.pending });
-  if (!session) return false;
-  index.files.set(file, entry);
-  index.store.add(session);
+  const c = hit.session!;
+  index.files.set(file, fileEntry(hit.stat, hit.pending));
+  index.store.add(Session.fromCatalog(c.header, file, c.row, c.reader, logLoader));
   return true;
 }
 
@@ -349,7 +348,7 @@ export function* cacheSources(index: RootIndex): Generator<[string, CacheSource]
   for (const [file, e] of index.files) {
     const s = e.refused || e.older ? undefined : index.store.byFile(file);
     // (a partial session's reader holds its head's facts only: never kept)
-    yield [file, { stat: e, pending: e.pending, older: e.older, refused: e.refused, reader: s?.log instanceof LogReader && !s.partial ? s.log : undefined }];
+    yield [file, { stat: e, pending: e.pending, older: e.older, refused: e.refused, session: s && !s.partial ? s : undefined }];
   }
 }
 

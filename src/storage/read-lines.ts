@@ -14,18 +14,30 @@ const CHUNK = 1 << 20;
  * `maxBytes` (checked again as it is read: it may grow meanwhile).
  */
 export function readLines(file: string, maxBytes: number, chunk = CHUNK): string[] {
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const fd = openLines(file, maxBytes);
   try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new Error('not a regular file');
-    if (st.size > maxBytes) throw new Error(`over ${maxBytes} bytes`);
     return readLinesFd(fd, maxBytes, chunk);
   } finally {
     fs.closeSync(fd);
   }
 }
 
-function readLinesFd(fd: number, maxBytes: number, chunk: number): string[] {
+/** Opens a text file for readLinesFd: a regular file of at most `maxBytes`, else throws. */
+export function openLines(file: string, maxBytes: number): number {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new Error('not a regular file');
+    if (st.size > maxBytes) throw new Error(`over ${maxBytes} bytes`);
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+  return fd;
+}
+
+/** readLines from an open file; `starts` gets the byte offset of each line. */
+export function readLinesFd(fd: number, maxBytes: number, chunk = CHUNK, starts?: number[]): string[] {
   let buf = Buffer.allocUnsafe(Math.max(1, chunk));
   const out: string[] = [];
   // bytes of an unfinished line at the start of buf
@@ -46,12 +58,14 @@ function readLinesFd(fd: number, maxBytes: number, chunk: number): string[] {
     const data = buf.subarray(0, end);
     let start = 0;
     for (let nl = data.indexOf(10, have); nl !== -1; nl = data.indexOf(10, start)) {
+      starts?.push(total - n - have + start);
       out.push(buf.toString('utf8', start, nl));
       start = nl + 1;
     }
     buf.copyWithin(0, start, end);
     have = end - start;
   }
+  starts?.push(total - have);
   out.push(buf.toString('utf8', 0, have));
   return out;
 }

@@ -1,6 +1,7 @@
 // What `dsh --resume` would say about a session: the harness's verdict on
 // resuming it. Pure: no I/O, only the session's header, facts and file path.
 import path from 'node:path';
+import type { CatalogRow } from '../session/catalog-row.js';
 import { eraOf } from '../session/era.js';
 import { stateOf } from '../session/log-facts.js';
 import { foreignFormat, foreignFormatText, NEWEST_FORMAT } from '../session/formats.js';
@@ -22,12 +23,15 @@ export interface ResumeVerdict {
  * the same id in the root (rc.8 refuses a root holding one id twice).
  */
 export function resumeVerdict(
-  s: Pick<Session, 'header' | 'file' | 'facts' | 'id' | 'cwd'>,
+  s: Pick<Session, 'header' | 'file' | 'facts' | 'id' | 'cwd'> & { row?: CatalogRow },
   sameId: readonly { file?: string }[] = [],
   /** why rc.8 refuses this session's whole root (see rc8RootRefusalsOf in root-refusals.ts), when it does */
   rootRefusal?: string,
 ): ResumeVerdict {
   const no = (reason: string): ResumeVerdict => ({ resumable: false, reason });
+  // a catalog session alone with its id, in a root not refused: the verdict its row kept (what follows, computed then)
+  const kept = s.row;
+  if (kept && rootRefusal === undefined && sameId.every((o) => o.file === s.file)) return kept.resume === '' ? { resumable: true } : no(kept.resume);
   const h = s.header;
   const era = eraOf(s);
   const file = s.file;

@@ -275,6 +275,23 @@ export function seedMarkerCheck(reader: LogReader): void {
     reader.addDiagnostic({ file: reader.file, line: 1, severity: 'error', code: 'SEED_MARKER', message: `seq ${f.strayInheritedMarker} is an inherited session/end-seed in a log whose header says isSeeded false: the harness refuses this log` });
 }
 
+/**
+ * The reader of a catalog session, built when first needed: its snapshot
+ * from the catalog (`restored`: undefined when it does not read back, the
+ * catalog damaged since it was loaded), checked as a read's is
+ * (sessionFromRead); else a read of the log itself.
+ */
+export function thawReader(file: string, restored: LogReader | undefined): LogReader {
+  let reader = restored;
+  if (reader === undefined) {
+    reader = readLog(file, false).reader;
+    if (!reader.header) throw new Error(`${file}: its catalog entry is damaged and the log has no header now`);
+  }
+  seedMarkerCheck(reader);
+  reader.compact();
+  return reader;
+}
+
 export function openSessionFile(file: string, retain = false): { session?: Session; diagnostics: Diagnostic[]; read: ReadResult } {
   const read = readLog(file, retain);
   return { ...sessionFromRead(file, read), read };

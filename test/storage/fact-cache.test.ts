@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cmdList } from '../../src/cli/commands.js';
 import { writeHooks } from '../../src/storage/atomic-lines.js';
 import { FactCache, RACY_MS, cacheFileFor, factShortKeys, lineHasStat } from '../../src/storage/fact-cache.js';
+import { AuditIndex } from '../../src/session/audit-index.js';
 import { emptyFacts } from '../../src/session/log-facts.js';
+import { RootModel } from '../../src/view/app/root-model.js';
 import { applyChange } from '../../src/storage/follow.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
 import { scanRoot } from '../../src/storage/scan.js';
@@ -91,6 +93,49 @@ describe('a warm run equals a --no-cache run', () => {
     expect(loaded(warm)).toEqual(loaded(plain));
     // a third run writes nothing either
     expect(loadRootSync(root, cacheIn(dir)).cacheStats).toEqual({ hits: files, entries: files, wrote: false, folders: folderCount(root) });
+  });
+
+  it('a warm list and audit build no log state: the items and findings are what the read sessions give', () => {
+    const root = tmpDir();
+    fs.cpSync(SAMPLE_DIR, path.join(root, 'samples'), { recursive: true });
+    realRoot(path.join(root, 'rc8'), 'rc8');
+    fs.cpSync(path.join(REPO, 'test', 'fixtures', 'real-sessions-v2v4'), path.join(root, 'v2v4'), { recursive: true });
+    backdateTree(root);
+    const dir = tmpDir('dsh-cache-');
+    const plain = loadRootSync(root);
+    loadRootSync(root, cacheIn(dir));
+    const warm = loadRootSync(root, cacheIn(dir));
+    const modelOf = (index: RootIndex) => {
+      const audit = new AuditIndex(undefined, index.store);
+      while (!audit.step(index.store.list(), Infinity).done) {
+        /* to the end */
+      }
+      const m = new RootModel(index.store, audit);
+      m.sync();
+      return m.all().map((i) => ({ ...i }));
+    };
+    const cold = modelOf(plain);
+    const items = modelOf(warm);
+    // only sessions with something to show beyond their row (a finding, a shared id, a seed to compare) were thawed
+    const thawed = warm.store.list().filter((s) => s.thawed);
+    expect(thawed.length).toBeLessThan(warm.store.list().length / 2);
+    expect(items).toEqual(cold);
+  });
+
+  it('a snapshot that no longer reads back from the catalog is read from its log instead', () => {
+    const root = tmpDir();
+    fs.cpSync(SAMPLE_DIR, root, { recursive: true });
+    backdateTree(root);
+    const dir = tmpDir('dsh-cache-');
+    const plain = loadRootSync(root);
+    loadRootSync(root, cacheIn(dir));
+    const warm = loadRootSync(root, cacheIn(dir));
+    // the catalog is damaged in place after the load (the open file is what a thaw reads)
+    const file = cacheFileFor(root, dir)!;
+    const text = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, text.replace(/\t\[0,\{/g, '\t[0,{{'));
+    expect(warm.store.list().every((s) => !s.thawed)).toBe(true);
+    expect(loaded(warm)).toEqual(loaded(plain));
   });
 
   it("the compact form's short keys are no fact's own name (a new LogFacts field is stored whole)", () => {

@@ -280,7 +280,7 @@ export class RootModel {
       const own = this.audit?.findingsOf(t);
       if (own) {
         for (const f of own) if (mine(f)) add(f);
-      } else for (const d of t.diagnostics) if (mine({ file: d.file, session: t.id })) add(d);
+      } else if (t.diagnosticCount > 0) for (const d of t.diagnostics) if (mine({ file: d.file, session: t.id })) add(d);
     }
     if (same.length > 1) add({ severity: 'warning', code: 'DUPLICATE_ID' });
     if (upgradeRefusal(s) !== undefined) add({ severity: 'warning', code: 'UPGRADE_REFUSED' });

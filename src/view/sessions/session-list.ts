@@ -17,7 +17,7 @@ import type { RowSeq } from '../app/window.js';
 import { compact } from '../../session/usage.js';
 import { ageText, ageTextUntil } from '../text/age.js';
 import type { ForkBlock, SessionState } from '../../session/log-facts.js';
-import { forkBlockOf, stateOf } from '../../session/log-facts.js';
+import { listFactsOf, type ListFacts } from '../../session/catalog-row.js';
 import type { Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
 import { displayWidth, sanitizeInline } from '../text/sanitize.js';
@@ -29,38 +29,27 @@ export function nextOrder(o: SortOrder): SortOrder {
   return SORT_ORDERS[(SORT_ORDERS.indexOf(o) + 1) % SORT_ORDERS.length];
 }
 
-/** What the list needs from one session (raw, unsanitised). */
-export interface SessionListItem {
+/** What the list needs from one session (raw, unsanitised): its header's fields, its list facts (catalog-row.ts), and what the root decides. */
+export interface SessionListItem extends ListFacts {
   key: string;
   id: string;
-  title?: string;
+  kind: 'root' | 'fork' | 'spawn';
+  createdAt: number;
+  /** rc.8 `origin: "subagent"`: a subagent's fork or spawn, not the user's */
+  subagent?: boolean;
   cwd?: string;
   parentSession?: string;
+  seedLength?: number;
   /** the parent's key when it can be told (ids repeat: src/session/lineage.ts) */
   parentKey?: string;
   /** several sessions carry the parent id and none is provably the parent */
   parentAmbiguous?: boolean;
   /** the worst problem of the session (a diagnostic or an audit finding: SEED_MISMATCH, DUPLICATE_ID…) and how many it has */
   problem?: { severity: 'error' | 'warning'; code: string; count: number };
-  /** rc.8 `origin: "subagent"`: a subagent's fork or spawn, not the user's */
-  subagent?: boolean;
-  /** tokens in + out from assistant/message usage (undefined: the log records none) */
-  tokens?: number;
   /** in a harness root: why `dsh --resume` would refuse it (undefined: it would resume it, or not a harness file) */
   notResumable?: string;
   /** the current release would refuse it on upgrade (upgradeRefusal; undefined: it would not, or not in the harness's layout) */
   upgradeRefused?: string;
-  kind: 'root' | 'fork' | 'spawn';
-  seedLength?: number;
-  createdAt: number;
-  lastEventTime?: number;
-  lastEventType?: string;
-  turns: number;
-  events: number;
-  state: SessionState;
-  diagnostics: number;
-  /** why a fork of the whole log is refused (forkBlockOf; undefined: allowed, or an item without facts: not inside an open turn) */
-  forkBlock?: ForkBlock;
   /** its file was deleted: the selection kept on screen, no longer one of the root's sessions */
   gone?: boolean;
   /** listed from its log's head and tail while the scan reads the rest (Session.partial): its counts are not known */
@@ -68,20 +57,11 @@ export interface SessionListItem {
 }
 
 export function listItemOf(s: Session): SessionListItem {
-  const f = s.facts;
-  const item: SessionListItem = {
-    key: SessionStore.keyOf(s),
-    id: s.id,
-    kind: s.kind,
-    createdAt: s.header.createdAt,
-    turns: f.turns,
-    events: f.events,
-    state: stateOf(f),
-    diagnostics: s.diagnostics.length,
-  };
-  const block = forkBlockOf(f);
-  if (block !== undefined) item.forkBlock = block;
-  if (f.usage && f.usage.messages > 0) item.tokens = f.usage.input + f.usage.output;
+  // (a catalog session's facts from its row: no log state is built for the list)
+  const f = listFactsOf(s);
+  const item: SessionListItem = { key: SessionStore.keyOf(s), id: s.id, kind: s.kind, createdAt: s.header.createdAt, turns: f.turns, events: f.events, state: f.state, diagnostics: f.diagnostics };
+  if (f.forkBlock !== undefined) item.forkBlock = f.forkBlock;
+  if (f.tokens !== undefined) item.tokens = f.tokens;
   if (s.header.origin === 'subagent') item.subagent = true;
   if (f.title !== undefined) item.title = f.title;
   if (s.cwd !== undefined) item.cwd = s.cwd;
