@@ -41,7 +41,6 @@ import type { Diagnostic } from '../session/diagnostics.js';
 import type { SessionHeader } from '../session/events.js';
 import type { Session } from '../session/session.js';
 import { catalogRowOf, packRow, unpackRow } from './catalog-rows.js';
-
 import { headLine, writeLinesAtomic, writeLinesAtomicAsync, type LineSource } from './atomic-lines.js';
 import { LogReader, type ReaderSnapshot } from './log-reader.js';
 import { openLines, readLinesFd } from './read-lines.js';
@@ -444,8 +443,9 @@ function decode(file: string, line: string, st: fs.Stats, stamp: number, opened:
   const row = unpackRow(packed);
   if (!isObj(header) || typeof header.id !== 'string' || !isNum(header.version) || !row) return undefined;
   const h = header as unknown as SessionHeader;
-  const from = at + Buffer.byteLength(line.slice(0, tab)) + 1;
-  const length = Buffer.byteLength(line) - (from - at);
+  const entryBytes = Buffer.byteLength(line.slice(0, tab)) + 1;
+  const from = at + entryBytes;
+  const length = Buffer.byteLength(line) - entryBytes;
   const reader = (): LogReader => thawReader(file, restoreAt(file, h, opened, from, length));
   return { stat, pending, session: { header: h, row, reader } };
 }
