@@ -9,15 +9,16 @@
  * and decodes the first screen's 40 entries. No bundle, no Ink: the browser adds
  * those (~0.2 s) to whatever it builds per session.
  *
- * It reads the cache's format FORMAT_READ (fact-cache.ts CACHE_FORMAT); a cache it cannot
+ * It reads the catalog's format FORMAT_READ (fact-cache.ts CACHE_FORMAT); a cache it cannot
  * read gives no figure (undefined), never a wrong one.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { runChild, summarize, type Stats } from './floors.js';
+import { NUM, TRANSIENT, readCatalog, type Catalog } from '../src/storage/catalog-file.js';
 
-/** the fact cache's format whose lines this reads (fact-cache.ts CACHE_FORMAT when it was written) */
-const FORMAT_READ = 7;
+/** the fact cache's format whose catalog this reads (fact-cache.ts CACHE_FORMAT when it was written) */
+const FORMAT_READ = 8;
 
 /** per entry: dev, ino, size, mtimeMs, ctimeMs - mtimeMs, activity (last event time, else createdAt) */
 export const COLUMNS = 6;
@@ -31,33 +32,29 @@ interface Head {
 
 /** Writes the columns of the session entries of `factsFile` to `out`; their count, or undefined when the file is not a cache this reads. */
 export function writeColumns(factsFile: string, out: string): number | undefined {
-  const lines = fs.readFileSync(factsFile, 'utf8').split('\n');
-  let version: unknown;
+  const fd = fs.openSync(factsFile, 'r');
+  let cat: Catalog;
   try {
-    version = (JSON.parse(lines[0]) as { dshBrowseCache?: unknown }).dshBrowseCache;
+    cat = readCatalog(fd, fs.fstatSync(fd).size);
   } catch {
     return undefined;
+  } finally {
+    fs.closeSync(fd);
   }
-  if (typeof version !== 'string' || !version.startsWith(`${FORMAT_READ}/`)) return undefined;
+  if (!cat.identity.dshBrowseCache.startsWith(`${FORMAT_READ}/`)) return undefined;
   const paths: string[] = [];
   const ids: string[] = [];
   const raws: Buffer[] = [];
   const nums: number[] = [];
-  for (let i = 1; i < lines.length; i++) {
-    const l = lines[i];
-    if (l[0] !== '"') continue; // a folder listing, or the end
-    const tab = l.indexOf('\t');
-    // (a session's entry, then its snapshot after a second tab)
-    const snap = l.indexOf('\t', tab + 1);
-    const entry = l.slice(tab + 1, snap < 0 ? undefined : snap);
-    const a = JSON.parse(entry) as unknown[];
-    if (a[6] !== 0) continue; // not a session
-    // [header, row]: the row's eighth value is its last event's time (catalog-rows.ts packRow)
-    const [header, row] = a[7] as [{ id: string; createdAt: number }, unknown[]];
-    paths.push(JSON.parse(l.slice(0, tab)) as string);
+  for (let i = 0; i < cat.size; i++) {
+    if (cat.num(i, NUM.kind) !== 0) continue; // not a session
+    const entry = cat.transient(i, TRANSIENT.head);
+    const header = JSON.parse(entry) as { id: string; createdAt: number };
+    const last = cat.num(i, NUM.lastEventTime);
+    paths.push(cat.transient(i, TRANSIENT.key));
     ids.push(header.id);
     raws.push(Buffer.from(entry));
-    nums.push(...(a.slice(0, 5) as number[]), (row[7] as number | null) ?? header.createdAt);
+    nums.push(cat.num(i, NUM.dev), cat.num(i, NUM.ino), cat.num(i, NUM.size), cat.num(i, NUM.mtimeMs), cat.num(i, NUM.ctimeDelta), Number.isNaN(last) ? header.createdAt : last);
   }
   const n = paths.length;
   const num = Buffer.from(new Float64Array(nums).buffer);

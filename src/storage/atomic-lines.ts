@@ -1,13 +1,14 @@
-// A file of lines (the fact and findings caches) written as a stream, a slice
-// of lines at a time, so the whole file never sits in memory as strings (at
-// 100,000 sessions that was 30-45 MB of old-generation garbage per write).
+// A cache file (the fact catalog, the findings cache) written as a stream,
+// a slice at a time, so the whole file never sits in memory at once (at
+// 100,000 sessions a file of lines made whole was 30-45 MB of old-generation
+// garbage per write).
 //
-// Atomic as before: a temp file in the same folder (0600, O_EXCL), fsync,
-// rename, the folder fsync'ed; the folder made 0700 (and tightened when looser). The head line (which holds the entry count,
-// known only at the end) is written first as a placeholder of the same byte
-// length that is no JSON, then overwritten in place before the fsync. A write
-// that fails or is given up leaves no temp file; the old file stays whole
-// until the rename.
+// Atomic: a temp file in the same folder (0600, O_EXCL), fsync, rename, the
+// folder fsync'ed; the folder made 0700 (and tightened when looser). The head
+// (which holds counts known only at the end) is written first as a
+// placeholder of the same byte length that reads as no head, then
+// overwritten in place before the fsync. A write that fails or is given up
+// leaves no temp file; the old file stays whole until the rename.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,11 +71,52 @@ function checkHead(room: string, head: string): Buffer {
 }
 
 /**
+ * A file written as a stream of chunks: the head (whose content is known only
+ * at the end) first as a placeholder of the same byte length, then the body,
+ * then the head over its placeholder.
+ */
+export interface ChunkSource {
+  /** the head's placeholder (unreadable as a head: a file left with it is damaged) */
+  headRoom: Buffer;
+  /** the next bytes of the body, made until `full()` says stop; empty when the body is done */
+  next(full: () => boolean): Buffer;
+  /** the head, once the body is done; undefined: nothing to write (the temp file is dropped) */
+  head(): Buffer | undefined;
+}
+
+/** A LineSource as chunks: its lines joined with their '\n's. */
+function linesAsChunks(src: LineSource): ChunkSource {
+  return {
+    headRoom: Buffer.from(src.headRoom + '\n', 'utf8'),
+    next: (full) => Buffer.from(nextSlice(src.lines, full), 'utf8'),
+    head: () => {
+      const head = src.head();
+      return head === undefined ? undefined : checkHead(src.headRoom, head);
+    },
+  };
+}
+
+/**
  * Writes the source's lines to `file` through a temp file in `dir` (slices of
  * `sliceLines` lines). Returns false when the source had nothing to write.
  * Throws when the write fails (no temp file left).
  */
 export function writeLinesAtomic(dir: string, file: string, src: LineSource, sliceLines = 2048): boolean {
+  let count = 0;
+  return writeChunksAtomic(dir, file, linesAsChunks(src), () => (count += 64) >= sliceLines && ((count = 0), true));
+}
+
+/** writeLinesAtomic with asynchronous I/O, the lines taken in slices of about `budgetMs` with the loop free in between (keys first). */
+export function writeLinesAtomicAsync(dir: string, file: string, src: LineSource, budgetMs = 8): Promise<boolean> {
+  return writeChunksAtomicAsync(dir, file, linesAsChunks(src), budgetMs);
+}
+
+/**
+ * Writes the source's chunks to `file` through a temp file in `dir`, each
+ * chunk made until `full()` says so. Returns false when the source had
+ * nothing to write. Throws when the write fails (no temp file left).
+ */
+export function writeChunksAtomic(dir: string, file: string, src: ChunkSource, full: () => boolean): boolean {
   prepareDir(dir);
   const tmp = tempBeside(dir, file);
   const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
@@ -82,27 +124,23 @@ export function writeLinesAtomic(dir: string, file: string, src: LineSource, sli
   try {
     try {
       let slice = 0;
-      let pos = 0;
       const put = (buf: Buffer, at: number): void => {
         writeHooks.beforeWrite?.(slice++, file);
         let off = 0;
         while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off, at + off);
       };
-      const room = Buffer.from(src.headRoom + '\n', 'utf8');
-      put(room, 0);
-      pos = room.length;
-      let count = 0;
-      const full = (): boolean => (count += 64) >= sliceLines && ((count = 0), true);
+      put(src.headRoom, 0);
+      let pos = src.headRoom.length;
       for (;;) {
-        const text = nextSlice(src.lines, full);
-        if (text === '') break;
-        const buf = Buffer.from(text, 'utf8');
+        const buf = src.next(full);
+        if (buf.length === 0) break;
         put(buf, pos);
         pos += buf.length;
       }
       const head = src.head();
       if (head === undefined) return false;
-      put(checkHead(src.headRoom, head), 0);
+      if (head.length !== src.headRoom.length) throw new Error('head of another length than its room');
+      put(head, 0);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -136,10 +174,10 @@ function fsyncDir(dir: string): void {
 }
 
 /**
- * writeLinesAtomic with asynchronous I/O, the lines taken in slices of about
+ * writeChunksAtomic with asynchronous I/O, each chunk made in about
  * `budgetMs` with the loop free in between (keys first).
  */
-export async function writeLinesAtomicAsync(dir: string, file: string, src: LineSource, budgetMs = 8): Promise<boolean> {
+export async function writeChunksAtomicAsync(dir: string, file: string, src: ChunkSource, budgetMs = 8): Promise<boolean> {
   const fsp = fs.promises;
   prepareDir(dir); // (synchronous: a mkdir and a stat, once per write) the TUI's writes tighten a loose folder too
   const tmp = tempBeside(dir, file);
@@ -153,21 +191,20 @@ export async function writeLinesAtomicAsync(dir: string, file: string, src: Line
         let off = 0;
         while (off < buf.length) off += (await fh.write(buf, off, buf.length - off, at + off)).bytesWritten;
       };
-      const room = Buffer.from(src.headRoom + '\n', 'utf8');
-      await put(room, 0);
-      let pos = room.length;
+      await put(src.headRoom, 0);
+      let pos = src.headRoom.length;
       for (;;) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         const until = performance.now() + budgetMs;
-        const text = nextSlice(src.lines, () => performance.now() > until);
-        if (text === '') break;
-        const buf = Buffer.from(text, 'utf8');
+        const buf = src.next(() => performance.now() > until);
+        if (buf.length === 0) break;
         await put(buf, pos);
         pos += buf.length;
       }
       const head = src.head();
       if (head === undefined) return false;
-      await put(checkHead(src.headRoom, head), 0);
+      if (head.length !== src.headRoom.length) throw new Error('head of another length than its room');
+      await put(head, 0);
       await fh.sync();
     } finally {
       await fh.close();

@@ -8,6 +8,7 @@ import { takesParentTitle } from '../session/inherited-title.js';
 import type { Session } from '../session/session.js';
 import { upgradeRefusal } from '../session/upgrade.js';
 import { resumeVerdict } from './resume.js';
+import { KEPT, NUM, PRESENT, TRANSIENT, storable, type Catalog } from './catalog-file.js';
 
 /** The row of `s` (its log state is built if it was not: the catalog's writer calls it for a session it read). */
 export function catalogRowOf(s: Session): CatalogRow {
@@ -24,33 +25,70 @@ export function catalogRowOf(s: Session): CatalogRow {
 
 const STATES: readonly SessionState[] = ['empty', 'at-boundary', 'open-turn'];
 const BLOCKS: readonly ForkBlock[] = ['open-turn', 'seq-gap'];
-const opt = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
 
-/** A row as the catalog stores it: its values by position, absent ones null (JSON-safe, a third of the keyed form). */
-export function packRow(r: CatalogRow): unknown[] {
-  return [r.turns, r.events, STATES.indexOf(r.state), r.diagnostics, r.forkBlock === undefined ? -1 : BLOCKS.indexOf(r.forkBlock), opt(r.tokens), opt(r.title), opt(r.lastEventTime), opt(r.lastEventType), r.resume, opt(r.upgrade), r.takesTitle ? 1 : 0, r.consumed, opt(r.seedFrom), opt(r.structure)];
+/**
+ * Stores `r` in an entry's columns (catalog-file.ts): its numbers in `nums`
+ * (NaN for an absent one), its kept strings in `kept`. Returns its structure
+ * finding's JSON ('' when absent), or undefined when the row would not come
+ * back the same (a string with a lone surrogate, a number that is NaN).
+ */
+export function rowToColumns(r: CatalogRow, nums: Float64Array, kept: string[]): string | undefined {
+  const values = [r.turns, r.events, r.diagnostics, r.consumed, r.tokens, r.lastEventTime, r.seedFrom];
+  if (values.some((v) => Number.isNaN(v))) return undefined;
+  nums[NUM.turns] = r.turns;
+  nums[NUM.events] = r.events;
+  nums[NUM.state] = STATES.indexOf(r.state);
+  nums[NUM.diagnostics] = r.diagnostics;
+  nums[NUM.block] = r.forkBlock === undefined ? -1 : BLOCKS.indexOf(r.forkBlock);
+  nums[NUM.tokens] = r.tokens ?? NaN;
+  nums[NUM.lastEventTime] = r.lastEventTime ?? NaN;
+  nums[NUM.consumed] = r.consumed;
+  nums[NUM.seedFrom] = r.seedFrom ?? NaN;
+  let present = 0;
+  const put = (field: number, bit: number, v: string | undefined): boolean => {
+    if (v === undefined) return true;
+    present |= bit;
+    kept[field] = v;
+    return storable(v);
+  };
+  if (!put(KEPT.title, PRESENT.title, r.title) || !put(KEPT.lastEventType, PRESENT.lastEventType, r.lastEventType) || !put(KEPT.upgrade, PRESENT.upgrade, r.upgrade) || !storable(r.resume)) return undefined;
+  kept[KEPT.resume] = r.resume;
+  if (r.takesTitle) present |= PRESENT.takesTitle;
+  if (r.structure !== undefined) present |= PRESENT.structure;
+  nums[NUM.present] = present;
+  return r.structure === undefined ? '' : JSON.stringify(r.structure);
 }
 
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const optNum = (v: unknown): boolean => v === null || isNum(v);
-const optStr = (v: unknown): boolean => v === null || typeof v === 'string';
+const optNum = (v: number): number | undefined => (Number.isNaN(v) ? undefined : v);
 
-/** packRow's array back (undefined: not one: the entry is read again). */
-export function unpackRow(a: unknown): CatalogRow | undefined {
-  if (!Array.isArray(a) || a.length !== 15) return undefined;
-  const [turns, events, state, diagnostics, block, tokens, title, lastEventTime, lastEventType, resume, upgrade, takesTitle, consumed, seedFrom, structure] = a as unknown[];
-  if (!isNum(turns) || !isNum(events) || !isNum(diagnostics) || !isNum(consumed) || typeof resume !== 'string') return undefined;
-  if (STATES[state as number] === undefined || (block !== -1 && BLOCKS[block as number] === undefined)) return undefined;
-  if (!optNum(tokens) || !optStr(title) || !optNum(lastEventTime) || !optStr(lastEventType) || !optStr(upgrade) || !optNum(seedFrom) || !(structure === null || Array.isArray(structure))) return undefined;
-  const r: CatalogRow = { turns, events, state: STATES[state as number], diagnostics, resume, consumed };
-  if (block !== -1) r.forkBlock = BLOCKS[block as number];
-  if (tokens !== null) r.tokens = tokens as number;
-  if (title !== null) r.title = title as string;
-  if (lastEventTime !== null) r.lastEventTime = lastEventTime as number;
-  if (lastEventType !== null) r.lastEventType = lastEventType as string;
-  if (upgrade !== null) r.upgrade = upgrade as string;
-  if (takesTitle === 1) r.takesTitle = true;
-  if (seedFrom !== null) r.seedFrom = seedFrom as number;
-  if (structure !== null) r.structure = (structure as unknown[]).length === 0 ? NO_FINDINGS : (structure as CatalogRow['structure']);
+/** Entry `slot`'s row (undefined: its columns hold none that rowToColumns could have written: the entry is read again). */
+export function rowFromColumns(cat: Catalog, slot: number): CatalogRow | undefined {
+  const num = (f: number): number => cat.num(slot, f);
+  const [turns, events, diagnostics, consumed] = [num(NUM.turns), num(NUM.events), num(NUM.diagnostics), num(NUM.consumed)];
+  const state = STATES[num(NUM.state)];
+  const block = num(NUM.block);
+  const present = num(NUM.present);
+  if (!Number.isFinite(turns) || !Number.isFinite(events) || !Number.isFinite(diagnostics) || !Number.isFinite(consumed) || state === undefined || (block !== -1 && BLOCKS[block] === undefined) || !(present >= 0 && present < 32)) return undefined;
+  const r: CatalogRow = { turns, events, state, diagnostics, resume: cat.kept(slot, KEPT.resume), consumed };
+  if (block !== -1) r.forkBlock = BLOCKS[block];
+  const tokens = optNum(num(NUM.tokens));
+  if (tokens !== undefined) r.tokens = tokens;
+  if (present & PRESENT.title) r.title = cat.kept(slot, KEPT.title);
+  const last = optNum(num(NUM.lastEventTime));
+  if (last !== undefined) r.lastEventTime = last;
+  if (present & PRESENT.lastEventType) r.lastEventType = cat.kept(slot, KEPT.lastEventType);
+  if (present & PRESENT.upgrade) r.upgrade = cat.kept(slot, KEPT.upgrade);
+  if (present & PRESENT.takesTitle) r.takesTitle = true;
+  const seedFrom = optNum(num(NUM.seedFrom));
+  if (seedFrom !== undefined) r.seedFrom = seedFrom;
+  if (present & PRESENT.structure) {
+    const json = cat.transient(slot, TRANSIENT.structure);
+    if (json === '[]') r.structure = NO_FINDINGS;
+    else {
+      const structure = JSON.parse(json) as unknown;
+      if (!Array.isArray(structure)) return undefined;
+      r.structure = structure as CatalogRow['structure'];
+    }
+  }
   return r;
 }

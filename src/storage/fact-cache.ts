@@ -1,34 +1,33 @@
 // The fact cache: what a read of each log found (its reader's state without
 // events, or the diagnostics of a file that is not a session), kept between
-// runs so a warm start rebuilds every Session without opening its log.
+// runs so a warm start lists every session without opening its log: the
+// catalog.
 //
 // Where: ${XDG_CACHE_HOME:-~/.cache}/dsh-browse/<hash of the root's real path>.facts
-// (folder 0700, files 0600). One line per file after a header line:
+// (folder 0700, files 0600), laid out as columns (catalog-file.ts): per file
+// its path relative to the root (absolute when outside it), its stat, and
 //
-//   {"dshBrowseCache":"<CACHE_FORMAT>/<package version>","root":...,"path":...,"stamp":S,"folders":F,"entries":      N}
-//   (the count last, in a fixed width: the file is written as a stream, its head line last)
-//   "<path relative to the root, as JSON>"\t[dev,ino,size,mtimeMs,ctimeMs-mtimeMs,pending,kind,payload]
+// - a session: its header (JSON), its catalog row (catalog-row.ts: the list's
+//   facts and verdicts, as numbers and strings) and its reader's snapshot in
+//   a compact form (compactSnapshot), parsed only when the session's log
+//   state is first needed;
+// - a file that is no session: its diagnostics (JSON);
 //
-// kind 0: a session, payload [header, row] (its catalog row: catalog-row.ts),
-// then a tab and its reader's snapshot in a compact form (compactSnapshot),
-// parsed only when the session's log state is first needed; kind 1: a file
-// that is no session, payload its diagnostics. `path` is the root as the run
-// named it: a row's verdicts quote file paths, so another name of the same
-// folder rebuilds the cache.
+// and the folder listings (folder-listings.ts: a warm walk lists only the
+// folders that changed). `path` in the head is the root as the run named it:
+// a row's verdicts quote file paths, so another name of the same folder
+// rebuilds the cache.
 //
-// and one line per folder, its listing (folder-listings.ts: a warm walk lists
-// only the folders that changed).
-//
-// Only the path is looked at on load (a Map from the JSON-encoded path to the
-// line); a line is parsed when its file is asked for, so loading the cache of
-// a 100,000-session root is a read and a split.
+// Loading it is a few reads: the columns are typed arrays over the file's
+// bytes and two texts; a session's header and row are made when its file is
+// asked for and its stat still matches.
 //
 // Trust, as git's index: an entry is used only when the file's dev, ino, size,
 // mtime and ctime (full precision) are all the same as when it was read, and
 // the file's mtime was at least RACY_MS older than the moment the run that
 // read it started (a rewrite within the same mtime tick after the read would
 // otherwise go unseen: such an entry is not written at all). Anything else is
-// read again. A cache file that is truncated (the entry count says so),
+// read again. A cache file that is truncated or grown (its sections say so),
 // garbage, from another format or package version, or unreadable is ignored
 // and rewritten; a folder that cannot be written leaves the run uncached.
 // Never an error: at most one quiet note (`note`).
@@ -36,14 +35,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CatalogRow } from '../session/catalog-row.js';
 import type { Diagnostic } from '../session/diagnostics.js';
 import type { SessionHeader } from '../session/events.js';
 import type { Session } from '../session/session.js';
-import { catalogRowOf, packRow, unpackRow } from './catalog-rows.js';
-import { headLine, writeLinesAtomic, writeLinesAtomicAsync, type LineSource } from './atomic-lines.js';
+import type { CatalogRow } from '../session/catalog-row.js';
+import { catalogRowOf, rowFromColumns, rowToColumns } from './catalog-rows.js';
+import { writeChunksAtomic, writeChunksAtomicAsync, type ChunkSource } from './atomic-lines.js';
+import { Catalog, CatalogMismatch, NUM, TRANSIENT, WIDTH, catalogSource, readCatalog, storable, type NewEntry, type WriteEntry } from './catalog-file.js';
 import { LogReader, type ReaderSnapshot } from './log-reader.js';
-import { openLines, readLinesFd } from './read-lines.js';
 import { FOLDER_MARK, FolderListings } from './folder-listings.js';
 import { fsPath } from './open-file.js';
 import { thawReader, type FileStat } from './session-file.js';
@@ -53,7 +52,7 @@ import { thawReader, type FileStat } from './session-file.js';
  * diagnostics) or LogReader's state change: a cache of another format is
  * ignored. The package version is part of the key too (cacheVersion).
  */
-export const CACHE_FORMAT = 7;
+export const CACHE_FORMAT = 8;
 
 /** An entry is trusted only when its file's mtime is this much older than the start of the run that read it. */
 export const RACY_MS = 2000;
@@ -138,18 +137,12 @@ export class FactCache {
   readonly dir: string;
   /** one quiet note: why the cache was not used or not written (for --help-level diagnosis, never an error) */
   note?: string;
-  /** JSON-encoded path -> its line, from the cache file */
-  private entries = new Map<string, string>();
-  /** JSON-encoded path -> the byte offset of its line in the cache file */
-  private starts = new Map<string, number>();
-  /** the cache file as loaded, open: a catalog session's snapshot is read from it when first needed */
+  /** the catalog as loaded (its columns, until release) */
+  private cat?: Catalog;
+  /** its file, open: a catalog session's snapshot is read from it when first needed (a handle of its own, so a session keeps no column alive) */
   private opened?: OpenCatalog;
-  /**
-   * entries used this run: file -> its line (the stat it was served for is
-   * the line's own: read back from it at save; an object of both per file
-   * was ~10 MB kept until the save at 100,000 sessions)
-   */
-  private used = new Map<string, string>();
+  /** the entries used this run (the stat each was served for is its own: compared again at save) */
+  private used = new Uint8Array(0);
   /** the cache file was absent, unreadable or stale: write it even when nothing was read */
   private invalid = false;
   /** when this run started reading (the racy rule's reference) */
@@ -171,67 +164,34 @@ export class FactCache {
 
   private load(): void {
     if (!this.file) return;
-    let lines: string[];
-    const starts: number[] = [];
     let fd: number | undefined;
+    let cat: Catalog;
     try {
-      fd = openLines(this.file, MAX_CACHE_BYTES);
-      lines = readLinesFd(fd, MAX_CACHE_BYTES, undefined, starts);
+      fd = fs.openSync(this.file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      const st = fs.fstatSync(fd);
+      if (!st.isFile()) throw new Error('not a regular file');
+      if (st.size > MAX_CACHE_BYTES) throw new Error(`over ${MAX_CACHE_BYTES} bytes`);
+      cat = readCatalog(fd, st.size, { dshBrowseCache: this.version, root: safeRealpath(this.root), path: this.root });
     } catch (e) {
       if (fd !== undefined) fs.closeSync(fd);
       this.invalid = true;
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.note = `cache ${this.file} not read (${(e as Error).message}): rebuilt`;
+      if (e instanceof CatalogMismatch) this.note = e.version !== undefined ? `cache ${this.file} is from another version (${e.version}): rebuilt` : `cache ${this.file} is damaged: rebuilt`;
+      else if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.note = `cache ${this.file} not read (${(e as Error).message}): rebuilt`;
       return;
     }
-    let head: { dshBrowseCache?: unknown; root?: unknown; path?: unknown; stamp?: unknown; entries?: unknown; folders?: unknown };
-    try {
-      head = JSON.parse(lines[0]) as typeof head;
-    } catch {
-      head = {};
-    }
-    const real = safeRealpath(this.root);
-    // header, version, root, and the entry count (a truncated file has fewer lines)
-    if (
-      typeof head !== 'object' ||
-      head === null ||
-      head.dshBrowseCache !== this.version ||
-      head.root !== real ||
-      head.path !== this.root ||
-      typeof head.stamp !== 'number' ||
-      typeof head.entries !== 'number' ||
-      typeof head.folders !== 'number' ||
-      lines.length !== head.entries + head.folders + 2 ||
-      lines[lines.length - 1] !== ''
-    ) {
-      this.invalid = true;
-      fs.closeSync(fd);
-      if (head.dshBrowseCache !== undefined && head.dshBrowseCache !== this.version) this.note = `cache ${this.file} is from another version (${String(head.dshBrowseCache)}): rebuilt`;
-      else this.note = `cache ${this.file} is damaged: rebuilt`;
-      return;
-    }
-    this.stamp = head.stamp;
+    this.cat = cat;
+    this.stamp = cat.stamp;
+    this.used = new Uint8Array(cat.size);
     this.opened = openCatalog(fd);
-    for (let i = 1; i < lines.length - 1; i++) {
-      const line = lines[i];
-      if (line[0] === FOLDER_MARK) {
-        this.listings.load(line, head.stamp);
-        continue;
-      }
-      const tab = line.indexOf('\t');
-      if (tab > 0) {
-        const key = line.slice(0, tab);
-        this.entries.set(key, line);
-        this.starts.set(key, starts[i]);
-      }
-    }
+    for (const line of cat.folderLines) if (line[0] === FOLDER_MARK) this.listings.load(line, cat.stamp);
   }
   /** the start of the run that wrote the cache file */
   private stamp = -Infinity;
 
-  /** An entry's key: its path relative to the root (absolute when outside it), as JSON. */
+  /** An entry's key: its path relative to the root (absolute when outside it). */
   private keyOf(file: string): string {
     const r = this.root;
-    return JSON.stringify(file.length > r.length + 1 && file.startsWith(r) && (file[r.length] === path.sep) ? file.slice(r.length + 1) : file);
+    return file.length > r.length + 1 && file.startsWith(r) && file[r.length] === path.sep ? file.slice(r.length + 1) : file;
   }
 
   /** how many files came from the cache this run, of how many asked for */
@@ -240,7 +200,7 @@ export class FactCache {
 
   /** How many entries the cache file held. */
   get size(): number {
-    return this.entries.size;
+    return this.cat?.size ?? 0;
   }
 
   /**
@@ -249,9 +209,9 @@ export class FactCache {
    */
   lookup(file: string): CacheHit | undefined {
     this.lookups++;
-    const key = this.keyOf(file);
-    const line = this.entries.get(key);
-    if (line === undefined) return undefined;
+    const cat = this.cat;
+    const slot = cat?.slots.get(this.keyOf(file));
+    if (slot === undefined) return undefined;
     let st: fs.Stats | undefined;
     try {
       st = fs.statSync(fsPath(file), { throwIfNoEntry: false });
@@ -261,12 +221,12 @@ export class FactCache {
     if (!st || !st.isFile()) return undefined;
     let hit: CacheHit | undefined;
     try {
-      hit = decode(file, line.slice(key.length + 1), st, this.stamp, this.opened!, this.starts.get(key)! + Buffer.byteLength(key) + 1);
+      hit = decode(file, cat!, slot, st, this.stamp, this.opened!);
     } catch {
       hit = undefined;
     }
     if (hit) {
-      this.used.set(file, line);
+      this.used[slot] = 1;
       this.hits++;
     }
     return hit;
@@ -283,7 +243,8 @@ export class FactCache {
     const src = this.plan(files, complete);
     if (!src) return false;
     try {
-      return writeLinesAtomic(this.dir, this.file!, src);
+      let n = 0;
+      return writeChunksAtomic(this.dir, this.file!, src, () => (n += 64) >= 2048 && ((n = 0), true));
     } catch (e) {
       this.note = `cache not written to ${this.dir} (${(e as Error).message})`;
       return false;
@@ -299,7 +260,7 @@ export class FactCache {
     const src = this.plan(files, complete);
     if (!src) return false;
     try {
-      return await writeLinesAtomicAsync(this.dir, this.file!, src, budgetMs);
+      return await writeChunksAtomicAsync(this.dir, this.file!, src, budgetMs);
     } catch (e) {
       this.note = `cache not written to ${this.dir} (${(e as Error).message})`;
       return false;
@@ -307,56 +268,56 @@ export class FactCache {
   }
 
   /**
-   * The lines to write, encoded as they are taken (never all in memory);
-   * undefined when nothing changed (or there is no cache file). Its head() is
-   * undefined when the lines turned out the same as the file's.
+   * The file to write, its entries encoded as they are taken (an unchanged
+   * one copied from the loaded catalog); undefined when nothing changed (or
+   * there is no cache file). Its head() is undefined when the entries turned
+   * out the same as the file's.
    */
-  private plan(files: Iterable<[string, CacheSource]>, complete: boolean): LineSource | undefined {
+  private plan(files: Iterable<[string, CacheSource]>, complete: boolean): ChunkSource | undefined {
     if (!this.file) return undefined;
     const folders = this.listings.lines(complete);
     // every file asked for came from the cache, every entry was used, and the folders too: the file would be the same
-    if (this.lookups === this.hits && this.hits === this.entries.size && !this.invalid && !folders.changed) return undefined;
+    if (this.lookups === this.hits && this.hits === this.size && !this.invalid && !folders.changed) return undefined;
     let fresh = 0;
     let kept = 0;
-    const seen = complete ? undefined : new Set<string>();
-    const fields = { dshBrowseCache: this.version, root: safeRealpath(this.root), path: this.root, stamp: this.startedAt, folders: folders.lines.length };
-    const lines = function* (this: FactCache): Generator<string> {
+    const cat = this.cat;
+    const seen = complete || !cat ? undefined : new Uint8Array(cat.size);
+    const entries = function* (this: FactCache): Generator<WriteEntry> {
       for (const [file, src] of files) {
         if (src.older) continue;
         const key = this.keyOf(file);
-        seen?.add(key);
-        const used = this.used.get(file);
-        if (used !== undefined && lineHasStat(used, key.length, src.stat)) {
+        const slot = cat?.slots.get(key);
+        if (slot !== undefined && seen) seen[slot] = 1;
+        if (slot !== undefined && this.used[slot] === 1 && entryHasStat(cat!, slot, src.stat)) {
           kept++;
-          yield used;
+          yield { from: cat!, slot };
         } else {
-          const line = encode(file, key, src, this.startedAt);
-          if (line !== undefined) {
+          const e = encode(file, key, src, this.startedAt);
+          if (e !== undefined) {
             fresh++;
-            yield line;
+            yield e;
           }
         }
       }
       if (seen)
-        for (const [key, line] of this.entries)
-          if (!seen.has(key)) {
+        for (let slot = 0; slot < seen.length; slot++)
+          if (seen[slot] === 0) {
             kept++;
-            yield line;
+            yield { from: cat!, slot };
           }
-      yield* folders.lines;
     }.call(this);
+    const src = catalogSource({ dshBrowseCache: this.version, root: safeRealpath(this.root), path: this.root, stamp: this.startedAt }, entries, () => folders.lines);
     return {
-      headRoom: headLine(fields),
-      lines,
-      head: () => (fresh === 0 && kept === this.entries.size && !this.invalid && !folders.changed ? undefined : headLine(fields, fresh + kept)),
+      headRoom: src.headRoom,
+      next: (full) => src.next(full),
+      head: () => (fresh === 0 && kept === this.size && !this.invalid && !folders.changed ? undefined : src.head()),
     };
   }
 
   /** Drops what was loaded (after the save: the rest of the run does not need it). */
   release(): void {
-    this.entries = new Map();
-    this.starts = new Map();
-    this.used = new Map();
+    this.cat = undefined;
+    this.used = new Uint8Array(0);
     this.opened = undefined; // (closed once no catalog session needs it)
     this.listings.release();
   }
@@ -370,8 +331,8 @@ export function safeRealpath(p: string): string | undefined {
   }
 }
 
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /**
  * The cache file a run loaded, kept open while any session listed from it
@@ -421,32 +382,37 @@ function restoreAt(file: string, header: SessionHeader, opened: OpenCatalog, fro
   }
 }
 
-/** An entry (`line`, past its key: at byte `at` of the open catalog) when the file `st` still matches it. */
-function decode(file: string, line: string, st: fs.Stats, stamp: number, opened: OpenCatalog, at: number): CacheHit | undefined {
-  // a session's snapshot follows its entry after a tab (none in JSON text): read and parsed when the session is used
-  const tab = line.indexOf('\t');
-  const a = JSON.parse(tab < 0 ? line : line.slice(0, tab)) as unknown;
-  if (!Array.isArray(a) || a.length !== 8) return undefined;
-  const [dev, ino, size, mtimeMs, ctimeDelta, pending, kind, payload] = a as unknown[];
-  // ctime is stored as ctime - mtime (exact: both are near each other, Sterbenz)
-  if (dev !== st.dev || ino !== st.ino || size !== st.size || mtimeMs !== st.mtimeMs || ctimeDelta !== st.ctimeMs - st.mtimeMs) return undefined;
+/** Entry `slot` was read from a file whose stat is `st` (the five numbers the trust rule compares). */
+function entryHasStat(cat: Catalog, slot: number, st: FileStat): boolean {
+  if (st.dev === undefined || st.ctimeMs === undefined) return false;
+  const v = cat.nums;
+  const b = slot * WIDTH;
+  return v[b + NUM.dev] === st.dev && v[b + NUM.ino] === st.ino && v[b + NUM.size] === st.size && v[b + NUM.mtimeMs] === st.mtimeMs && v[b + NUM.ctimeDelta] === st.ctimeMs - st.mtimeMs;
+}
+
+/** Entry `slot` of the catalog when the file `st` still matches it. */
+function decode(file: string, cat: Catalog, slot: number, st: fs.Stats, stamp: number, opened: OpenCatalog): CacheHit | undefined {
+  if (!entryHasStat(cat, slot, st)) return undefined;
   // racy: written by a run that started less than RACY_MS after the file's last change
   if (!(st.mtimeMs <= stamp - RACY_MS)) return undefined;
+  const v = cat.nums;
+  const b = slot * WIDTH;
+  const pending = v[b + NUM.pending];
   if (!isNum(pending) || pending < 0) return undefined;
   const stat = { size: st.size, ino: st.ino, mtimeMs: st.mtimeMs, dev: st.dev, ctimeMs: st.ctimeMs };
+  const kind = v[b + NUM.kind];
+  const payload = JSON.parse(cat.transient(slot, TRANSIENT.head)) as unknown;
   if (kind === REFUSED) {
     if (!Array.isArray(payload) || payload.length === 0) return undefined;
     return { stat, pending, refused: payload.map((d) => diagnosticFrom(file, d)) };
   }
-  if (kind !== SESSION || tab < 0 || !Array.isArray(payload) || payload.length !== 2) return undefined;
-  const [header, packed] = payload as unknown[];
-  const row = unpackRow(packed);
-  if (!isObj(header) || typeof header.id !== 'string' || !isNum(header.version) || !row) return undefined;
-  const h = header as unknown as SessionHeader;
-  const entryBytes = Buffer.byteLength(line.slice(0, tab)) + 1;
-  const from = at + entryBytes;
-  const length = Buffer.byteLength(line) - entryBytes;
-  const reader = (): LogReader => thawReader(file, restoreAt(file, h, opened, from, length));
+  if (kind !== SESSION || !isObj(payload) || typeof payload.id !== 'string' || !isNum(payload.version)) return undefined;
+  const row = rowFromColumns(cat, slot);
+  const snapLen = v[b + NUM.snapLen];
+  if (!row || !(snapLen > 0)) return undefined;
+  const h = payload as unknown as SessionHeader;
+  const from = cat.snapBase + v[b + NUM.snapAt];
+  const reader = (): LogReader => thawReader(file, restoreAt(file, h, opened, from, snapLen));
   return { stat, pending, session: { header: h, row, reader } };
 }
 
@@ -550,28 +516,42 @@ function diagnosticFrom(file: string, d: unknown): Diagnostic {
   return d.file === undefined ? ({ file, ...d } as unknown as Diagnostic) : (d as unknown as Diagnostic);
 }
 
-function encode(file: string, key: string, src: CacheSource, startedAt: number): string | undefined {
+function encode(file: string, key: string, src: CacheSource, startedAt: number): NewEntry | undefined {
   const s = src.stat;
   if (s.dev === undefined || s.ctimeMs === undefined) return undefined; // not from a full read (a live append, a failure)
   if (!(s.mtimeMs <= startedAt - RACY_MS)) return undefined; // racy: read again next time
-  let kind: number;
+  if (!storable(key)) return undefined;
+  const nums = new Float64Array(WIDTH).fill(NaN);
+  nums[NUM.dev] = s.dev;
+  nums[NUM.ino] = s.ino;
+  nums[NUM.size] = s.size;
+  nums[NUM.mtimeMs] = s.mtimeMs;
+  nums[NUM.ctimeDelta] = s.ctimeMs - s.mtimeMs;
+  nums[NUM.pending] = src.pending;
+  nums[NUM.present] = 0;
+  const kept = ['', '', '', ''];
   let payload: unknown;
   let snapshot: unknown[] | undefined;
+  let structure = '';
   if (src.refused) {
-    kind = REFUSED;
+    nums[NUM.kind] = REFUSED;
     payload = src.refused.map((d) => withoutFile(file, d));
   } else if (src.session) {
     const reader = src.session.log;
     if (!(reader instanceof LogReader) || !reader.header || reader.refused !== undefined) return undefined;
-    kind = SESSION;
-    payload = [reader.header, packRow(catalogRowOf(src.session))];
+    nums[NUM.kind] = SESSION;
+    payload = reader.header;
+    const row = catalogRowOf(src.session);
+    const stored = rowToColumns(row, nums, kept);
+    if (stored === undefined) return undefined; // a string UTF-8 would change, a number NaN stands in for
+    structure = stored;
     snapshot = compactSnapshot(file, reader.snapshot());
   } else return undefined;
-  const body = JSON.stringify([s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs - s.mtimeMs, src.pending, kind, payload]);
-  const tail = snapshot === undefined ? '' : JSON.stringify(snapshot);
+  const head = JSON.stringify(payload);
+  const tail = snapshot === undefined ? undefined : JSON.stringify(snapshot);
   // JSON has no Infinity or NaN (a log's 1e999 parses to Infinity): such an entry would come back different
-  if ((body.includes('null') || tail.includes('null')) && (hasNonFinite(payload) || hasNonFinite(snapshot))) return undefined;
-  return snapshot === undefined ? `${key}\t${body}` : `${key}\t${body}\t${tail}`;
+  if ((head.includes('null') || tail?.includes('null')) && (hasNonFinite(payload) || hasNonFinite(snapshot))) return undefined;
+  return { nums, kept, transient: [key, head, structure], snapshot: tail };
 }
 
 function withoutFile(file: string, d: Diagnostic): object {
@@ -626,23 +606,4 @@ export function clearCache(dir = cacheDir()): number {
     }
   }
   return n;
-}
-
-/**
- * The file is as the entry `line` describes it (its key `keyLength` long):
- * the first five numbers of its array, as JSON wrote them, are the stat's
- * dev, ino, size, mtime and ctime - mtime (the index rebuilds its entry
- * objects, so compared by value).
- */
-export function lineHasStat(line: string, keyLength: number, st: FileStat): boolean {
-  if (st.dev === undefined || st.ctimeMs === undefined) return false;
-  let at = keyLength + 2; // past the tab and the '['
-  const next = (): number => {
-    const comma = line.indexOf(',', at);
-    if (comma < 0) return NaN;
-    const n = Number(line.slice(at, comma));
-    at = comma + 1;
-    return n;
-  };
-  return line.charCodeAt(keyLength) === 9 && line.charCodeAt(keyLength + 1) === 91 && next() === st.dev && next() === st.ino && next() === st.size && next() === st.mtimeMs && next() === st.ctimeMs - st.mtimeMs;
 }

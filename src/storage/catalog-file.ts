@@ -1,0 +1,374 @@
+// The fact catalog's file: one entry per log as columns, so a warm start of
+// 100,000 sessions reads it with a few reads and no parse per entry (as
+// JSON lines it was a JSON.parse and ~450 characters of string per entry:
+// ~270 ms and ~47 MB of garbage before a session was listed).
+//
+//   head    JSON, padded with spaces to its room, then '\n' (written last: a
+//           room of spaces is no head, so a file left with it is damaged)
+//   snaps   each session's reader snapshot as JSON text (fact-cache.ts),
+//           read only when that session's log state is first needed
+//   nums    Float64Array, WIDTH numbers per entry (NUM), 8-aligned in the file
+//   offsK   Uint32Array, where each KEPT string of each entry starts in keptText
+//   offsT   Uint32Array, the same for the TRANSIENT strings in transText
+//   keptText, transText   UTF-8; their offsets count UTF-16 units (string.length)
+//   folders the folder listings' lines (folder-listings.ts), '\n'-joined
+//
+// Kept strings are what the list holds on to (a title): sliced from their
+// own text, which stays in memory while any of them does (~20 bytes an entry
+// at 100,000); transient ones (the path, the header's JSON) are dropped with
+// the catalog after the save. Numbers are little-endian doubles, NaN for an
+// absent one; strings absent are marked in NUM.present. Nothing here trusts
+// an entry: fact-cache.ts compares its stat with the file's.
+import fs from 'node:fs';
+import os from 'node:os';
+import type { ChunkSource } from './atomic-lines.js';
+
+/** An entry's numbers, by position in its row of `nums`. */
+export const NUM = {
+  dev: 0,
+  ino: 1,
+  size: 2,
+  mtimeMs: 3,
+  /** ctimeMs - mtimeMs (exact: both are near each other, Sterbenz) */
+  ctimeDelta: 4,
+  pending: 5,
+  kind: 6,
+  /** its snapshot's bytes in the snaps section (0, 0: none) */
+  snapAt: 7,
+  snapLen: 8,
+  /** PRESENT bits */
+  present: 9,
+  turns: 10,
+  events: 11,
+  state: 12,
+  diagnostics: 13,
+  block: 14,
+  tokens: 15,
+  lastEventTime: 16,
+  consumed: 17,
+  seedFrom: 18,
+} as const;
+export const WIDTH = 19;
+
+/** Strings the list keeps, by position. */
+export const KEPT = { title: 0, lastEventType: 1, resume: 2, upgrade: 3 } as const;
+const KEPT_N = 4;
+/** Strings needed while loading only. `head`: the header's JSON (a session), or the diagnostics' (a refused file). */
+export const TRANSIENT = { key: 0, head: 1, structure: 2 } as const;
+const TRANSIENT_N = 3;
+
+/** Bits of NUM.present. */
+export const PRESENT = { title: 1, lastEventType: 2, upgrade: 4, structure: 8, takesTitle: 16 } as const;
+
+/** One entry as written: its numbers (WIDTH; snapAt and snapLen are set here), strings ('' when absent), snapshot text. */
+export interface NewEntry {
+  nums: Float64Array;
+  kept: readonly string[];
+  transient: readonly string[];
+  snapshot?: string;
+}
+
+/** What the head says besides the layout. */
+export interface CatalogIdentity {
+  dshBrowseCache: string;
+  root: string | undefined;
+  path: string;
+  stamp: number;
+}
+
+interface Head extends CatalogIdentity {
+  endian: string;
+  entries: number;
+  snapBytes: number;
+  keptBytes: number;
+  keptChars: number;
+  transBytes: number;
+  transChars: number;
+  folderBytes: number;
+}
+
+const pad8 = (n: number): number => (n + 7) & ~7;
+const LAYOUT = ['entries', 'snapBytes', 'keptBytes', 'keptChars', 'transBytes', 'transChars', 'folderBytes'] as const;
+/** a head longer than this is no head (a root path is at most 4,096 bytes, escaped up to 6x) */
+const MAX_HEAD = 64 * 1024;
+
+/** Whether `s` survives UTF-8 (no lone surrogate): a string that would come back changed is not stored. */
+export const storable = (s: string): boolean => !/[\uD800-\uDFFF]/.test(s) || !LONE_SURROGATE.test(s);
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A loaded catalog: its columns, and its file open for the snapshots. */
+export class Catalog {
+  /** key -> entry */
+  readonly slots = new Map<string, number>();
+
+  get stamp(): number {
+    return this.identity.stamp;
+  }
+
+  constructor(
+    readonly fd: number,
+    /** what its head says it is */
+    readonly identity: CatalogIdentity,
+    readonly size: number,
+    readonly nums: Float64Array,
+    private readonly offsK: Uint32Array,
+    private readonly offsT: Uint32Array,
+    private readonly keptText: string,
+    private readonly transText: string,
+    /** where the snaps section starts in the file */
+    readonly snapBase: number,
+    readonly folderLines: string[],
+  ) {
+    for (let i = 0; i < size; i++) this.slots.set(this.transient(i, TRANSIENT.key), i);
+  }
+
+  kept(i: number, field: number): string {
+    const at = i * KEPT_N + field;
+    return this.keptText.slice(this.offsK[at], this.offsK[at + 1]);
+  }
+
+  transient(i: number, field: number): string {
+    const at = i * TRANSIENT_N + field;
+    return this.transText.slice(this.offsT[at], this.offsT[at + 1]);
+  }
+
+  num(i: number, field: number): number {
+    return this.nums[i * WIDTH + field];
+  }
+
+  /** Entry `i` as a writer takes it again (numbers and strings; the snapshot stays in this file). */
+  entry(i: number): { nums: Float64Array; kept: string[]; transient: string[] } {
+    const kept: string[] = [];
+    for (let f = 0; f < KEPT_N; f++) kept.push(this.kept(i, f));
+    const transient: string[] = [];
+    for (let f = 0; f < TRANSIENT_N; f++) transient.push(this.transient(i, f));
+    return { nums: this.nums.slice(i * WIDTH, (i + 1) * WIDTH), kept, transient };
+  }
+}
+
+/** Why a file is not a catalog this run can use. */
+export class CatalogMismatch extends Error {
+  constructor(
+    message: string,
+    /** the version it says it is, when it says one */
+    readonly version?: string,
+  ) {
+    super(message);
+  }
+}
+
+function readFully(fd: number, buf: Buffer, at: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    const n = fs.readSync(fd, buf, got, buf.length - got, at + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/**
+ * Reads the catalog in the open file `fd` (of `size` bytes). Throws
+ * CatalogMismatch when it is not one written for `want` (another version,
+ * root or path; without `want`, any version), or is damaged (truncated,
+ * grown, its sizes or offsets wrong).
+ */
+export function readCatalog(fd: number, size: number, want?: Omit<CatalogIdentity, 'stamp'>): Catalog {
+  const first = Buffer.allocUnsafe(Math.min(size, MAX_HEAD));
+  const got = readFully(fd, first, 0);
+  const nl = first.subarray(0, got).indexOf(10);
+  if (nl < 0) throw new CatalogMismatch('no head');
+  let head: Partial<Head>;
+  try {
+    head = JSON.parse(first.toString('utf8', 0, nl)) as Partial<Head>;
+  } catch {
+    throw new CatalogMismatch('no head');
+  }
+  if (typeof head !== 'object' || head === null) throw new CatalogMismatch('no head');
+  if (typeof head.dshBrowseCache !== 'string' || (want && head.dshBrowseCache !== want.dshBrowseCache)) throw new CatalogMismatch('another version', typeof head.dshBrowseCache === 'string' ? head.dshBrowseCache : undefined);
+  if ((want && (head.root !== want.root || head.path !== want.path)) || head.endian !== os.endianness() || typeof head.stamp !== 'number') throw new CatalogMismatch('another root');
+  for (const k of LAYOUT) if (!Number.isSafeInteger(head[k]) || head[k]! < 0) throw new CatalogMismatch('damaged head');
+  const h = head as Head;
+  const n = h.entries;
+  const snapBase = nl + 1;
+  const numsAt = pad8(snapBase + h.snapBytes);
+  const numBytes = n * WIDTH * 8;
+  const offKBytes = pad8((n * KEPT_N + 1) * 4);
+  const offTBytes = pad8((n * TRANSIENT_N + 1) * 4);
+  const tail = numBytes + offKBytes + offTBytes + h.keptBytes + h.transBytes + h.folderBytes;
+  if (numsAt + tail !== size) throw new CatalogMismatch('damaged: its size is not its sections');
+  // (a buffer of its own: its ArrayBuffer starts at the nums, 8-aligned)
+  const buf = Buffer.allocUnsafeSlow(tail);
+  if (readFully(fd, buf, numsAt) !== tail) throw new CatalogMismatch('damaged: shorter than its sections');
+  const ab = buf.buffer;
+  const nums = new Float64Array(ab, buf.byteOffset, n * WIDTH);
+  const offsK = new Uint32Array(ab, buf.byteOffset + numBytes, n * KEPT_N + 1);
+  const offsT = new Uint32Array(ab, buf.byteOffset + numBytes + offKBytes, n * TRANSIENT_N + 1);
+  let at = numBytes + offKBytes + offTBytes;
+  const keptText = buf.toString('utf8', at, (at += h.keptBytes));
+  const transText = buf.toString('utf8', at, (at += h.transBytes));
+  const folders = buf.toString('utf8', at, (at += h.folderBytes));
+  if (keptText.length !== h.keptChars || transText.length !== h.transChars || !ascending(offsK, h.keptChars) || !ascending(offsT, h.transChars)) throw new CatalogMismatch('damaged: its strings');
+  for (let i = 0; i < n; i++) {
+    const snapAt = nums[i * WIDTH + NUM.snapAt];
+    const snapLen = nums[i * WIDTH + NUM.snapLen];
+    if (!(snapAt >= 0 && snapLen >= 0 && snapAt + snapLen <= h.snapBytes)) throw new CatalogMismatch('damaged: its snapshots');
+  }
+  return new Catalog(fd, h, n, nums, offsK, offsT, keptText, transText, snapBase, folders === '' ? [] : folders.split('\n'));
+}
+
+function ascending(offs: Uint32Array, end: number): boolean {
+  if (offs[0] !== 0 || offs[offs.length - 1] !== end) return false;
+  for (let i = 1; i < offs.length; i++) if (offs[i] < offs[i - 1]) return false;
+  return true;
+}
+
+/** An entry to write: a new one, or entry `slot` of the loaded catalog as it is. */
+export type WriteEntry = NewEntry | { from: Catalog; slot: number };
+
+/** strings encoded to bytes this many entries at a time (the texts are never one string) */
+const TEXT_BATCH = 4096;
+
+/**
+ * The catalog file as a ChunkSource (atomic-lines.ts): the snapshots as the
+ * entries come (a loaded entry's copied from its file, adjacent ones in one
+ * read), then the columns. `count()` is the number of entries written.
+ */
+export function catalogSource(identity: CatalogIdentity, entries: Iterator<WriteEntry>, folders: () => readonly string[]): ChunkSource & { count(): number } {
+  const fields = { ...identity, endian: os.endianness() };
+  const widest = Object.fromEntries(LAYOUT.map((k) => [k, Number.MAX_SAFE_INTEGER]));
+  const roomBytes = Buffer.byteLength(JSON.stringify({ ...fields, ...widest })) + 1;
+  const headRoom = Buffer.alloc(roomBytes, ' ');
+  headRoom[roomBytes - 1] = 10;
+
+  let n = 0;
+  let nums = new Float64Array(WIDTH * 1024);
+  const offsK: number[] = [0];
+  const offsT: number[] = [0];
+  let keptChars = 0;
+  let transChars = 0;
+  const keptBufs: Buffer[] = [];
+  const transBufs: Buffer[] = [];
+  let keptBatch: string[] = [];
+  let transBatch: string[] = [];
+  let snapBytes = 0;
+  let tail: Buffer[] | undefined;
+  let layout: Record<(typeof LAYOUT)[number], number> | undefined;
+
+  const flushText = (): void => {
+    if (keptBatch.length) keptBufs.push(Buffer.from(keptBatch.join(''), 'utf8'));
+    if (transBatch.length) transBufs.push(Buffer.from(transBatch.join(''), 'utf8'));
+    keptBatch = [];
+    transBatch = [];
+  };
+
+  /** a pending copy of snapshot bytes from a loaded catalog: [from, to) of its file */
+  let copy: { cat: Catalog; from: number; to: number } | undefined;
+  const takeCopy = (parts: Buffer[]): void => {
+    if (!copy) return;
+    const buf = Buffer.allocUnsafe(copy.to - copy.from);
+    if (readFully(copy.cat.fd, buf, copy.from) !== buf.length) throw new Error('the catalog being copied is shorter than it was');
+    parts.push(buf);
+    copy = undefined;
+  };
+
+  const add = (e: WriteEntry, parts: Buffer[]): void => {
+    let row: Float64Array;
+    let kept: readonly string[];
+    let transient: readonly string[];
+    let snapLen = 0;
+    if ('from' in e) {
+      const old = e.from.entry(e.slot);
+      ({ nums: row, kept, transient } = old);
+      snapLen = row[NUM.snapLen];
+      if (snapLen > 0) {
+        const from = e.from.snapBase + row[NUM.snapAt];
+        if (copy && (copy.cat !== e.from || copy.to !== from)) takeCopy(parts);
+        if (copy) copy.to += snapLen;
+        else copy = { cat: e.from, from, to: from + snapLen };
+      }
+    } else {
+      ({ nums: row, kept, transient } = e);
+      if (e.snapshot !== undefined) {
+        takeCopy(parts);
+        const b = Buffer.from(e.snapshot, 'utf8');
+        parts.push(b);
+        snapLen = b.length;
+      }
+    }
+    if (nums.length < (n + 1) * WIDTH) {
+      const bigger = new Float64Array(nums.length * 2);
+      bigger.set(nums);
+      nums = bigger;
+    }
+    nums.set(row, n * WIDTH);
+    nums[n * WIDTH + NUM.snapAt] = snapLen > 0 ? snapBytes : 0;
+    nums[n * WIDTH + NUM.snapLen] = snapLen;
+    snapBytes += snapLen;
+    for (const s of kept) {
+      keptBatch.push(s);
+      offsK.push((keptChars += s.length));
+    }
+    for (const s of transient) {
+      transBatch.push(s);
+      offsT.push((transChars += s.length));
+    }
+    n++;
+    if (n % TEXT_BATCH === 0) flushText();
+  };
+
+  const u32 = (a: number[]): Buffer => {
+    const b = Buffer.alloc(pad8(a.length * 4));
+    new Uint32Array(b.buffer, b.byteOffset, a.length).set(a);
+    return b;
+  };
+
+  return {
+    headRoom,
+    count: () => n,
+    next(full) {
+      if (tail) {
+        // (an empty buffer ends the body: an empty section is skipped)
+        let b = tail.shift();
+        while (b !== undefined && b.length === 0) b = tail.shift();
+        return b ?? Buffer.alloc(0);
+      }
+      const parts: Buffer[] = [];
+      for (let k = 1; ; k++) {
+        const it = entries.next();
+        if (it.done) break;
+        add(it.value, parts);
+        if ((k & 63) === 0 && full()) {
+          takeCopy(parts);
+          return Buffer.concat(parts);
+        }
+      }
+      takeCopy(parts);
+      flushText();
+      // the columns, after the snapshots (8-aligned in the file)
+      const numsAt = pad8(roomBytes + snapBytes);
+      const folderBuf = Buffer.from(folders().join('\n'), 'utf8');
+      const numBuf = Buffer.from(nums.buffer, nums.byteOffset, n * WIDTH * 8);
+      tail = [Buffer.alloc(numsAt - roomBytes - snapBytes), numBuf, u32(offsK), u32(offsT), ...keptBufs, ...transBufs, folderBuf];
+      layout = {
+        entries: n,
+        snapBytes,
+        keptBytes: keptBufs.reduce((s, b) => s + b.length, 0),
+        keptChars,
+        transBytes: transBufs.reduce((s, b) => s + b.length, 0),
+        transChars,
+        folderBytes: folderBuf.length,
+      };
+      parts.push(tail.shift()!);
+      return Buffer.concat(parts);
+    },
+    head() {
+      if (!layout) throw new Error('head asked before the body was written');
+      const json = Buffer.from(JSON.stringify({ ...fields, ...layout }), 'utf8');
+      const out = Buffer.alloc(roomBytes, ' ');
+      json.copy(out);
+      out[roomBytes - 1] = 10;
+      return out;
+    },
+  };
+}
