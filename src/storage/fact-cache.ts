@@ -37,7 +37,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
 import type { SessionHeader } from '../session/events.js';
-import type { Session } from '../session/session.js';
+import type { LogThaw, Session } from '../session/session.js';
 import type { CatalogRow } from '../session/catalog-row.js';
 import { catalogRowOf, rowFromColumns, rowToColumns } from './catalog-rows.js';
 import { writeChunksAtomic, writeChunksAtomicAsync, type ChunkSource } from './atomic-lines.js';
@@ -108,8 +108,8 @@ const REFUSED = 1;
 export interface CacheHit {
   stat: Required<FileStat>;
   pending: number;
-  /** a session file: its header and row, and its reader rebuilt on demand */
-  session?: { header: SessionHeader; row: CatalogRow; reader: () => LogReader };
+  /** a session file: its header and row, and where its reader is rebuilt from on demand */
+  session?: { header: SessionHeader; row: CatalogRow; reader: LogThaw };
   /** a file that is not a session: its diagnostics */
   refused?: Diagnostic[];
 }
@@ -382,6 +382,19 @@ function restoreAt(file: string, header: SessionHeader, opened: OpenCatalog, fro
   }
 }
 
+/** A session's reader snapshot in the open catalog: its reader rebuilt from it, or from the log when it does not read back. */
+class SnapshotAt implements LogThaw {
+  constructor(
+    private readonly opened: OpenCatalog,
+    private readonly from: number,
+    private readonly length: number,
+  ) {}
+
+  thaw(file: string, header: SessionHeader): LogReader {
+    return thawReader(file, restoreAt(file, header, this.opened, this.from, this.length));
+  }
+}
+
 /** Entry `slot` was read from a file whose stat is `st` (the five numbers the trust rule compares). */
 function entryHasStat(cat: Catalog, slot: number, st: FileStat): boolean {
   if (st.dev === undefined || st.ctimeMs === undefined) return false;
@@ -410,10 +423,8 @@ function decode(file: string, cat: Catalog, slot: number, st: fs.Stats, stamp: n
   const row = rowFromColumns(cat, slot);
   const snapLen = v[b + NUM.snapLen];
   if (!row || !(snapLen > 0)) return undefined;
-  const h = payload as unknown as SessionHeader;
-  const from = cat.snapBase + v[b + NUM.snapAt];
-  const reader = (): LogReader => thawReader(file, restoreAt(file, h, opened, from, snapLen));
-  return { stat, pending, session: { header: h, row, reader } };
+  const reader = new SnapshotAt(opened, cat.snapBase + v[b + NUM.snapAt], snapLen);
+  return { stat, pending, session: { header: payload as unknown as SessionHeader, row, reader } };
 }
 
 // ---- the compact form of a reader's snapshot ------------------------------------

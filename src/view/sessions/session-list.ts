@@ -56,10 +56,45 @@ export interface SessionListItem extends ListFacts {
   partial?: boolean;
 }
 
+/**
+ * A list item. A class, its optional fields declared only (absent until set):
+ * V8 sizes a class's objects for the fields its first instances got, so those
+ * set after the constructor stay inside the object (added to an object
+ * literal they went to an array of their own, ~60 bytes an item at 100,000).
+ */
+class ListItem implements SessionListItem {
+  declare forkBlock?: ForkBlock;
+  declare tokens?: number;
+  declare title?: string;
+  declare lastEventTime?: number;
+  declare lastEventType?: string;
+  declare subagent?: boolean;
+  declare cwd?: string;
+  declare parentSession?: string;
+  declare seedLength?: number;
+  declare parentKey?: string;
+  declare parentAmbiguous?: boolean;
+  declare problem?: SessionListItem['problem'];
+  declare notResumable?: string;
+  declare upgradeRefused?: string;
+  declare gone?: boolean;
+  declare partial?: boolean;
+  constructor(
+    public key: string,
+    public id: string,
+    public kind: 'root' | 'fork' | 'spawn',
+    public createdAt: number,
+    public turns: number,
+    public events: number,
+    public state: SessionState,
+    public diagnostics: number,
+  ) {}
+}
+
 export function listItemOf(s: Session): SessionListItem {
   // (a catalog session's facts from its row: no log state is built for the list)
   const f = listFactsOf(s);
-  const item: SessionListItem = { key: SessionStore.keyOf(s), id: s.id, kind: s.kind, createdAt: s.header.createdAt, turns: f.turns, events: f.events, state: f.state, diagnostics: f.diagnostics };
+  const item = new ListItem(SessionStore.keyOf(s), s.id, s.kind, s.header.createdAt, f.turns, f.events, f.state, f.diagnostics);
   if (f.forkBlock !== undefined) item.forkBlock = f.forkBlock;
   if (f.tokens !== undefined) item.tokens = f.tokens;
   if (s.header.origin === 'subagent') item.subagent = true;
