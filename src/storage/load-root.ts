@@ -110,19 +110,33 @@ export function newRootIndex(root: string): RootIndex {
  */
 export class FileIndex extends Map<string, FileEntry> {
   refusedCount = 0;
+  /**
+   * the files with refusal diagnostics, and how many each (few: asked
+   * instead of the whole index on each set, a lookup in a map of 100,000
+   * per file of a warm start)
+   */
+  private readonly refused = new Map<string, number>();
 
   override set(file: string, entry: FileEntry): this {
-    this.refusedCount += (entry.refused?.length ?? 0) - (super.get(file)?.refused?.length ?? 0);
+    const now = entry.refused?.length ?? 0;
+    const before = this.refused.get(file) ?? 0;
+    if (now !== before) {
+      this.refusedCount += now - before;
+      if (now > 0) this.refused.set(file, now);
+      else this.refused.delete(file);
+    }
     return super.set(file, entry);
   }
 
   override delete(file: string): boolean {
-    this.refusedCount -= super.get(file)?.refused?.length ?? 0;
+    this.refusedCount -= this.refused.get(file) ?? 0;
+    this.refused.delete(file);
     return super.delete(file);
   }
 
   override clear(): void {
     this.refusedCount = 0;
+    this.refused.clear();
     super.clear();
   }
 }
@@ -147,21 +161,23 @@ export function indexFile(index: RootIndex, file: string): void {
  */
 export type IndexStep = (() => boolean) & { cancel?(): void; /** how much of the file is read */ progress?(): LoadProgress };
 
+/** A newer generation supersedes the ones beside it (they leave the store, listed as older). `current`: registerGeneration's answer. */
+function supersede(index: RootIndex, file: string, current: string | undefined): void {
+  if (current !== undefined) for (const other of siblingGenerations(index.generations, file)) listOlderGeneration(index, other);
+}
+
 function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
-  index.skipped.delete(file);
+  if (index.skipped.size > 0) index.skipped.delete(file);
   const current = registerGeneration(index.generations, file);
   if (current !== undefined && current !== file) {
     listOlderGeneration(index, file);
     return undefined;
   }
-  const supersede = () => {
-    // a newer generation supersedes the ones beside it (they leave the store, listed as older)
-    if (current !== undefined) for (const other of siblingGenerations(index.generations, file)) listOlderGeneration(index, other);
-  };
   // a file unchanged since a run that read it: its facts from the cache, the log not opened
+  // (no closure made before this: a warm start takes this way 100,000 times)
   const hit = index.cache?.lookup(file);
   if (hit && addRead(index, file, hit)) {
-    supersede();
+    supersede(index, file, current);
     return undefined;
   }
   // (paused between 1 MB chunks too: a 10 GB log's first scan leaves the loop free for keys)
@@ -171,7 +187,7 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
     const { session, diagnostics } = sessionFromRead(file, read);
     index.files.set(file, fileEntry(read.stat, read.pending, session ? undefined : diagnostics));
     if (session) index.store.add(session);
-    supersede();
+    supersede(index, file, current);
   };
   if (r.step(pause)) {
     finish();
@@ -275,12 +291,11 @@ export function indexFileSafe(index: RootIndex, file: string): void {
  * function to call again until it returns true. Never throws.
  */
 export function indexFileStepped(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
-  const fail = (e: unknown) => index.files.set(file, fileEntry({ size: 0, ino: 0, mtimeMs: 0 }, 0, [readFailure(file, e)]));
   let step: IndexStep | undefined;
   try {
     step = startIndexFile(index, file, pause);
   } catch (e) {
-    fail(e);
+    failed(index, file, e);
     return undefined;
   }
   if (!step) return undefined;
@@ -289,11 +304,16 @@ export function indexFileStepped(index: RootIndex, file: string, pause?: () => b
     try {
       return s();
     } catch (e) {
-      fail(e);
+      failed(index, file, e);
       return true;
     }
   };
   return Object.assign(run, { cancel: s.cancel, progress: s.progress });
+}
+
+/** A file that could not be read, in the index with the reason. */
+function failed(index: RootIndex, file: string, e: unknown): void {
+  index.files.set(file, fileEntry({ size: 0, ino: 0, mtimeMs: 0 }, 0, [readFailure(file, e)]));
 }
 
 /** The diagnostic for a file that could not be read: what it is and why. */
