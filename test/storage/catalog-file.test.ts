@@ -40,13 +40,14 @@ const snapshotOf = (cat: Catalog, i: number): string => {
 describe('catalog file', () => {
   it('reads back what was written: numbers, strings, snapshots, folders', () => {
     const file = path.join(tmpDir('dsh-catalog-'), 'c.facts');
-    const entries = Array.from({ length: 300 }, (_, i) => entry(i, { snapshot: i % 3 === 0 ? undefined : `[0,{"e":${i}},"ünïcode ${i}"]` }));
+    // (enough entries that each column is written in several chunks)
+    const entries = Array.from({ length: 5000 }, (_, i) => entry(i, { snapshot: i % 3 === 0 ? undefined : `[0,{"e":${i}},"ünïcode ${i}"]` }));
     write(file, entries, ['D"a"\t[1]', 'D"b"\t[2]'], 42);
     const cat = open(file);
-    expect(cat.size).toBe(300);
+    expect(cat.size).toBe(5000);
     expect(cat.stamp).toBe(42);
     expect(cat.folderLines).toEqual(['D"a"\t[1]', 'D"b"\t[2]']);
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 5000; i++) {
       expect(cat.slots.get(`dir/${i}.jsonl`)).toBe(i);
       for (const f of Object.values(NUM)) if (f !== NUM.snapAt && f !== NUM.snapLen) expect(cat.num(i, f)).toBe(entries[i].nums[f]);
       expect(cat.entry(i).kept).toEqual(entries[i].kept);
@@ -72,7 +73,8 @@ describe('catalog file', () => {
   it('entries copied from a loaded catalog keep their snapshots, new ones between them', () => {
     const dir = tmpDir('dsh-catalog-');
     const first = path.join(dir, 'a.facts');
-    write(first, Array.from({ length: 50 }, (_, i) => entry(i, { snapshot: `[${i},"${'x'.repeat(i)}"]` })));
+    // (snapshots big enough that the copies are read in several pieces)
+    write(first, Array.from({ length: 50 }, (_, i) => entry(i, { snapshot: `[${i},"${'x'.repeat(i * 400)}"]` })));
     const old = open(first);
     // every other entry kept, one new one in the middle, the order changed
     const next: WriteEntry[] = [];
@@ -85,9 +87,14 @@ describe('catalog file', () => {
     for (let k = 0; k < 26; k++) {
       const key = cat.transient(k, TRANSIENT.key);
       const i = Number(/(\d+)\.jsonl$/.exec(key)![1]);
-      expect(snapshotOf(cat, k)).toBe(i === 99 ? '[99]' : `[${i},"${'x'.repeat(i)}"]`);
+      expect(snapshotOf(cat, k)).toBe(i === 99 ? '[99]' : `[${i},"${'x'.repeat(i * 400)}"]`);
       expect(cat.num(k, NUM.turns)).toBe(i * 100 + NUM.turns + 0.5);
     }
+    // all of them in their order: adjacent snapshots copied in reads of a bounded size
+    const third = path.join(dir, 'c.facts');
+    write(third, Array.from({ length: 50 }, (_, slot) => ({ from: old, slot })));
+    const all = open(third);
+    for (let i = 0; i < 50; i++) expect(snapshotOf(all, i)).toBe(`[${i},"${'x'.repeat(i * 400)}"]`);
   });
 
   it('a file that is not whole, or not this one, is no catalog', () => {
