@@ -23,7 +23,7 @@ export function readLines(file: string, maxBytes: number, chunk = CHUNK): string
 }
 
 /** Opens a text file for readLinesFd: a regular file of at most `maxBytes`, else throws. */
-export function openLines(file: string, maxBytes: number): number {
+function openLines(file: string, maxBytes: number): number {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
     const st = fs.fstatSync(fd);
@@ -36,8 +36,8 @@ export function openLines(file: string, maxBytes: number): number {
   return fd;
 }
 
-/** readLines from an open file; `starts` gets the byte offset of each line. */
-export function readLinesFd(fd: number, maxBytes: number, chunk = CHUNK, starts?: number[]): string[] {
+/** readLines from an open file. */
+function readLinesFd(fd: number, maxBytes: number, chunk = CHUNK): string[] {
   let buf = Buffer.allocUnsafe(Math.max(1, chunk));
   const out: string[] = [];
   // bytes of an unfinished line at the start of buf
@@ -58,14 +58,12 @@ export function readLinesFd(fd: number, maxBytes: number, chunk = CHUNK, starts?
     const data = buf.subarray(0, end);
     let start = 0;
     for (let nl = data.indexOf(10, have); nl !== -1; nl = data.indexOf(10, start)) {
-      starts?.push(total - n - have + start);
       out.push(buf.toString('utf8', start, nl));
       start = nl + 1;
     }
     buf.copyWithin(0, start, end);
     have = end - start;
   }
-  starts?.push(total - have);
   out.push(buf.toString('utf8', 0, have));
   return out;
 }
