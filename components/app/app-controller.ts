@@ -362,11 +362,12 @@ export class AppController {
         this.dispatch({ type: 'searchDone', key: job.key, query: job.text, seqs: job.scan.seqs });
         return;
       }
+      // (armed before the progress is drawn, as the background work's slices are)
+      this.scheduleTurnScan();
       if (performance.now() - job.drawn >= 250) {
         job.drawn = performance.now();
         this.dispatch({ type: 'searchProgress', key: job.key, query: job.text, seen: job.scan.seen });
       }
-      this.scheduleTurnScan();
     }, 0);
   }
 
@@ -408,11 +409,13 @@ export class AppController {
         this.dispatch({ type: 'workDone', id: job.id, result });
         return;
       }
+      // the next slice is armed before the progress is drawn: the dispatch asks whether the app is
+      // idle, and with no slice armed it was, half-way through a slow export
+      this.scheduleWork();
       if (performance.now() - job.drawn >= 250) {
         job.drawn = performance.now();
         this.dispatch({ type: 'workProgress', id: job.id, done: job.progress() });
       }
-      this.scheduleWork();
     }, 0);
   }
 

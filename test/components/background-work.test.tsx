@@ -5,7 +5,7 @@
 // comes out is what the same export or comparison gives at once.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportSession } from '../../src/export/export.js';
 import { compareSessions, comparisonJson } from '../../src/session/compare.js';
 import type { BackgroundWork } from '../../src/view/app/state.js';
@@ -76,6 +76,29 @@ describe('export and compare of a large log, in the background', () => {
       expect(fs.readFileSync(path.join(out, at), 'utf8')).toBe(exportSession(fresh.store.get('big')!, fresh.store.list(), 'md', seq));
       expect(leftovers(out)).toEqual([]);
     } finally {
+      m.unmount();
+    }
+  });
+
+  it('the app is not idle while an export whose progress is drawn is still under way', async () => {
+    const { dir, out } = root();
+    const m = mountApp({ index: loadRootSync(dir), view: 'sessions', size: { columns: 120, rows: 30 }, exportDir: out });
+    // the app's clock runs 20x fast: its 250 ms between two progress frames pass within a few slices
+    // (on a loaded machine the export took that long: idle() resolved at its first progress frame)
+    const real = performance.now.bind(performance);
+    const t0 = real();
+    const fast = vi.spyOn(performance, 'now').mockImplementation(() => t0 + (real() - t0) * 20);
+    try {
+      await m.idle();
+      const works = recordWork(m);
+      await m.press('x');
+      await m.idle();
+      // progress was drawn while it ran, and idle() came after it was done
+      expect(works.some((w) => w !== undefined && w.done > 0)).toBe(true);
+      expect(m.state().work).toBeUndefined();
+      expect(fs.existsSync(path.join(out, 'big.md'))).toBe(true);
+    } finally {
+      fast.mockRestore();
       m.unmount();
     }
   });
