@@ -102,8 +102,13 @@ function linesAsChunks(src: LineSource): ChunkSource {
  * Throws when the write fails (no temp file left).
  */
 export function writeLinesAtomic(dir: string, file: string, src: LineSource, sliceLines = 2048): boolean {
+  return writeChunksAtomic(dir, file, linesAsChunks(src), slicesOf(sliceLines));
+}
+
+/** A synchronous writer's `full()`: true once in `items` lines or entries (its sources ask every 64). */
+export function slicesOf(items: number): () => boolean {
   let count = 0;
-  return writeChunksAtomic(dir, file, linesAsChunks(src), () => (count += 64) >= sliceLines && ((count = 0), true));
+  return () => (count += 64) >= items && ((count = 0), true);
 }
 
 /** writeLinesAtomic with asynchronous I/O, the lines taken in slices of about `budgetMs` with the loop free in between (keys first). */

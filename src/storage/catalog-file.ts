@@ -19,9 +19,9 @@
 // the catalog after the save. Numbers are little-endian doubles, NaN for an
 // absent one; strings absent are marked in NUM.present. Nothing here trusts
 // an entry: fact-cache.ts compares its stat with the file's.
-import fs from 'node:fs';
 import os from 'node:os';
 import type { ChunkSource } from './atomic-lines.js';
+import { readFullyAt } from './open-file.js';
 
 /** An entry's numbers, by position in its row of `nums`. */
 export const NUM = {
@@ -157,16 +157,6 @@ export class CatalogMismatch extends Error {
   }
 }
 
-function readFully(fd: number, buf: Buffer, at: number): number {
-  let got = 0;
-  while (got < buf.length) {
-    const n = fs.readSync(fd, buf, got, buf.length - got, at + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return got;
-}
-
 /**
  * Reads the catalog in the open file `fd` (of `size` bytes). Throws
  * CatalogMismatch when it is not one written for `want` (another version,
@@ -175,7 +165,7 @@ function readFully(fd: number, buf: Buffer, at: number): number {
  */
 export function readCatalog(fd: number, size: number, want?: Omit<CatalogIdentity, 'stamp'>): Catalog {
   const first = Buffer.allocUnsafe(Math.min(size, MAX_HEAD));
-  const got = readFully(fd, first, 0);
+  const got = readFullyAt(fd, first, 0);
   const nl = first.subarray(0, got).indexOf(10);
   if (nl < 0) throw new CatalogMismatch('no head');
   let head: Partial<Head>;
@@ -199,7 +189,7 @@ export function readCatalog(fd: number, size: number, want?: Omit<CatalogIdentit
   if (numsAt + tail !== size) throw new CatalogMismatch('damaged: its size is not its sections');
   // (a buffer of its own: its ArrayBuffer starts at the nums, 8-aligned)
   const buf = Buffer.allocUnsafeSlow(tail);
-  if (readFully(fd, buf, numsAt) !== tail) throw new CatalogMismatch('damaged: shorter than its sections');
+  if (readFullyAt(fd, buf, numsAt) !== tail) throw new CatalogMismatch('damaged: shorter than its sections');
   const ab = buf.buffer;
   const nums = new Float64Array(ab, buf.byteOffset, n * WIDTH);
   const offsK = new Uint32Array(ab, buf.byteOffset + numBytes, n * KEPT_N + 1);
@@ -243,9 +233,9 @@ const TEXT_BATCH = 512;
 /**
  * The catalog file as a ChunkSource (atomic-lines.ts): the snapshots as the
  * entries come (a loaded entry's copied from its file, adjacent ones in one
- * read), then the columns. `count()` is the number of entries written.
+ * read), then the columns.
  */
-export function catalogSource(identity: CatalogIdentity, entries: Iterator<WriteEntry>, folders: () => readonly string[]): ChunkSource & { count(): number } {
+export function catalogSource(identity: CatalogIdentity, entries: Iterator<WriteEntry>, folders: () => readonly string[]): ChunkSource {
   const fields = { ...identity, endian: os.endianness() };
   const widest = Object.fromEntries(LAYOUT.map((k) => [k, Number.MAX_SAFE_INTEGER]));
   const roomBytes = Buffer.byteLength(JSON.stringify({ ...fields, ...widest })) + 1;
@@ -279,7 +269,7 @@ export function catalogSource(identity: CatalogIdentity, entries: Iterator<Write
   const takeCopy = (parts: Buffer[]): void => {
     if (!copy) return;
     const buf = Buffer.allocUnsafe(copy.to - copy.from);
-    if (readFully(copy.cat.fd, buf, copy.from) !== buf.length) throw new Error('the catalog being copied is shorter than it was');
+    if (readFullyAt(copy.cat.fd, buf, copy.from) !== buf.length) throw new Error('the catalog being copied is shorter than it was');
     parts.push(buf);
     copy = undefined;
   };
@@ -383,7 +373,6 @@ export function catalogSource(identity: CatalogIdentity, entries: Iterator<Write
 
   return {
     headRoom,
-    count: () => n,
     next,
     head() {
       if (!layout) throw new Error('head asked before the body was written');

@@ -40,11 +40,11 @@ import type { SessionHeader } from '../session/events.js';
 import type { LogThaw, Session } from '../session/session.js';
 import type { CatalogRow } from '../session/catalog-row.js';
 import { catalogRowOf, rowFromColumns, rowToColumns } from './catalog-rows.js';
-import { writeChunksAtomic, writeChunksAtomicAsync, type ChunkSource } from './atomic-lines.js';
+import { slicesOf, writeChunksAtomic, writeChunksAtomicAsync, type ChunkSource } from './atomic-lines.js';
 import { Catalog, CatalogMismatch, NUM, TRANSIENT, WIDTH, catalogSource, readCatalog, storable, type NewEntry, type WriteEntry } from './catalog-file.js';
 import { LogReader, type ReaderSnapshot } from './log-reader.js';
 import { FOLDER_MARK, FolderListings } from './folder-listings.js';
-import { fsPath } from './open-file.js';
+import { fsPath, readFullyAt } from './open-file.js';
 import { thawReader, type FileStat } from './session-file.js';
 
 /**
@@ -243,8 +243,7 @@ export class FactCache {
     const src = this.plan(files, complete);
     if (!src) return false;
     try {
-      let n = 0;
-      return writeChunksAtomic(this.dir, this.file!, src, () => (n += 64) >= 2048 && ((n = 0), true));
+      return writeChunksAtomic(this.dir, this.file!, src, slicesOf(2048));
     } catch (e) {
       this.note = `cache not written to ${this.dir} (${(e as Error).message})`;
       return false;
@@ -361,13 +360,7 @@ function openCatalog(fd: number): OpenCatalog {
 /** `length` bytes at `offset` of the open catalog, as text. */
 function readAt(c: OpenCatalog, offset: number, length: number): string {
   const buf = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const n = fs.readSync(c.fd, buf, got, length - got, offset + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.toString('utf8', 0, got);
+  return buf.toString('utf8', 0, readFullyAt(c.fd, buf, offset));
 }
 
 /** The reader whose snapshot is at [from, from + length) of the open catalog; undefined when it does not read back. */

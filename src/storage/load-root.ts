@@ -8,12 +8,11 @@ import { Session } from '../session/session.js';
 import { SessionStore } from '../session/store.js';
 import { DiskPersistence } from './disk-persistence.js';
 import { FactCache, type CacheHit, type CacheSource, type FactCacheOptions } from './fact-cache.js';
-import { LogReader } from './log-reader.js';
 import { logLoader, sessionFromRead, startReadLog, type FileStat } from './session-file.js';
 import type { ScanProgress } from './scan.js';
 import { iterateSessionFiles, listSessionFiles, probe, type Skip } from './walk.js';
 import { currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
-import { NotAFileError, errorText, openRegular } from './open-file.js';
+import { NotAFileError, errorText } from './open-file.js';
 
 export interface FileEntry extends FileStat {
   /** bytes after the last complete line */

@@ -114,3 +114,17 @@ export function errorText(e: unknown): string {
   if (!code || msg.startsWith(code + ':') || msg.includes(code)) return msg;
   return `${code}: ${msg}`;
 }
+
+/**
+ * Fills `buf` from byte `at` of the open file `fd` (a read may return less
+ * than asked); returns how many bytes it got, fewer only at the file's end.
+ */
+export function readFullyAt(fd: number, buf: Uint8Array, at: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    const n = fs.readSync(fd, buf, got, buf.length - got, at + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}

@@ -18,6 +18,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { readFullyAt } from './open-file.js';
 
 const MAGIC = 'DSHTRI03';
 const HEAD = 20;
@@ -152,12 +153,7 @@ export function fnv1a(b: Uint8Array): number {
 }
 
 function readFully(fd: number, buf: Buffer, at: number): void {
-  let off = 0;
-  while (off < buf.length) {
-    const n = fs.readSync(fd, buf, off, buf.length - off, at + off);
-    if (n === 0) throw new SegmentError('segment ends early');
-    off += n;
-  }
+  if (readFullyAt(fd, buf, at) < buf.length) throw new SegmentError('segment ends early');
 }
 
 const LIST = 0;

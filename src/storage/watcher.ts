@@ -897,11 +897,6 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   // ---- modes ------------------------------------------------------------------------
 
   /**
-   * One slice of the safety poll in watch mode (see SAFETY_BATCH): symlinked
-   * files every time; then the next folders (listed again only when their
-   * mtime changed) and files (stat'ed) of a round over the whole tree.
-   */
-  /**
    * The file is still as `known` has it (stat'ed here, inside the tick's
    * budget: flush() stat'ed every file of the slice after the budget was
    * checked, 2,000 a tick whatever they cost, ~1.1% of a core at 100,000
@@ -913,6 +908,11 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
     return e?.kind === 'file' && e.link !== true && prev !== undefined && e.st.size === prev.size && e.st.ino === prev.ino && e.st.mtimeMs === prev.mtimeMs;
   }
 
+  /**
+   * One slice of the safety poll in watch mode (see SAFETY_BATCH): symlinked
+   * files every time; then the next folders (listed again only when their
+   * mtime changed) and files (stat'ed) of a round over the whole tree.
+   */
   function safetyTick(): void {
     if (closed || mode !== 'watch') return;
     try {
