@@ -17,7 +17,8 @@ import { buildSearchDoc, eventLineFilter, fileMayMatch, holdsAnyEventTerm, hasPo
 import type { Session } from '../session/session.js';
 import { readLog, sessionFromRead, startReadLog, type ReadJob } from '../storage/session-file.js';
 import { currentGeneration, registerGeneration, type GenerationMap } from '../storage/generations.js';
-import { listSessionFiles } from '../storage/walk.js';
+import { iterateSessionFiles, listSessionFiles } from '../storage/walk.js';
+import { keptListings } from '../storage/fact-cache.js';
 import { ContentIndex } from '../storage/content-index.js';
 import { trigramsOf } from '../session/trigrams.js';
 import { isCompressedLog } from '../storage/zstd-log.js';
@@ -79,7 +80,9 @@ export function* findEach(dir: string, q: Query, index?: ContentIndex): Generato
   const keepLine = eventLineFilter(q);
   // one session per harness folder: its highest generation (older ones are never read, as in list and the browser)
   const gens: GenerationMap = new Map();
-  const files = listSessionFiles(dir).sort();
+  // with the index, the walk reuses the folder listings the fact cache keeps (a folder whose stat is as
+  // listed is not listed again: at 100,000 logs most of the walk); without it, no cache is read at all
+  const files = (index ? [...iterateSessionFiles(dir, undefined, undefined, keptListings(index.root, { dir: index.dir }))] : listSessionFiles(dir)).sort();
   for (const f of files) registerGeneration(gens, f);
   const logs = files.filter((file) => {
     const current = currentGeneration(gens, path.dirname(file));
@@ -89,7 +92,7 @@ export function* findEach(dir: string, q: Query, index?: ContentIndex): Generato
   const tri = index && literals ? trigramsOf(literals) : undefined;
   let mayHold = (_file: string): boolean => true;
   if (index && tri && tri.length > 0) {
-    for (const file of logs) index.refresh(file);
+    index.refreshAll(logs);
     mayHold = index.matcher(tri);
   }
   for (const file of logs) {

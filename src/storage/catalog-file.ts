@@ -157,13 +157,8 @@ export class CatalogMismatch extends Error {
   }
 }
 
-/**
- * Reads the catalog in the open file `fd` (of `size` bytes). Throws
- * CatalogMismatch when it is not one written for `want` (another version,
- * root or path; without `want`, any version), or is damaged (truncated,
- * grown, its sizes or offsets wrong).
- */
-export function readCatalog(fd: number, size: number, want?: Omit<CatalogIdentity, 'stamp'>): Catalog {
+/** The head of the catalog in `fd`, checked against `want`, and where its line ends. */
+function readHead(fd: number, size: number, want?: Omit<CatalogIdentity, 'stamp'>): { h: Head; nl: number } {
   const first = Buffer.allocUnsafe(Math.min(size, MAX_HEAD));
   const got = readFullyAt(fd, first, 0);
   const nl = first.subarray(0, got).indexOf(10);
@@ -178,7 +173,17 @@ export function readCatalog(fd: number, size: number, want?: Omit<CatalogIdentit
   if (typeof head.dshBrowseCache !== 'string' || (want && head.dshBrowseCache !== want.dshBrowseCache)) throw new CatalogMismatch('another version', typeof head.dshBrowseCache === 'string' ? head.dshBrowseCache : undefined);
   if ((want && (head.root !== want.root || head.path !== want.path)) || head.endian !== os.endianness() || typeof head.stamp !== 'number') throw new CatalogMismatch('another root');
   for (const k of LAYOUT) if (!Number.isSafeInteger(head[k]) || head[k]! < 0) throw new CatalogMismatch('damaged head');
-  const h = head as Head;
+  return { h: head as Head, nl };
+}
+
+/**
+ * Reads the catalog in the open file `fd` (of `size` bytes). Throws
+ * CatalogMismatch when it is not one written for `want` (another version,
+ * root or path; without `want`, any version), or is damaged (truncated,
+ * grown, its sizes or offsets wrong).
+ */
+export function readCatalog(fd: number, size: number, want?: Omit<CatalogIdentity, 'stamp'>): Catalog {
+  const { h, nl } = readHead(fd, size, want);
   const n = h.entries;
   const snapBase = nl + 1;
   const numsAt = pad8(snapBase + h.snapBytes);
@@ -205,6 +210,20 @@ export function readCatalog(fd: number, size: number, want?: Omit<CatalogIdentit
     if (!(snapAt >= 0 && snapLen >= 0 && snapAt + snapLen <= h.snapBytes)) throw new CatalogMismatch('damaged: its snapshots');
   }
   return new Catalog(fd, h, n, nums, offsK, offsT, keptText, transText, snapBase, folders === '' ? [] : folders.split('\n'));
+}
+
+/**
+ * Only the folder listings of the catalog in `fd` and the stamp of the run
+ * that wrote them (a search walks the root with them, and needs no entry):
+ * the head and the last section, two reads. Throws as readCatalog.
+ */
+export function readCatalogFolders(fd: number, size: number, want: Omit<CatalogIdentity, 'stamp'>): { stamp: number; folderLines: string[] } {
+  const { h } = readHead(fd, size, want);
+  if (h.folderBytes > size) throw new CatalogMismatch('damaged head');
+  const buf = Buffer.allocUnsafe(h.folderBytes);
+  if (readFullyAt(fd, buf, size - h.folderBytes) !== h.folderBytes) throw new CatalogMismatch('damaged: shorter than its sections');
+  const text = buf.toString('utf8');
+  return { stamp: h.stamp, folderLines: text === '' ? [] : text.split('\n') };
 }
 
 function ascending(offs: Uint32Array, end: number): boolean {

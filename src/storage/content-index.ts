@@ -3,7 +3,7 @@
 // may match (ripgrep reads them all; git's index and codesearch's trigram
 // index are the models). It narrows and never decides: every candidate is
 // then searched as before, so an indexed search finds exactly what a scan
-// finds (test/storage/content-index-find.test.ts checks it on random roots).
+// finds (test/storage/content-index.test.ts checks it on random roots).
 //
 // Where: ${XDG_CACHE_HOME:-~/.cache}/dsh-browse/<hash of the root's real path>.index
 // (the manifest) and <same hash>.<random>.seg (segments, trigram-segment.ts).
@@ -220,6 +220,30 @@ export class ContentIndex {
     const job = this.refreshJob(file);
     job.step(NEVER);
     return job.result!;
+  }
+
+  /**
+   * refresh() of every log of `files`, in one loop: an unchanged log costs
+   * its stat and a compare with its entry, with no job or generator of its
+   * own (a search of 100,000 logs spent ~0.5 s more on those than on the
+   * stats); the others are refreshed as refresh() does.
+   */
+  refreshAll(files: Iterable<string>): void {
+    for (const file of files) {
+      const key = this.keyOf(file);
+      if (this.fresh.has(key)) continue;
+      const was = this.invalid ? undefined : this.loaded(key);
+      if (was && !(was.flags & RACY)) {
+        const now = statOf(file);
+        if (now && sameStat(was, now)) {
+          this.files.set(key, file);
+          this.current(key, file, was);
+          this.counts.current++;
+          continue;
+        }
+      }
+      this.refresh(file);
+    }
   }
 
   /**
@@ -693,19 +717,39 @@ function encodeEntry(e: Entry): string {
 
 /** An entry from its manifest text, or undefined when any field is off (the log is then indexed again). */
 function parseEntry(text: string, nextPart: number): Entry | undefined {
+  // by hand, field by field: the warm search of 100,000 logs parses every entry (split and map were ~0.9 µs each)
   const tab = text.indexOf('\t');
   if (tab < 0) return undefined;
-  const f = text.slice(0, tab).split(',');
-  if (f.length !== 8 || !/^[0-9a-f]{16}$/.test(f[7])) return undefined;
-  const n = f.slice(0, 7).map(Number);
-  if (!n.every(Number.isFinite)) return undefined;
+  const n: number[] = [];
+  let at = 0;
+  for (let i = 0; i < 7; i++) {
+    const comma = text.indexOf(',', at);
+    if (comma < 0 || comma > tab) return undefined;
+    const v = numberField(text, at, comma);
+    if (!Number.isFinite(v)) return undefined;
+    n.push(v);
+    at = comma + 1;
+  }
+  const sha1 = text.slice(at, tab);
+  if (!SHA1.test(sha1)) return undefined;
   const [dev, ino, size, mtimeMs, ctimeDelta, to, flags] = n;
   if (to < 0 || to > size || flags < 0 || flags > 3) return undefined;
-  const partsText = text.slice(tab + 1);
-  const parts = partsText === '' ? [] : partsText.split(';').map(Number);
-  if (!parts.every((p) => Number.isInteger(p) && p >= 0 && p < nextPart)) return undefined;
-  return { dev, ino, size, mtimeMs, ctimeMs: mtimeMs + ctimeDelta, to, flags, sha1: f[7], parts };
+  const parts: number[] = [];
+  for (let from = tab + 1; from < text.length; ) {
+    let semi = text.indexOf(';', from);
+    if (semi < 0) semi = text.length;
+    const p = numberField(text, from, semi);
+    if (!(Number.isInteger(p) && p >= 0 && p < nextPart)) return undefined;
+    parts.push(p);
+    from = semi + 1;
+  }
+  return { dev, ino, size, mtimeMs, ctimeMs: mtimeMs + ctimeDelta, to, flags, sha1, parts };
 }
+
+const SHA1 = /^[0-9a-f]{16}$/;
+
+/** The number written in text[from, to): NaN when empty (Number('') is 0). */
+const numberField = (text: string, from: number, to: number): number => (to > from ? Number(text.slice(from, to)) : NaN);
 
 /**
  * Feeds a collector the complete lines of text that comes in pieces (a

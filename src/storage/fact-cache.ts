@@ -41,7 +41,7 @@ import type { LogThaw, Session } from '../session/session.js';
 import type { CatalogRow } from '../session/catalog-row.js';
 import { catalogRowOf, rowFromColumns, rowToColumns } from './catalog-rows.js';
 import { slicesOf, writeChunksAtomic, writeChunksAtomicAsync, type ChunkSource } from './atomic-lines.js';
-import { Catalog, CatalogMismatch, NUM, TRANSIENT, WIDTH, catalogSource, readCatalog, storable, type NewEntry, type WriteEntry } from './catalog-file.js';
+import { Catalog, CatalogMismatch, NUM, TRANSIENT, WIDTH, catalogSource, readCatalog, readCatalogFolders, storable, type NewEntry, type WriteEntry } from './catalog-file.js';
 import { LogReader, type ReaderSnapshot } from './log-reader.js';
 import { FOLDER_MARK, FolderListings } from './folder-listings.js';
 import { fsPath, readFullyAt } from './open-file.js';
@@ -98,6 +98,32 @@ export function cacheFileFor(root: string, dir = cacheDir()): string | undefined
     return undefined;
   }
   return path.join(dir, `${crypto.createHash('sha256').update(real).digest('hex').slice(0, 32)}.facts`);
+}
+
+/**
+ * The folder listings the fact cache of `root` keeps, for a walk that reads
+ * no entry (a search): only the catalog's head and last section are read.
+ * Empty (every folder listed) when there is no usable catalog; never throws.
+ * The caller never saves them: the runs that keep the facts keep these.
+ */
+export function keptListings(root: string, opts: FactCacheOptions = {}): FolderListings {
+  const startedAt = (opts.now ?? Date.now)();
+  const listings = new FolderListings(root, -Infinity, startedAt, RACY_MS);
+  const file = cacheFileFor(root, opts.dir ?? cacheDir());
+  if (!file) return listings;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_CACHE_BYTES) return listings;
+    const { stamp, folderLines } = readCatalogFolders(fd, st.size, { dshBrowseCache: cacheVersion(), root: safeRealpath(root), path: root });
+    for (const line of folderLines) if (line[0] === FOLDER_MARK) listings.load(line, stamp);
+  } catch {
+    // absent, foreign or damaged: the walk lists every folder
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+  return listings;
 }
 
 /** kind of a cached entry */

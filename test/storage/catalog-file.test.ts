@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeChunksAtomic } from '../../src/storage/atomic-lines.js';
-import { Catalog, CatalogMismatch, NUM, TRANSIENT, WIDTH, catalogSource, readCatalog, storable, type NewEntry, type WriteEntry } from '../../src/storage/catalog-file.js';
+import { Catalog, CatalogMismatch, NUM, TRANSIENT, WIDTH, catalogSource, readCatalog, readCatalogFolders, storable, type NewEntry, type WriteEntry } from '../../src/storage/catalog-file.js';
 import { cleanupTmp, tmpDir } from '../support/fixtures.js';
 
 afterAll(cleanupTmp);
@@ -56,6 +56,26 @@ describe('catalog file', () => {
       else expect(snapshotOf(cat, i)).toBe(entries[i].snapshot);
     }
     fs.closeSync(cat.fd);
+  });
+
+  it('its folder listings read alone, from the head and the last section, as the whole read gives them', () => {
+    const file = path.join(tmpDir('dsh-catalog-'), 'c.facts');
+    write(file, Array.from({ length: 300 }, (_, i) => entry(i, { snapshot: `[${i}]` })), ['D""\t[1]', 'D"ü/b"\t[2]'], 7);
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      expect(readCatalogFolders(fd, size, identity)).toEqual({ stamp: 7, folderLines: open(file).folderLines });
+      expect(readCatalogFolders(fd, size, identity).folderLines).toEqual(['D""\t[1]', 'D"ü/b"\t[2]']);
+      expect(() => readCatalogFolders(fd, size, { ...identity, dshBrowseCache: '9/test' })).toThrow(CatalogMismatch);
+      expect(() => readCatalogFolders(fd, size, { ...identity, root: '/other' })).toThrow(CatalogMismatch);
+    } finally {
+      fs.closeSync(fd);
+    }
+    const none = path.join(tmpDir('dsh-catalog-'), 'none.facts');
+    write(none, [entry(1)]);
+    const fd2 = fs.openSync(none, 'r');
+    expect(readCatalogFolders(fd2, fs.fstatSync(fd2).size, identity).folderLines).toEqual([]);
+    fs.closeSync(fd2);
   });
 
   it('sections that are empty (no kept string, no folder, no entry) still read back', () => {

@@ -348,6 +348,34 @@ describe('the content index', () => {
     index.close();
   });
 
+  it('walks with the folder listings the fact cache keeps: an unchanged folder is not listed, a changed one is', () => {
+    const { dir, cache, q, files } = rareRoot();
+    const hourAgo = (Date.now() - 3_600_000) / 1000;
+    for (const f of files) fs.utimesSync(path.dirname(f), hourAgo, hourAgo);
+    fs.utimesSync(dir, hourAgo, hourAgo);
+    loadRootSync(dir, { cache: { dir: cache } }); // keeps the listings (the folders are an hour old: not racy)
+    expect(indexedFind(dir, cache, q).map((m) => m.file)).toEqual([files[7]]);
+    // a new log holding the word, in a folder the cache listed (the root's own)
+    const added = path.join(dir, 'extra.jsonl');
+    fs.copyFileSync(files[7], added);
+    const real = fs.readdirSync;
+    const listed: string[] = [];
+    (fs as { readdirSync: unknown }).readdirSync = (...a: unknown[]) => {
+      listed.push(String(a[0]));
+      return (real as (...x: unknown[]) => unknown)(...a);
+    };
+    let found: string[];
+    try {
+      found = indexedFind(dir, cache, q).map((m) => m.file);
+    } finally {
+      (fs as { readdirSync: unknown }).readdirSync = real;
+    }
+    expect(found).toEqual(findMatches(dir, q).map((m) => m.file));
+    expect(found).toEqual([added, files[7]].sort());
+    // only the changed folder was listed again (the cache folder's own listing aside)
+    expect(listed.filter((d) => d.startsWith(dir))).toEqual([dir]);
+  });
+
   it('never rules out a log whose word sits across the cut of a line longer than one read', () => {
     const dir = fresh('cut');
     const file = path.join(dir, 'f', 'session.jsonl');
