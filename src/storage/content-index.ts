@@ -357,15 +357,19 @@ export class ContentIndex {
   /**
    * `file` is as the run that indexed it left it, by the stat a caller took
    * (the browser's scan): its entry is current, with no stat of its own.
+   * Returns whether it made the entry current (false: refresh it).
    */
-  trust(file: string, st: FileStat): void {
+  trust(file: string, st: FileStat): boolean {
     const key = this.keyOf(file);
-    if (this.fresh.has(key) || this.invalid) return;
+    if (this.fresh.has(key) || this.invalid) return false;
     const was = this.loaded(key);
     if (was && !(was.flags & RACY) && st.dev === was.dev && st.ctimeMs === was.ctimeMs && st.ino === was.ino && st.size === was.size && st.mtimeMs === was.mtimeMs) {
       this.files.set(key, file);
       this.current(key, file, was);
+      this.counts.current++;
+      return true;
     }
+    return false;
   }
 
   /**
