@@ -36,15 +36,13 @@ import { fsPath, openRegular } from './open-file.js';
 import { readLines } from './read-lines.js';
 import { mergePostings, postingsOfParts, SegmentError, SegmentReader, writeSegment, type PostingsEntry } from './trigram-segment.js';
 import { fdSource } from './zstd-frames.js';
+import { ALWAYS, EntryTable, RACY, type Entry } from './index-entries.js';
 import { isCompressedLog, textBound } from './zstd-log.js';
 import { ZstdTextStream } from './zstd-stream.js';
 import type { FileStat } from './session-file.js';
 
 /** Bump when the manifest's or a segment's shape, or what goes into a trigram, changes. */
 export const INDEX_FORMAT = 2;
-
-const ALWAYS = 1;
-const RACY = 2;
 
 /** Parts held in memory past this many (trigram, part) pairs are written out as a segment. */
 const FLUSH_PAIRS = 2_000_000;
@@ -55,19 +53,6 @@ const MAX_MANIFEST_BYTES = 512 * 1024 * 1024;
 const READ_CHUNK = 1024 * 1024;
 /** A segment no manifest lists is removed once this old (a younger one may be another run's, about to be listed). */
 const STALE_SEGMENT_MS = 60 * 60 * 1000;
-
-interface Entry {
-  dev: number;
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  /** bytes indexed: [0, to) */
-  to: number;
-  flags: number;
-  sha1: string;
-  parts: number[];
-}
 
 export interface ContentIndexOptions {
   /** the cache folder (default cacheDir()) */
@@ -108,10 +93,10 @@ export class ContentIndex {
   readonly startedAt: number;
   private readonly chunk: number;
   private readonly version = `${INDEX_FORMAT}/${packageVersion()}`;
-  /** JSON path key -> its manifest line, as loaded */
-  private lines = new Map<string, string>();
-  /** entries refreshed this run (undefined: the log cannot be indexed: always a candidate) */
-  private fresh = new Map<string, Entry | undefined>();
+  /** the entries: the manifest's as loaded, then what this run refreshed (index-entries.ts) */
+  private table = new EntryTable();
+  /** logs whose refresh job is under way (a discard refreshes them again too) */
+  private readonly running = new Map<string, string>();
   private segments: SegmentReader[] = [];
   /** segments written this run and not yet in a manifest */
   private written: SegmentReader[] = [];
@@ -120,13 +105,10 @@ export class ContentIndex {
   private nextPart = 0;
   private invalid = false;
   private changed = false;
-  /** the file of each key refreshed this run */
-  private files = new Map<string, string>();
-  /** the entry of each file refreshed this run, as in `fresh` (a matcher asks by file, 100,000 times a query: one lookup, no key built) */
-  private byFile = new Map<string, Entry | undefined>();
-  /** moves with every change to `fresh` (the part owners below are as of one) */
+  /** moves with every row this run settles (the part owners below are as of one) */
   private freshVersion = 0;
-  private owners?: { version: number; of: Map<number, Entry | Entry[]> };
+  /** part id -> the row (rarely rows) holding it */
+  private owners?: { version: number; of: Map<number, number | number[]> };
   /** what refresh() found, per kind */
   readonly counts: Record<RefreshResult, number> = { current: 0, appended: 0, indexed: 0, unindexed: 0 };
 
@@ -187,28 +169,32 @@ export class ContentIndex {
     }
     this.nextPart = head.nextPart;
     for (let i = 1; i < lines.length - 1; i++) {
-      const tab = lines[i].indexOf('\t');
-      if (tab > 0) this.lines.set(lines[i].slice(0, tab), lines[i]);
+      const line = lines[i];
+      const tab = line.indexOf('\t');
+      let key: unknown;
+      try {
+        key = tab > 0 ? JSON.parse(line.slice(0, tab)) : undefined;
+      } catch {
+        key = undefined;
+      }
+      // (a line that does not read back is left out: its log is indexed again)
+      if (typeof key === 'string') this.table.load(key, line.slice(tab + 1), this.nextPart);
     }
   }
 
   /** How many logs the manifest read at start held (0: no index kept for the root, or one rebuilt). */
   get kept(): number {
-    return this.lines.size;
+    return this.table.loaded;
   }
 
   private segmentFile(name: string): string {
     return this.file!.replace(/\.index$/, `.${name}.seg`);
   }
 
+  /** A log's key: its path relative to the root (absolute when outside it); the manifest writes it as JSON. */
   private keyOf(file: string): string {
     const r = this.root;
-    return JSON.stringify(file.length > r.length + 1 && file.startsWith(r) && file[r.length] === path.sep ? file.slice(r.length + 1) : file);
-  }
-
-  private loaded(key: string): Entry | undefined {
-    const line = this.lines.get(key);
-    return line === undefined ? undefined : parseEntry(line.slice(key.length + 1), this.nextPart);
+    return file.length > r.length + 1 && file.startsWith(r) && file[r.length] === path.sep ? file.slice(r.length + 1) : file;
   }
 
   /**
@@ -229,17 +215,18 @@ export class ContentIndex {
    * stats); the others are refreshed as refresh() does.
    */
   refreshAll(files: Iterable<string>): void {
+    const t = this.table;
     for (const file of files) {
-      const key = this.keyOf(file);
-      if (this.fresh.has(key)) continue;
-      const was = this.invalid ? undefined : this.loaded(key);
-      if (was && !(was.flags & RACY)) {
-        const now = statOf(file);
-        if (now && sameStat(was, now)) {
-          this.files.set(key, file);
-          this.current(key, file, was);
-          this.counts.current++;
-          continue;
+      const row = t.row(this.keyOf(file));
+      if (row !== undefined) {
+        if (t.fresh(row)) continue;
+        if (t.has(row) && !(t.flags(row) & RACY)) {
+          const now = statOf(file);
+          if (now && t.trusts(row, now)) {
+            this.keep(row, file);
+            this.counts.current++;
+            continue;
+          }
         }
       }
       this.refresh(file);
@@ -255,7 +242,7 @@ export class ContentIndex {
    */
   refreshJob(file: string): RefreshJob {
     const key = this.keyOf(file);
-    this.files.set(key, file);
+    this.running.set(key, file);
     const steps = this.refreshSteps(file, key);
     const job: RefreshJob = {
       step: (pause) => {
@@ -264,24 +251,30 @@ export class ContentIndex {
           if (r.done) {
             job.result = r.value;
             this.counts[r.value]++;
+            this.running.delete(key);
             return true;
           }
           if (pause()) return false;
         }
       },
-      cancel: () => void steps.return('unindexed'),
+      cancel: () => {
+        this.running.delete(key);
+        steps.return('unindexed');
+      },
     };
     return job;
   }
 
   /** The work of refreshJob: yields between two chunks read. */
   private *refreshSteps(file: string, key: string): Generator<void, RefreshResult> {
-    if (this.fresh.has(key)) return this.fresh.get(key) ? 'current' : 'unindexed';
-    const was = this.invalid ? undefined : this.loaded(key);
+    const t = this.table;
+    const row = t.row(key);
+    if (row !== undefined && t.fresh(row)) return t.has(row) ? 'current' : 'unindexed';
+    const known = row !== undefined && t.has(row);
     // the common case first: an unchanged log is a stat, never opened
     const now = statOf(file);
-    if (was && now && sameStat(was, now) && !(was.flags & RACY)) {
-      this.current(key, file, was);
+    if (known && now && t.trusts(row, now)) {
+      this.keep(row, file);
       return 'current';
     }
     let fd: number;
@@ -289,16 +282,17 @@ export class ContentIndex {
     try {
       ({ fd, st } = openRegular(file));
     } catch {
-      this.forget(key, file, was);
+      this.forget(key, file, known);
       return 'unindexed';
     }
     const compressed = isCompressedLog(file);
     try {
-      if (was && sameStat(was, st) && !(was.flags & RACY)) {
-        this.current(key, file, was);
+      if (known && t.trusts(row, st)) {
+        this.keep(row, file);
         return 'current';
       }
       this.changed = true;
+      const was = known ? t.entry(row) : undefined;
       if (was && was.to <= st.size) {
         const hash = crypto.createHash('sha1');
         yield* hashRange(fd, 0, was.to, hash, this.chunk);
@@ -311,7 +305,7 @@ export class ContentIndex {
       this.current(key, file, yield* this.indexWhole(fd, st, compressed));
       return 'indexed';
     } catch {
-      this.forget(key, file, was);
+      this.forget(key, file, known);
       return 'unindexed';
     } finally {
       fs.closeSync(fd);
@@ -320,14 +314,19 @@ export class ContentIndex {
 
   /** `file`'s entry as of this run (undefined: it cannot be indexed, a candidate for every query). */
   private current(key: string, file: string, entry: Entry | undefined): void {
-    this.fresh.set(key, entry);
-    this.byFile.set(file, entry);
+    this.table.settle(this.table.row(key) ?? this.table.add(key), file, entry);
     this.freshVersion++;
   }
 
-  private forget(key: string, file: string, was: Entry | undefined): void {
+  /** `file`'s entry as the manifest had it is current. */
+  private keep(row: number, file: string): void {
+    this.table.keep(row, file);
+    this.freshVersion++;
+  }
+
+  private forget(key: string, file: string, known: boolean): void {
     this.current(key, file, undefined);
-    if (was) this.changed = true;
+    if (known) this.changed = true;
   }
 
   /** The same log with bytes after `to`: those are indexed as a new part (a log rewritten in place was caught by its hash). */
@@ -360,16 +359,12 @@ export class ContentIndex {
    * Returns whether it made the entry current (false: refresh it).
    */
   trust(file: string, st: FileStat): boolean {
-    const key = this.keyOf(file);
-    if (this.fresh.has(key) || this.invalid) return false;
-    const was = this.loaded(key);
-    if (was && !(was.flags & RACY) && st.dev === was.dev && st.ctimeMs === was.ctimeMs && st.ino === was.ino && st.size === was.size && st.mtimeMs === was.mtimeMs) {
-      this.files.set(key, file);
-      this.current(key, file, was);
-      this.counts.current++;
-      return true;
-    }
-    return false;
+    const t = this.table;
+    const row = t.row(this.keyOf(file));
+    if (row === undefined || t.fresh(row) || !t.trusts(row, st)) return false;
+    this.keep(row, file);
+    this.counts.current++;
+    return true;
   }
 
   /**
@@ -501,13 +496,14 @@ export class ContentIndex {
     // parts made after this moment are in no holder set: their logs cannot be ruled out by it
     const known = this.nextPart;
     const hits = this.holding(holders);
+    const t = this.table;
     return (file) => {
-      const e = this.byFile.get(file);
-      if (e === undefined || hits.has(e) || e.flags & ALWAYS || e.parts.some((p) => p >= known)) return true;
+      const row = t.row(this.keyOf(file));
+      if (row === undefined || !t.fresh(row) || !t.has(row) || hits.has(row) || t.flags(row) & ALWAYS || t.lastPart(row) >= known) return true;
       // a log that changed since it was indexed (a live append): what it holds now is not known
       if (statNow) {
         const st = statNow(file);
-        if (!st || st.size !== e.size || st.ino !== e.ino || st.mtimeMs !== e.mtimeMs) return true;
+        if (!st || !t.sameFile(row, st)) return true;
       }
       return false;
     };
@@ -518,12 +514,12 @@ export class ContentIndex {
    * `holders`: found from the rarest trigram's parts, not by testing every
    * log (a rare word's answer at 100,000 logs is a handful of lookups).
    */
-  private holding(holders: Array<Set<number>>): Set<Entry> {
+  private holding(holders: Array<Set<number>>): Set<number> {
     const rarest = holders.reduce((a, b) => (b.size < a.size ? b : a));
     const owners = this.partOwners();
-    const hits = new Set<Entry>();
-    const take = (e: Entry): void => {
-      if (!hits.has(e) && holders.every((h) => e.parts.some((p) => h.has(p)))) hits.add(e);
+    const hits = new Set<number>();
+    const take = (row: number): void => {
+      if (!hits.has(row) && holders.every((h) => this.table.parts(row).some((p) => h.has(p)))) hits.add(row);
     };
     for (const part of rarest) {
       const o = owners.get(part);
@@ -534,17 +530,18 @@ export class ContentIndex {
     return hits;
   }
 
-  /** Part id -> the entry (rarely entries) refreshed this run that lists it; rebuilt when `fresh` moved since. */
-  private partOwners(): Map<number, Entry | Entry[]> {
+  /** Part id -> the row (rarely rows) refreshed this run that lists it; rebuilt when a row settled since. */
+  private partOwners(): Map<number, number | number[]> {
     if (this.owners?.version === this.freshVersion) return this.owners.of;
-    const of = new Map<number, Entry | Entry[]>();
-    for (const e of this.fresh.values()) {
-      if (!e) continue;
-      for (const p of e.parts) {
+    const of = new Map<number, number | number[]>();
+    const t = this.table;
+    for (let row = 0; row < t.size; row++) {
+      if (!t.fresh(row) || !t.has(row)) continue;
+      for (const p of t.parts(row)) {
         const o = of.get(p);
-        if (o === undefined) of.set(p, e);
-        else if (Array.isArray(o)) o.push(e);
-        else if (o !== e) of.set(p, [o, e]);
+        if (o === undefined) of.set(p, row);
+        else if (Array.isArray(o)) o.push(row);
+        else if (o !== row) of.set(p, [o, row]);
       }
     }
     this.owners = { version: this.freshVersion, of };
@@ -580,12 +577,16 @@ export class ContentIndex {
     this.written = [];
     this.pending = [];
     this.pendingPairs = 0;
-    this.lines = new Map();
+    // the logs looked at so far, and those under way, looked at again from nothing
+    const again = new Map(this.running);
+    for (let row = 0; row < this.table.size; row++) {
+      const file = this.table.file(row);
+      if (file !== undefined) again.set(this.table.key(row), file);
+    }
+    this.table = new EntryTable();
     this.invalid = true;
-    this.fresh.clear();
-    this.byFile.clear();
     this.freshVersion++;
-    for (const [key, file] of this.files) runSteps(this.refreshSteps(file, key));
+    for (const [key, file] of again) runSteps(this.refreshSteps(file, key));
   }
 
   /**
@@ -607,24 +608,18 @@ export class ContentIndex {
   private trySave(complete: boolean): boolean {
     if (!this.file) return false;
     // (nothing new and nothing gone: the files would be the same)
-    let gone = false;
-    if (complete) for (const k of this.lines.keys()) if (!this.fresh.has(k)) {
-      gone = true;
-      break;
-    }
+    const t = this.table;
+    const gone = complete && t.unseen > 0;
     if (!this.changed && !this.invalid && !gone && this.pending.length === 0 && this.written.length === 0) return false;
-    const kept = new Map<string, Entry>();
-    for (const [key, e] of this.fresh) if (e && !this.lostPart(e)) kept.set(key, e);
-    if (!complete) for (const key of this.lines.keys()) if (!this.fresh.has(key)) {
-      const e = this.loaded(key);
-      if (e) kept.set(key, e);
-    }
+    // the rows this run settled with an entry, and (not complete) the manifest's rows not looked at
+    const kept: number[] = [];
+    for (let row = 0; row < t.size; row++) if (t.has(row) && (t.fresh(row) ? !this.lostPart(row) : !complete)) kept.push(row);
     try {
       this.flush();
       if (this.pending.length > 0) return false; // the segment could not be written: note says why
       let segments = [...this.segments, ...this.written];
       const live = new Set<number>();
-      for (const e of kept.values()) for (const p of e.parts) live.add(p);
+      for (const row of kept) for (const p of t.parts(row)) live.add(p);
       const merged: SegmentReader[] = [];
       if (segments.length > MAX_SEGMENTS || (segments.length > 1 && this.deadShare(live) > 0.5)) {
         const name = crypto.randomBytes(8).toString('hex');
@@ -635,7 +630,7 @@ export class ContentIndex {
       }
       const names = segments.map((s) => path.basename(s.file).split('.')[1]);
       const fields = { dshBrowseIndex: this.version, root: safeRealpath(this.root), stamp: this.startedAt, nextPart: this.nextPart, segments: names };
-      const entries = [...kept].map(([key, e]) => `${key}\t${encodeEntry(e)}`);
+      const entries = kept.map((row) => `${JSON.stringify(t.key(row))}\t${t.encode(row)}`);
       writeLinesAtomic(this.dir, this.file, { headRoom: headLine(fields), lines: entries[Symbol.iterator](), head: () => headLine(fields, entries.length) });
       // what the new manifest no longer lists
       const listed = new Set(segments.map((s) => s.file));
@@ -682,9 +677,9 @@ export class ContentIndex {
     }
   }
 
-  /** An entry whose part is in no segment (a flush failed): not written. */
-  private lostPart(e: Entry): boolean {
-    return e.parts.some((p) => p >= this.nextPart);
+  /** A row whose part is in no segment (a flush failed): not written. */
+  private lostPart(row: number): boolean {
+    return this.table.lastPart(row) >= this.nextPart;
   }
 
   /** The share of part ids in the segments that no entry uses any more (estimated from the id range). */
@@ -710,50 +705,6 @@ function statOf(file: string): fs.Stats | undefined {
     return undefined;
   }
 }
-
-function sameStat(e: Entry, st: fs.Stats): boolean {
-  return e.dev === st.dev && e.ino === st.ino && e.size === st.size && e.mtimeMs === st.mtimeMs && e.ctimeMs === st.ctimeMs;
-}
-
-function encodeEntry(e: Entry): string {
-  return `${e.dev},${e.ino},${e.size},${e.mtimeMs},${e.ctimeMs - e.mtimeMs},${e.to},${e.flags},${e.sha1}\t${e.parts.join(';')}`;
-}
-
-/** An entry from its manifest text, or undefined when any field is off (the log is then indexed again). */
-function parseEntry(text: string, nextPart: number): Entry | undefined {
-  // by hand, field by field: the warm search of 100,000 logs parses every entry (split and map were ~0.9 µs each)
-  const tab = text.indexOf('\t');
-  if (tab < 0) return undefined;
-  const n: number[] = [];
-  let at = 0;
-  for (let i = 0; i < 7; i++) {
-    const comma = text.indexOf(',', at);
-    if (comma < 0 || comma > tab) return undefined;
-    const v = numberField(text, at, comma);
-    if (!Number.isFinite(v)) return undefined;
-    n.push(v);
-    at = comma + 1;
-  }
-  const sha1 = text.slice(at, tab);
-  if (!SHA1.test(sha1)) return undefined;
-  const [dev, ino, size, mtimeMs, ctimeDelta, to, flags] = n;
-  if (to < 0 || to > size || flags < 0 || flags > 3) return undefined;
-  const parts: number[] = [];
-  for (let from = tab + 1; from < text.length; ) {
-    let semi = text.indexOf(';', from);
-    if (semi < 0) semi = text.length;
-    const p = numberField(text, from, semi);
-    if (!(Number.isInteger(p) && p >= 0 && p < nextPart)) return undefined;
-    parts.push(p);
-    from = semi + 1;
-  }
-  return { dev, ino, size, mtimeMs, ctimeMs: mtimeMs + ctimeDelta, to, flags, sha1, parts };
-}
-
-const SHA1 = /^[0-9a-f]{16}$/;
-
-/** The number written in text[from, to): NaN when empty (Number('') is 0). */
-const numberField = (text: string, from: number, to: number): number => (to > from ? Number(text.slice(from, to)) : NaN);
 
 /**
  * Feeds a collector the complete lines of text that comes in pieces (a
