@@ -8,6 +8,7 @@
 // foreign and unwritable index, and what a warm run reads.
 import fs from 'node:fs';
 import os from 'node:os';
+import v8 from 'node:v8';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ import { loadRootSync } from '../../src/storage/load-root.js';
 import { encodeFrame } from '../../src/storage/zstd-encode.js';
 import { initDecoder } from '../../src/storage/zstd-frames.js';
 import { seekStep, setSeekStep } from '../../src/storage/zstd-seek.js';
+import { fullGc } from '../../src/quiet-gc.js';
 import { PROPERTY_TIMEOUT, runs } from '../support/property.js';
 import { makeLog, term } from '../support/random-logs.js';
 
@@ -374,6 +376,38 @@ describe('the content index', () => {
     expect(found).toEqual([added, files[7]].sort());
     // only the changed folder was listed again (the cache folder's own listing aside)
     expect(listed.filter((d) => d.startsWith(dir))).toEqual([dir]);
+  });
+
+  it('holds a few hundred bytes a log once every log is refreshed, not objects of its own per log', () => {
+    const dir = fresh('many');
+    const cache = fresh('cache');
+    const N = 10_000;
+    const files: string[] = [];
+    for (let i = 0; i < N; i++) {
+      const f = path.join(dir, `s${i}.jsonl`);
+      fs.writeFileSync(f, `{"n":${i},"text":"word${i}"}\n`);
+      files.push(f);
+    }
+    let first: ContentIndex | undefined = new ContentIndex(dir, { dir: cache, now: later });
+    first.refreshAll(files);
+    expect(first.save()).toBe(true);
+    first.close();
+    first = undefined;
+    const gc = fullGc()!;
+    // the heap and the typed arrays' memory
+    const used = (): number => v8.getHeapStatistics().used_heap_size + process.memoryUsage().arrayBuffers;
+    gc();
+    gc();
+    const before = used();
+    const warm = new ContentIndex(dir, { dir: cache, now: later });
+    warm.refreshAll(files);
+    gc();
+    const held = used() - before;
+    expect(warm.counts.current).toBe(N);
+    expect(warm.matcher(trigramsOf(['word77']))(files[77])).toBe(true);
+    // ~200 bytes a log here (its key, its map entry, its row and its file); as objects it was ~775
+    expect(held / N).toBeLessThan(400);
+    warm.close();
   });
 
   it('never rules out a log whose word sits across the cut of a line longer than one read', () => {
