@@ -96,7 +96,7 @@ export class ContentIndex {
   /** the entries: the manifest's as loaded, then what this run refreshed (index-entries.ts) */
   private table = new EntryTable();
   /** logs whose refresh job is under way (a discard refreshes them again too) */
-  private readonly running = new Map<string, string>();
+  private readonly running = new Set<string>();
   private segments: SegmentReader[] = [];
   /** segments written this run and not yet in a manifest */
   private written: SegmentReader[] = [];
@@ -178,7 +178,7 @@ export class ContentIndex {
         key = undefined;
       }
       // (a line that does not read back is left out: its log is indexed again)
-      if (typeof key === 'string') this.table.load(key, line.slice(tab + 1), this.nextPart);
+      if (typeof key === 'string') this.table.load(this.fileOf(key), line.slice(tab + 1), this.nextPart);
     }
   }
 
@@ -191,10 +191,15 @@ export class ContentIndex {
     return this.file!.replace(/\.index$/, `.${name}.seg`);
   }
 
-  /** A log's key: its path relative to the root (absolute when outside it); the manifest writes it as JSON. */
+  /** A log's key in the manifest: its path relative to the root (absolute when outside it), written as JSON. */
   private keyOf(file: string): string {
     const r = this.root;
     return file.length > r.length + 1 && file.startsWith(r) && file[r.length] === path.sep ? file.slice(r.length + 1) : file;
+  }
+
+  /** The log a manifest key names (keyOf's inverse). */
+  private fileOf(key: string): string {
+    return path.isAbsolute(key) ? key : this.root + path.sep + key;
   }
 
   /**
@@ -217,13 +222,13 @@ export class ContentIndex {
   refreshAll(files: Iterable<string>): void {
     const t = this.table;
     for (const file of files) {
-      const row = t.row(this.keyOf(file));
+      const row = t.row(file);
       if (row !== undefined) {
         if (t.fresh(row)) continue;
         if (t.has(row) && !(t.flags(row) & RACY)) {
           const now = statOf(file);
           if (now && t.trusts(row, now)) {
-            this.keep(row, file);
+            this.keep(row);
             this.counts.current++;
             continue;
           }
@@ -241,9 +246,8 @@ export class ContentIndex {
    * slices, never in one block.
    */
   refreshJob(file: string): RefreshJob {
-    const key = this.keyOf(file);
-    this.running.set(key, file);
-    const steps = this.refreshSteps(file, key);
+    this.running.add(file);
+    const steps = this.refreshSteps(file);
     const job: RefreshJob = {
       step: (pause) => {
         for (;;) {
@@ -251,14 +255,14 @@ export class ContentIndex {
           if (r.done) {
             job.result = r.value;
             this.counts[r.value]++;
-            this.running.delete(key);
+            this.running.delete(file);
             return true;
           }
           if (pause()) return false;
         }
       },
       cancel: () => {
-        this.running.delete(key);
+        this.running.delete(file);
         steps.return('unindexed');
       },
     };
@@ -266,15 +270,15 @@ export class ContentIndex {
   }
 
   /** The work of refreshJob: yields between two chunks read. */
-  private *refreshSteps(file: string, key: string): Generator<void, RefreshResult> {
+  private *refreshSteps(file: string): Generator<void, RefreshResult> {
     const t = this.table;
-    const row = t.row(key);
+    const row = t.row(file);
     if (row !== undefined && t.fresh(row)) return t.has(row) ? 'current' : 'unindexed';
     const known = row !== undefined && t.has(row);
     // the common case first: an unchanged log is a stat, never opened
     const now = statOf(file);
     if (known && now && t.trusts(row, now)) {
-      this.keep(row, file);
+      this.keep(row);
       return 'current';
     }
     let fd: number;
@@ -282,13 +286,13 @@ export class ContentIndex {
     try {
       ({ fd, st } = openRegular(file));
     } catch {
-      this.forget(key, file, known);
+      this.forget(file, known);
       return 'unindexed';
     }
     const compressed = isCompressedLog(file);
     try {
       if (known && t.trusts(row, st)) {
-        this.keep(row, file);
+        this.keep(row);
         return 'current';
       }
       this.changed = true;
@@ -298,14 +302,14 @@ export class ContentIndex {
         yield* hashRange(fd, 0, was.to, hash, this.chunk);
         if (hexOf(hash.copy()) === was.sha1) {
           const entry = yield* this.extend(fd, st, was, hash, compressed);
-          this.current(key, file, entry);
+          this.current(file, entry);
           return entry.parts.length > was.parts.length ? 'appended' : 'current';
         }
       }
-      this.current(key, file, yield* this.indexWhole(fd, st, compressed));
+      this.current(file, yield* this.indexWhole(fd, st, compressed));
       return 'indexed';
     } catch {
-      this.forget(key, file, known);
+      this.forget(file, known);
       return 'unindexed';
     } finally {
       fs.closeSync(fd);
@@ -313,19 +317,19 @@ export class ContentIndex {
   }
 
   /** `file`'s entry as of this run (undefined: it cannot be indexed, a candidate for every query). */
-  private current(key: string, file: string, entry: Entry | undefined): void {
-    this.table.settle(this.table.row(key) ?? this.table.add(key), file, entry);
+  private current(file: string, entry: Entry | undefined): void {
+    this.table.settle(this.table.row(file) ?? this.table.add(file), entry);
     this.freshVersion++;
   }
 
-  /** `file`'s entry as the manifest had it is current. */
-  private keep(row: number, file: string): void {
-    this.table.keep(row, file);
+  /** Row `row`'s entry as the manifest had it is current. */
+  private keep(row: number): void {
+    this.table.keep(row);
     this.freshVersion++;
   }
 
-  private forget(key: string, file: string, known: boolean): void {
-    this.current(key, file, undefined);
+  private forget(file: string, known: boolean): void {
+    this.current(file, undefined);
     if (known) this.changed = true;
   }
 
@@ -360,9 +364,9 @@ export class ContentIndex {
    */
   trust(file: string, st: FileStat): boolean {
     const t = this.table;
-    const row = t.row(this.keyOf(file));
+    const row = t.row(file);
     if (row === undefined || t.fresh(row) || !t.trusts(row, st)) return false;
-    this.keep(row, file);
+    this.keep(row);
     this.counts.current++;
     return true;
   }
@@ -498,7 +502,7 @@ export class ContentIndex {
     const hits = this.holding(holders);
     const t = this.table;
     return (file) => {
-      const row = t.row(this.keyOf(file));
+      const row = t.row(file);
       if (row === undefined || !t.fresh(row) || !t.has(row) || hits.has(row) || t.flags(row) & ALWAYS || t.lastPart(row) >= known) return true;
       // a log that changed since it was indexed (a live append): what it holds now is not known
       if (statNow) {
@@ -534,16 +538,12 @@ export class ContentIndex {
   private partOwners(): Map<number, number | number[]> {
     if (this.owners?.version === this.freshVersion) return this.owners.of;
     const of = new Map<number, number | number[]>();
-    const t = this.table;
-    for (let row = 0; row < t.size; row++) {
-      if (!t.fresh(row) || !t.has(row)) continue;
-      for (const p of t.parts(row)) {
-        const o = of.get(p);
-        if (o === undefined) of.set(p, row);
-        else if (Array.isArray(o)) o.push(row);
-        else if (o !== row) of.set(p, [o, row]);
-      }
-    }
+    this.table.eachFreshPart((p, row) => {
+      const o = of.get(p);
+      if (o === undefined) of.set(p, row);
+      else if (Array.isArray(o)) o.push(row);
+      else if (o !== row) of.set(p, [o, row]);
+    });
     this.owners = { version: this.freshVersion, of };
     return of;
   }
@@ -578,15 +578,12 @@ export class ContentIndex {
     this.pending = [];
     this.pendingPairs = 0;
     // the logs looked at so far, and those under way, looked at again from nothing
-    const again = new Map(this.running);
-    for (let row = 0; row < this.table.size; row++) {
-      const file = this.table.file(row);
-      if (file !== undefined) again.set(this.table.key(row), file);
-    }
+    const again = new Set(this.running);
+    for (let row = 0; row < this.table.size; row++) if (this.table.fresh(row)) again.add(this.table.file(row));
     this.table = new EntryTable();
     this.invalid = true;
     this.freshVersion++;
-    for (const [key, file] of again) runSteps(this.refreshSteps(file, key));
+    for (const file of again) runSteps(this.refreshSteps(file));
   }
 
   /**
@@ -630,7 +627,7 @@ export class ContentIndex {
       }
       const names = segments.map((s) => path.basename(s.file).split('.')[1]);
       const fields = { dshBrowseIndex: this.version, root: safeRealpath(this.root), stamp: this.startedAt, nextPart: this.nextPart, segments: names };
-      const entries = kept.map((row) => `${JSON.stringify(t.key(row))}\t${t.encode(row)}`);
+      const entries = kept.map((row) => `${JSON.stringify(this.keyOf(t.file(row)))}\t${t.encode(row)}`);
       writeLinesAtomic(this.dir, this.file, { headRoom: headLine(fields), lines: entries[Symbol.iterator](), head: () => headLine(fields, entries.length) });
       // what the new manifest no longer lists
       const listed = new Set(segments.map((s) => s.file));

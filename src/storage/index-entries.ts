@@ -2,8 +2,9 @@
 // as columns, for the manifest as loaded and for what this run refreshed.
 // As objects (an entry, its parts array, its sha1 string, its manifest line
 // and four map entries a log) the index of 100,000 logs held ~80 MB of heap
-// once the browser's pass was over; as columns it is a key, a map entry and
-// ~70 bytes of typed arrays a log.
+// once the browser's pass was over; as columns it is its path, a map entry
+// and ~70 bytes of typed arrays a log. Rows are found by the log's path as
+// the walk and the store name it (absolute), so a lookup builds no string.
 //
 // An entry says what was indexed of a log: its stat when read, its bytes
 // [0, to), their sha1 (the first 64 bits), the flags and the parts (ids in
@@ -51,11 +52,9 @@ const FRESH = 2;
 const NO_PARTS: readonly number[] = [];
 
 export class EntryTable {
-  /** key (the log's path relative to the root; absolute outside it) -> row */
+  /** the log's path -> row */
   private readonly rows = new Map<string, number>();
-  private keys: string[] = [];
-  /** the file each row was refreshed as this run */
-  private files: Array<string | undefined> = [];
+  private files: string[] = [];
   private nums = new Float64Array(0);
   private flagBits = new Uint8Array(0);
   private state = new Uint8Array(0);
@@ -71,25 +70,20 @@ export class EntryTable {
   /** rows loaded from the manifest */
   loaded = 0;
 
-  row(key: string): number | undefined {
-    return this.rows.get(key);
+  row(file: string): number | undefined {
+    return this.rows.get(file);
   }
 
-  key(row: number): string {
-    return this.keys[row];
-  }
-
-  file(row: number): string | undefined {
+  file(row: number): string {
     return this.files[row];
   }
 
-  /** A row for `key` (a log the manifest did not list), holding no entry. */
-  add(key: string): number {
+  /** A row for `file` (a log the manifest did not list), holding no entry. */
+  add(file: string): number {
     const row = this.size++;
     if (row === this.state.length) this.grow();
-    this.rows.set(key, row);
-    this.keys.push(key);
-    this.files.push(undefined);
+    this.rows.set(file, row);
+    this.files.push(file);
     this.first[row] = -1;
     return row;
   }
@@ -109,14 +103,14 @@ export class EntryTable {
   }
 
   /**
-   * A manifest line's entry (`text`: what follows the key and its tab) in a
-   * row of its own; false when any field is off or the key is listed twice
-   * (the log is then indexed again).
+   * A manifest line's entry (`text`: what follows the key and its tab), the
+   * log at `file`, in a row of its own; false when any field is off or the
+   * log is listed twice (it is then indexed again).
    */
-  load(key: string, text: string, nextPart: number): boolean {
+  load(file: string, text: string, nextPart: number): boolean {
     const e = parseEntry(text, nextPart);
-    if (!e || this.rows.has(key)) return false;
-    this.put(this.add(key), e);
+    if (!e || this.rows.has(file)) return false;
+    this.put(this.add(file), e);
     this.loaded++;
     this.unseen++;
     return true;
@@ -141,21 +135,20 @@ export class EntryTable {
   }
 
   /** Row `row` as this run has it: its log looked at, its entry `e` (undefined: none, a candidate for every query). */
-  settle(row: number, file: string, e: Entry | undefined): void {
+  settle(row: number, e: Entry | undefined): void {
     if (e) this.put(row, e);
     else {
       this.state[row] &= ~HAS;
       this.more.delete(row);
     }
-    this.keep(row, file);
+    this.keep(row);
   }
 
   /** Row `row`'s log was looked at this run and its entry, as it is, is current. */
-  keep(row: number, file: string): void {
+  keep(row: number): void {
     // (the manifest's rows come first: loaded before any other is added)
     if (!(this.state[row] & FRESH) && row < this.loaded) this.unseen--;
     this.state[row] |= FRESH;
-    this.files[row] = file;
   }
 
   fresh(row: number): boolean {
@@ -187,6 +180,16 @@ export class EntryTable {
 
   parts(row: number): readonly number[] {
     return this.more.get(row) ?? (this.first[row] >= 0 ? [this.first[row]] : NO_PARTS);
+  }
+
+  /** Each part of each row this run settled with an entry (the rows that hold a trigram's parts are found from these). */
+  eachFreshPart(fn: (part: number, row: number) => void): void {
+    for (let row = 0; row < this.size; row++) {
+      if ((this.state[row] & (FRESH | HAS)) !== (FRESH | HAS)) continue;
+      const more = this.more.get(row);
+      if (more) for (const p of more) fn(p, row);
+      else if (this.first[row] >= 0) fn(this.first[row], row);
+    }
   }
 
   /** The largest part id it lists (-1: none). */

@@ -405,7 +405,7 @@ describe('the content index', () => {
     const held = used() - before;
     expect(warm.counts.current).toBe(N);
     expect(warm.matcher(trigramsOf(['word77']))(files[77])).toBe(true);
-    // ~200 bytes a log here (its key, its map entry, its row and its file); as objects it was ~775
+    // ~250 bytes a log here (its path, its map entry and its row); as objects it was ~775
     expect(held / N).toBeLessThan(400);
     warm.close();
   });
