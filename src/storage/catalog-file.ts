@@ -157,6 +157,18 @@ export class CatalogMismatch extends Error {
   }
 }
 
+/** Where the head says each section lies; throws when they do not add up to the file's size. */
+function sectionsOf(h: Head, nl: number, size: number): { numsAt: number; numBytes: number; offKBytes: number; offTBytes: number; tail: number } {
+  const n = h.entries;
+  const numsAt = pad8(nl + 1 + h.snapBytes);
+  const numBytes = n * WIDTH * 8;
+  const offKBytes = pad8((n * KEPT_N + 1) * 4);
+  const offTBytes = pad8((n * TRANSIENT_N + 1) * 4);
+  const tail = numBytes + offKBytes + offTBytes + h.keptBytes + h.transBytes + h.folderBytes;
+  if (numsAt + tail !== size) throw new CatalogMismatch('damaged: its size is not its sections');
+  return { numsAt, numBytes, offKBytes, offTBytes, tail };
+}
+
 /** The head of the catalog in `fd`, checked against `want`, and where its line ends. */
 function readHead(fd: number, size: number, want?: Omit<CatalogIdentity, 'stamp'>): { h: Head; nl: number } {
   const first = Buffer.allocUnsafe(Math.min(size, MAX_HEAD));
@@ -186,12 +198,7 @@ export function readCatalog(fd: number, size: number, want?: Omit<CatalogIdentit
   const { h, nl } = readHead(fd, size, want);
   const n = h.entries;
   const snapBase = nl + 1;
-  const numsAt = pad8(snapBase + h.snapBytes);
-  const numBytes = n * WIDTH * 8;
-  const offKBytes = pad8((n * KEPT_N + 1) * 4);
-  const offTBytes = pad8((n * TRANSIENT_N + 1) * 4);
-  const tail = numBytes + offKBytes + offTBytes + h.keptBytes + h.transBytes + h.folderBytes;
-  if (numsAt + tail !== size) throw new CatalogMismatch('damaged: its size is not its sections');
+  const { numsAt, numBytes, offKBytes, offTBytes, tail } = sectionsOf(h, nl, size);
   // (a buffer of its own: its ArrayBuffer starts at the nums, 8-aligned)
   const buf = Buffer.allocUnsafeSlow(tail);
   if (readFullyAt(fd, buf, numsAt) !== tail) throw new CatalogMismatch('damaged: shorter than its sections');
@@ -218,8 +225,8 @@ export function readCatalog(fd: number, size: number, want?: Omit<CatalogIdentit
  * the head and the last section, two reads. Throws as readCatalog.
  */
 export function readCatalogFolders(fd: number, size: number, want: Omit<CatalogIdentity, 'stamp'>): { stamp: number; folderLines: string[] } {
-  const { h } = readHead(fd, size, want);
-  if (h.folderBytes > size) throw new CatalogMismatch('damaged head');
+  const { h, nl } = readHead(fd, size, want);
+  sectionsOf(h, nl, size);
   const buf = Buffer.allocUnsafe(h.folderBytes);
   if (readFullyAt(fd, buf, size - h.folderBytes) !== h.folderBytes) throw new CatalogMismatch('damaged: shorter than its sections');
   const text = buf.toString('utf8');

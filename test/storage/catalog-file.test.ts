@@ -68,6 +68,9 @@ describe('catalog file', () => {
       expect(readCatalogFolders(fd, size, identity).folderLines).toEqual(['D""\t[1]', 'D"ü/b"\t[2]']);
       expect(() => readCatalogFolders(fd, size, { ...identity, dshBrowseCache: '9/test' })).toThrow(CatalogMismatch);
       expect(() => readCatalogFolders(fd, size, { ...identity, root: '/other' })).toThrow(CatalogMismatch);
+      // a file cut short or grown is no catalog, its folders included
+      expect(() => readCatalogFolders(fd, size - 1, identity)).toThrow(CatalogMismatch);
+      expect(() => readCatalogFolders(fd, size + 8, identity)).toThrow(CatalogMismatch);
     } finally {
       fs.closeSync(fd);
     }
