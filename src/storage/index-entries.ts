@@ -109,41 +109,32 @@ export class EntryTable {
    */
   load(file: string, text: string, nextPart: number): boolean {
     if (this.rows.has(file) || !parseEntry(text, nextPart)) return false;
-    const row = this.add(file);
-    const b = row * WIDTH;
-    const v = this.nums;
-    const p = parsed;
-    v[b + DEV] = p.n[0];
-    v[b + INO] = p.n[1];
-    v[b + SIZE] = p.n[2];
-    v[b + MTIME] = p.n[3];
-    v[b + CTIME] = p.n[3] + p.n[4];
-    v[b + TO] = p.n[5];
-    this.flagBits[row] = p.n[6];
-    this.shas[row * 2] = p.sha[0];
-    this.shas[row * 2 + 1] = p.sha[1];
-    this.first[row] = p.parts.length > 0 ? p.parts[0] : -1;
-    if (p.parts.length > 1) this.more.set(row, [...p.parts]);
-    this.state[row] = HAS;
+    const n = parsed.n;
+    this.write(this.add(file), n[0], n[1], n[2], n[3], n[3] + n[4], n[5], n[6], parsed.sha[0], parsed.sha[1], parsed.parts);
     this.loaded++;
     this.unseen++;
     return true;
   }
 
   private put(row: number, e: Entry): void {
+    this.write(row, e.dev, e.ino, e.size, e.mtimeMs, e.ctimeMs, e.to, e.flags, parseInt(e.sha1.slice(0, 8), 16), parseInt(e.sha1.slice(8, 16), 16), e.parts);
+  }
+
+  /** The one writer of a row's entry (a loaded line's, a refreshed log's). */
+  private write(row: number, dev: number, ino: number, size: number, mtimeMs: number, ctimeMs: number, to: number, flags: number, shaHigh: number, shaLow: number, parts: readonly number[]): void {
     const b = row * WIDTH;
     const v = this.nums;
-    v[b + DEV] = e.dev;
-    v[b + INO] = e.ino;
-    v[b + SIZE] = e.size;
-    v[b + MTIME] = e.mtimeMs;
-    v[b + CTIME] = e.ctimeMs;
-    v[b + TO] = e.to;
-    this.flagBits[row] = e.flags;
-    this.shas[row * 2] = parseInt(e.sha1.slice(0, 8), 16);
-    this.shas[row * 2 + 1] = parseInt(e.sha1.slice(8, 16), 16);
-    this.first[row] = e.parts.length > 0 ? e.parts[0] : -1;
-    if (e.parts.length > 1) this.more.set(row, [...e.parts]);
+    v[b + DEV] = dev;
+    v[b + INO] = ino;
+    v[b + SIZE] = size;
+    v[b + MTIME] = mtimeMs;
+    v[b + CTIME] = ctimeMs;
+    v[b + TO] = to;
+    this.flagBits[row] = flags;
+    this.shas[row * 2] = shaHigh;
+    this.shas[row * 2 + 1] = shaLow;
+    this.first[row] = parts.length > 0 ? parts[0] : -1;
+    if (parts.length > 1) this.more.set(row, [...parts]);
     else this.more.delete(row);
     this.state[row] |= HAS;
   }
@@ -177,7 +168,7 @@ export class EntryTable {
     return this.flagBits[row];
   }
 
-  /** Its entry holds this stat (dev and ctime compared when `st` has them) and is not racy. */
+  /** Its entry holds this stat, all five numbers (a stat without dev or ctime is not trusted), and is not racy. */
   trusts(row: number, st: EntryStat): boolean {
     if (!this.has(row) || this.flagBits[row] & RACY) return false;
     const b = row * WIDTH;
@@ -212,12 +203,17 @@ export class EntryTable {
     return more ? Math.max(...more) : this.first[row];
   }
 
+  /** Its sha1's first 64 bits, as the manifest writes them. */
+  private sha1(row: number): string {
+    return hex8(this.shas[row * 2]) + hex8(this.shas[row * 2 + 1]);
+  }
+
   /** Its entry as an object (for the refresh of one log). */
   entry(row: number): Entry | undefined {
     if (!this.has(row)) return undefined;
     const b = row * WIDTH;
     const v = this.nums;
-    const sha1 = hex8(this.shas[row * 2]) + hex8(this.shas[row * 2 + 1]);
+    const sha1 = this.sha1(row);
     return { dev: v[b + DEV], ino: v[b + INO], size: v[b + SIZE], mtimeMs: v[b + MTIME], ctimeMs: v[b + CTIME], to: v[b + TO], flags: this.flagBits[row], sha1, parts: [...this.parts(row)] };
   }
 
@@ -225,7 +221,7 @@ export class EntryTable {
   encode(row: number): string {
     const b = row * WIDTH;
     const v = this.nums;
-    const sha1 = hex8(this.shas[row * 2]) + hex8(this.shas[row * 2 + 1]);
+    const sha1 = this.sha1(row);
     return `${v[b + DEV]},${v[b + INO]},${v[b + SIZE]},${v[b + MTIME]},${v[b + CTIME] - v[b + MTIME]},${v[b + TO]},${this.flagBits[row]},${sha1}\t${this.parts(row).join(';')}`;
   }
 }

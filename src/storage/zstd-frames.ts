@@ -12,9 +12,9 @@
 // frames is zstd-encode.ts; encodeStoredFrame here (raw blocks with the XXH64
 // content checksum: valid zstd any decoder reads) is its fallback until the
 // encoder is loaded, and the tests' way to make exact frames.
-import fs from 'node:fs';
 import { decompress } from 'fzstd';
 import { ZSTDDecoder } from 'zstddec/stream';
+import { readFullyAt } from './open-file.js';
 
 let wasm: ZSTDDecoder | undefined;
 let wasmInit: Promise<void> | undefined;
@@ -65,15 +65,8 @@ export function fdSource(fd: number, size: number): ByteSource {
   return {
     size,
     read(pos, len) {
-      const n = Math.max(0, Math.min(len, size - pos));
-      const buf = Buffer.allocUnsafe(n);
-      let off = 0;
-      while (off < n) {
-        const got = fs.readSync(fd, buf, off, n - off, pos + off);
-        if (got === 0) break;
-        off += got;
-      }
-      return buf.subarray(0, off);
+      const buf = Buffer.allocUnsafe(Math.max(0, Math.min(len, size - pos)));
+      return buf.subarray(0, readFullyAt(fd, buf, pos));
     },
   };
 }
