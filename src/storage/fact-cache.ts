@@ -43,7 +43,7 @@ import { catalogRowOf, rowFromColumns, rowToColumns } from './catalog-rows.js';
 import { slicesOf, writeChunksAtomic, writeChunksAtomicAsync, type ChunkSource } from './atomic-lines.js';
 import { Catalog, CatalogMismatch, NUM, TRANSIENT, WIDTH, catalogSource, readCatalog, readCatalogFolders, storable, type NewEntry, type WriteEntry } from './catalog-file.js';
 import { LogReader, type ReaderSnapshot } from './log-reader.js';
-import { FOLDER_MARK, FolderListings } from './folder-listings.js';
+import { FolderListings } from './folder-listings.js';
 import { fsPath, readFullyAt } from './open-file.js';
 import { thawReader, type FileStat } from './session-file.js';
 
@@ -113,11 +113,10 @@ export function keptListings(root: string, opts: FactCacheOptions = {}): FolderL
   if (!file) return listings;
   let fd: number | undefined;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_CACHE_BYTES) return listings;
-    const { stamp, folderLines } = readCatalogFolders(fd, st.size, { dshBrowseCache: cacheVersion(), root: safeRealpath(root), path: root });
-    for (const line of folderLines) if (line[0] === FOLDER_MARK) listings.load(line, stamp);
+    let size: number;
+    ({ fd, size } = openCacheFile(file));
+    const { stamp, folderLines } = readCatalogFolders(fd, size, catalogWanted(root));
+    listings.load(folderLines, stamp);
   } catch {
     // absent, foreign or damaged: the walk lists every folder
   } finally {
@@ -125,6 +124,23 @@ export function keptListings(root: string, opts: FactCacheOptions = {}): FolderL
   }
   return listings;
 }
+
+/** The cache file open for reading, with its size; throws when it is not a regular file or is over MAX_CACHE_BYTES (closed then). */
+function openCacheFile(file: string): { fd: number; size: number } {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new Error('not a regular file');
+    if (st.size > MAX_CACHE_BYTES) throw new Error(`over ${MAX_CACHE_BYTES} bytes`);
+    return { fd, size: st.size };
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+}
+
+/** What a catalog must say it is to be read for `root` (this version, this root by real path and by name). */
+const catalogWanted = (root: string) => ({ dshBrowseCache: cacheVersion(), root: safeRealpath(root), path: root });
 
 /** kind of a cached entry */
 const SESSION = 0;
@@ -173,7 +189,6 @@ export class FactCache {
   private invalid = false;
   /** when this run started reading (the racy rule's reference) */
   readonly startedAt: number;
-  private readonly version = cacheVersion();
   /** the folder listings kept in the cache file: the walk asks them before listing a folder */
   readonly listings: FolderListings;
 
@@ -193,11 +208,9 @@ export class FactCache {
     let fd: number | undefined;
     let cat: Catalog;
     try {
-      fd = fs.openSync(this.file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-      const st = fs.fstatSync(fd);
-      if (!st.isFile()) throw new Error('not a regular file');
-      if (st.size > MAX_CACHE_BYTES) throw new Error(`over ${MAX_CACHE_BYTES} bytes`);
-      cat = readCatalog(fd, st.size, { dshBrowseCache: this.version, root: safeRealpath(this.root), path: this.root });
+      let size: number;
+      ({ fd, size } = openCacheFile(this.file));
+      cat = readCatalog(fd, size, catalogWanted(this.root));
     } catch (e) {
       if (fd !== undefined) fs.closeSync(fd);
       this.invalid = true;
@@ -209,7 +222,7 @@ export class FactCache {
     this.stamp = cat.stamp;
     this.used = new Uint8Array(cat.size);
     this.opened = openCatalog(fd);
-    for (const line of cat.folderLines) if (line[0] === FOLDER_MARK) this.listings.load(line, cat.stamp);
+    this.listings.load(cat.folderLines, cat.stamp);
   }
   /** the start of the run that wrote the cache file */
   private stamp = -Infinity;
@@ -331,7 +344,7 @@ export class FactCache {
             yield { from: cat!, slot };
           }
     }.call(this);
-    const src = catalogSource({ dshBrowseCache: this.version, root: safeRealpath(this.root), path: this.root, stamp: this.startedAt }, entries, () => folders.lines);
+    const src = catalogSource({ ...catalogWanted(this.root), stamp: this.startedAt }, entries, () => folders.lines);
     return {
       headRoom: src.headRoom,
       next: (full) => src.next(full),

@@ -42,11 +42,14 @@ export class FolderListings implements ListingCache {
     private readonly racyMs: number,
   ) {}
 
-  /** A folder line of the cache file (the caller has checked its first character). */
-  load(line: string, stamp: number): void {
+  /** The folder lines among the cache file's `lines` (a file entry's line is skipped), written by a run that started at `stamp`. */
+  load(lines: readonly string[], stamp: number): void {
     this.stamp = stamp;
-    const tab = line.indexOf('\t');
-    if (tab > 1) this.loaded.set(line.slice(0, tab), line);
+    for (const line of lines) {
+      if (line[0] !== FOLDER_MARK) continue;
+      const tab = line.indexOf('\t');
+      if (tab > 1) this.loaded.set(line.slice(0, tab), line);
+    }
   }
 
   get size(): number {

@@ -16,7 +16,7 @@ const HOUR = 3_600_000;
 /** The lines one run writes, loaded by the next (as the cache file carries them). */
 function reload(root: string, from: FolderListings, complete = true, stamp = Date.now()): FolderListings {
   const next = new FolderListings(root, -Infinity, Date.now(), RACY_MS);
-  for (const line of from.lines(complete).lines) next.load(line, stamp);
+  next.load(from.lines(complete).lines, stamp);
   return next;
 }
 
