@@ -18,7 +18,8 @@ import type { Session } from '../session/session.js';
 import { readLog, sessionFromRead, startReadLog, type ReadJob } from '../storage/session-file.js';
 import { currentGeneration, registerGeneration, type GenerationMap } from '../storage/generations.js';
 import { iterateSessionFiles, listSessionFiles } from '../storage/walk.js';
-import { keptListings } from '../storage/fact-cache.js';
+import { cacheDir, keptListings } from '../storage/fact-cache.js';
+import { statAheadOf, type StatAhead } from '../storage/stat-ahead.js';
 import { ContentIndex } from '../storage/content-index.js';
 import { trigramsOf } from '../session/trigrams.js';
 import { isCompressedLog } from '../storage/zstd-log.js';
@@ -67,32 +68,54 @@ export function findMatches(dir: string, q: Query, index?: ContentIndex): FindMa
   return [...findEach(dir, q, index)];
 }
 
+/** findIn over the logs under `dir` (findLogs). */
+export function findEach(dir: string, q: Query, index?: ContentIndex): Generator<FindMatch> {
+  return findIn(findLogs(dir, index && { root: index.root, dir: index.dir }), q, index);
+}
+
+/**
+ * The logs find searches under `dir`, in path order: one session per harness
+ * folder, its highest generation (older ones are never read, as in list and
+ * the browser). With `cache` (the content index's root and cache folder), the
+ * walk reuses the folder listings the fact cache keeps (a folder whose stat
+ * is as listed is not listed again: at 100,000 logs most of the walk);
+ * without it, no cache is read at all.
+ */
+export function findLogs(dir: string, cache?: { root: string; dir: string }): string[] {
+  const gens: GenerationMap = new Map();
+  const files = (cache ? [...iterateSessionFiles(dir, undefined, undefined, keptListings(cache.root, { dir: cache.dir }))] : listSessionFiles(dir)).sort();
+  for (const f of files) registerGeneration(gens, f);
+  return files.filter((file) => {
+    const current = currentGeneration(gens, path.dirname(file));
+    return current === undefined || current === file;
+  });
+}
+
+/** Whether find asks the content index about `q` (it has words to rule logs out by). */
+const indexTrigrams = (q: Query): Uint32Array | undefined => {
+  const literals = requiredLiterals(q);
+  const tri = literals ? trigramsOf(literals) : undefined;
+  return tri && tri.length > 0 ? tri : undefined;
+};
+
 /**
  * findMatches one match at a time, as the files are read: a log of
  * `streamMin` bytes or more has its session terms tried on its facts first,
  * then its events are read in batches, matched and dropped (a query that
  * matches every event of a 10 GB log holds one batch, not the log).
+ * `ahead`: the logs' stats, taken on a worker thread (the index's check of
+ * every log is mostly those).
  */
-export function* findEach(dir: string, q: Query, index?: ContentIndex): Generator<FindMatch> {
+export function* findIn(logs: readonly string[], q: Query, index?: ContentIndex, ahead?: StatAhead): Generator<FindMatch> {
   const literals = requiredLiterals(q);
   const needEvents = literals !== undefined || q.terms.some((t) => t.kind === 'text' || t.kind === 'tool' || t.kind === 'error' || t.kind === 'reason');
   // per line: only events that may match are parsed and kept (the rest give their facts from the envelope)
   const keepLine = eventLineFilter(q);
-  // one session per harness folder: its highest generation (older ones are never read, as in list and the browser)
-  const gens: GenerationMap = new Map();
-  // with the index, the walk reuses the folder listings the fact cache keeps (a folder whose stat is as
-  // listed is not listed again: at 100,000 logs most of the walk); without it, no cache is read at all
-  const files = (index ? [...iterateSessionFiles(dir, undefined, undefined, keptListings(index.root, { dir: index.dir }))] : listSessionFiles(dir)).sort();
-  for (const f of files) registerGeneration(gens, f);
-  const logs = files.filter((file) => {
-    const current = currentGeneration(gens, path.dirname(file));
-    return current === undefined || current === file;
-  });
   // the content index, brought up to date first, rules out the logs that cannot hold the query's words
-  const tri = index && literals ? trigramsOf(literals) : undefined;
+  const tri = index ? indexTrigrams(q) : undefined;
   let mayHold = (_file: string): boolean => true;
-  if (index && tri && tri.length > 0) {
-    index.refreshAll(logs);
+  if (index && tri) {
+    index.refreshAll(logs, ahead);
     mayHold = index.matcher(tri);
   }
   for (const file of logs) {
@@ -160,10 +183,16 @@ function* findInLarge(file: string, q: Query, keepLine: ReturnType<typeof eventL
 
 export async function cmdFind(dir: string, query: string, out: Out, opts: { cache?: boolean } = {}): Promise<number> {
   const q = parseOrThrow(query);
-  const index = opts.cache === false ? undefined : new ContentIndex(path.resolve(dir));
+  const root = path.resolve(dir);
+  const cached = opts.cache !== false;
+  const logs = findLogs(dir, cached ? { root, dir: cacheDir() } : undefined);
+  // a kept index checks every log by its stat: they start on a worker thread now, while its manifest is read
+  const kept = cached && indexTrigrams(q) !== undefined && fs.existsSync(ContentIndex.fileFor(root) ?? '');
+  const ahead = kept ? statAheadOf(logs, logs.length) : undefined;
+  const index = cached ? new ContentIndex(root) : undefined;
   let found = 0;
   const counted = (function* () {
-    for (const m of findEach(dir, q, index)) {
+    for (const m of findIn(logs, q, index, ahead)) {
       found++;
       yield m;
     }

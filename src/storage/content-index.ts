@@ -40,6 +40,7 @@ import { ALWAYS, EntryTable, RACY, type Entry } from './index-entries.js';
 import { isCompressedLog, textBound } from './zstd-log.js';
 import { ZstdTextStream } from './zstd-stream.js';
 import type { FileStat } from './session-file.js';
+import { statAheadOf, type StatAhead } from './stat-ahead.js';
 
 /** Bump when the manifest's or a segment's shape, or what goes into a trigram, changes. */
 export const INDEX_FORMAT = 2;
@@ -61,6 +62,8 @@ export interface ContentIndexOptions {
   now?: () => number;
   /** bytes read at once, a refresh in steps pausing between two reads (tests: small, to pause inside a small log) */
   readChunk?: number;
+  /** refreshAll takes its stats on a worker thread when the manifest held at least this many logs (default: stat-ahead.ts's STAT_AHEAD_MIN) */
+  statAheadMin?: number;
 }
 
 /** How a log's entry stood when refresh() looked at it (tests and the bench count these). */
@@ -92,6 +95,7 @@ export class ContentIndex {
   note?: string;
   readonly startedAt: number;
   private readonly chunk: number;
+  private readonly statAheadMin: number | undefined;
   private readonly version = `${INDEX_FORMAT}/${packageVersion()}`;
   /** the entries: the manifest's as loaded, then what this run refreshed (index-entries.ts) */
   private table = new EntryTable();
@@ -119,9 +123,14 @@ export class ContentIndex {
     this.dir = opts.dir ?? cacheDir();
     this.startedAt = (opts.now ?? Date.now)();
     this.chunk = opts.readChunk ?? READ_CHUNK;
-    const facts = cacheFileFor(root, this.dir);
-    this.file = facts?.replace(/\.facts$/, '.index');
+    this.statAheadMin = opts.statAheadMin;
+    this.file = ContentIndex.fileFor(root, this.dir);
     this.load();
+  }
+
+  /** The manifest's path for `root` in the cache folder `dir` (beside the fact cache's file), or undefined when the root has no real path. */
+  static fileFor(root: string, dir = cacheDir()): string | undefined {
+    return cacheFileFor(root, dir)?.replace(/\.facts$/, '.index');
   }
 
   private load(): void {
@@ -217,24 +226,32 @@ export class ContentIndex {
    * refresh() of every log of `files`, in one loop: an unchanged log costs
    * its stat and a compare with its entry, with no job or generator of its
    * own (a search of 100,000 logs spent ~0.5 s more on those than on the
-   * stats); the others are refreshed as refresh() does.
+   * stats); the others are refreshed as refresh() does. The stats are taken
+   * on a worker thread for a large index (`started`: a StatAhead over these
+   * same files, started by a caller before this index was loaded).
    */
-  refreshAll(files: Iterable<string>): void {
+  refreshAll(files: Iterable<string>, started?: StatAhead): void {
     const t = this.table;
-    for (const file of files) {
-      const row = t.row(file);
-      if (row !== undefined) {
-        if (t.fresh(row)) continue;
-        if (t.has(row) && !(t.flags(row) & RACY)) {
-          const now = statOf(file);
-          if (now && t.trusts(row, now)) {
-            this.keep(row);
-            this.counts.current++;
-            continue;
+    // those stats are most of a warm search of a large root: taken ahead on the other core
+    const ahead = started ?? statAheadOf(files, t.loaded, this.statAheadMin);
+    try {
+      for (const file of ahead?.files() ?? files) {
+        const row = t.row(file);
+        if (row !== undefined) {
+          if (t.fresh(row)) continue;
+          if (t.has(row) && !(t.flags(row) & RACY)) {
+            const now = ahead?.take(file) ?? statOf(file);
+            if (now && t.trusts(row, now)) {
+              this.keep(row);
+              this.counts.current++;
+              continue;
+            }
           }
         }
+        this.refresh(file);
       }
-      this.refresh(file);
+    } finally {
+      ahead?.close();
     }
   }
 

@@ -10,6 +10,7 @@ import { DiskPersistence } from './disk-persistence.js';
 import { FactCache, type CacheHit, type CacheSource, type FactCacheOptions } from './fact-cache.js';
 import { logLoader, sessionFromRead, startReadLog, type FileStat } from './session-file.js';
 import type { ScanProgress } from './scan.js';
+import type { StatAhead } from './stat-ahead.js';
 import { iterateSessionFiles, listSessionFiles, probe, type Skip } from './walk.js';
 import { currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
 import { NotAFileError, errorText } from './open-file.js';
@@ -165,7 +166,7 @@ function supersede(index: RootIndex, file: string, current: string | undefined):
   if (current !== undefined) for (const other of siblingGenerations(index.generations, file)) listOlderGeneration(index, other);
 }
 
-function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
+function startIndexFile(index: RootIndex, file: string, pause?: () => boolean, ahead?: StatAhead): IndexStep | undefined {
   if (index.skipped.size > 0) index.skipped.delete(file);
   const current = registerGeneration(index.generations, file);
   if (current !== undefined && current !== file) {
@@ -174,7 +175,7 @@ function startIndexFile(index: RootIndex, file: string, pause?: () => boolean): 
   }
   // a file unchanged since a run that read it: its facts from the cache, the log not opened
   // (no closure made before this: a warm start takes this way 100,000 times)
-  const hit = index.cache?.lookup(file);
+  const hit = index.cache?.lookup(file, ahead);
   if (hit && addRead(index, file, hit)) {
     supersede(index, file, current);
     return undefined;
@@ -281,18 +282,18 @@ export function generationDiagnostics(index: RootIndex): Diagnostic[] {
 }
 
 /** indexFile, with an unreadable file (permissions, vanished, not a regular file) recorded as a diagnostic. */
-export function indexFileSafe(index: RootIndex, file: string): void {
-  indexFileStepped(index, file)?.();
+export function indexFileSafe(index: RootIndex, file: string, ahead?: StatAhead): void {
+  indexFileStepped(index, file, undefined, ahead)?.();
 }
 
 /**
  * indexFileSafe in steps (see startIndexFile): undefined when done, or a
  * function to call again until it returns true. Never throws.
  */
-export function indexFileStepped(index: RootIndex, file: string, pause?: () => boolean): IndexStep | undefined {
+export function indexFileStepped(index: RootIndex, file: string, pause?: () => boolean, ahead?: StatAhead): IndexStep | undefined {
   let step: IndexStep | undefined;
   try {
-    step = startIndexFile(index, file, pause);
+    step = startIndexFile(index, file, pause, ahead);
   } catch (e) {
     failed(index, file, e);
     return undefined;
@@ -351,7 +352,12 @@ export function loadRootSync(root: string, opts: LoadOptions = {}): RootIndex {
   if (opts.cache) attachCache(index, opts.cache === true ? {} : opts.cache);
   // the walk of listSessionFiles, with the cache's folder listings (an unchanged folder is not listed again)
   const files = [...iterateSessionFiles(index.root, (s) => recordSkip(index, s), undefined, index.cache?.listings)].sort();
-  for (const f of files) indexFileSafe(index, f);
+  const ahead = index.cache?.statAhead(files);
+  try {
+    for (const f of ahead?.files() ?? files) indexFileSafe(index, f, ahead);
+  } finally {
+    ahead?.close();
+  }
   saveCache(index, true);
   return index;
 }

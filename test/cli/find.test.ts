@@ -142,3 +142,30 @@ describe('compressed logs and generations', () => {
     expect(find('stale-word').status).toBe(1); // the older generation is never read
   });
 });
+
+describe('a large root with its content index kept', () => {
+  it("takes every log's stat on a worker thread while the index loads, and finds what a --no-cache find finds", () => {
+    const root = tmpDir('dsh-find-large-');
+    const old = new Date(Date.now() - 5 * 86_400_000);
+    const n = 2_000; // STAT_AHEAD_MIN
+    for (let i = 0; i < n; i++) {
+      const f = writeLog(path.join(root, `p${i % 20}`, `s${i}.jsonl`), hdr(`s${i}`), evs(...turnRows(1, { kind: 'completed' }, i % 997 === 5 ? 'a rare plover here' : `prompt ${i}`)));
+      fs.utimesSync(f, old, old); // days old: trusted by its stat, never racy
+    }
+    const cache = tmpDir('dsh-find-large-cache-');
+    const trace = path.join(cache, 'trace.txt');
+    const find = (...args: string[]) => spawnSync(process.execPath, [BIN, 'find', '--dir', root, 'plover', '--json', ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, XDG_CACHE_HOME: cache, DSH_BROWSE_TRACE: trace } });
+    const plain = find('--no-cache');
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(JSON.parse(plain.stdout).matches).toHaveLength(3);
+    const cold = find();
+    expect(cold.stdout).toBe(plain.stdout);
+    expect(fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8') : '').not.toContain('stats ahead'); // no index yet: nothing to check by stat
+    const warm = find();
+    expect(warm.stdout).toBe(plain.stdout);
+    // each log's stat was asked of the worker (taken, or stat'ed here when the worker was not there yet)
+    const line = /stats ahead: (\d+) taken, (\d+) missed/.exec(fs.readFileSync(trace, 'utf8'));
+    expect(line).not.toBeNull();
+    expect(Number(line![1]) + Number(line![2])).toBe(n);
+  }, 180_000);
+});

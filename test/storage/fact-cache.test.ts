@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cmdList } from '../../src/cli/commands.js';
 import { writeHooks } from '../../src/storage/atomic-lines.js';
 import { FactCache, RACY_MS, cacheFileFor, factShortKeys } from '../../src/storage/fact-cache.js';
@@ -16,6 +16,7 @@ import { RootModel } from '../../src/view/app/root-model.js';
 import { applyChange } from '../../src/storage/follow.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
 import { scanRoot } from '../../src/storage/scan.js';
+import { StatAhead } from '../../src/storage/stat-ahead.js';
 import { iterateSessionFiles } from '../../src/storage/walk.js';
 import { initDecoder } from '../../src/storage/zstd-frames.js';
 import { cleanupTmp, evs, hdr, isRoot, logText, REPO, SAMPLE_DIR, tmpDir, turnRows } from '../support/fixtures.js';
@@ -233,6 +234,18 @@ describe('a warm run equals a --no-cache run', () => {
     await scanRoot(warm);
     expect(warm.cacheStats).toMatchObject({ hits: warm.store.size + [...warm.files.values()].filter((e) => e.refused).length, wrote: false });
     expect(listJson(warm)).toBe(listJson(loadRootSync(root)));
+    // the same with the stats taken ahead on a worker thread (what a large root gets)
+    const take = vi.spyOn(StatAhead.prototype, 'take');
+    try {
+      const ahead = newRootIndex(root);
+      attachCache(ahead, { dir, statAheadMin: 0 });
+      await scanRoot(ahead);
+      expect(take).toHaveBeenCalled();
+      expect(ahead.cacheStats).toMatchObject({ hits: warm.cacheStats!.hits, wrote: false });
+      expect(listJson(ahead)).toBe(listJson(warm));
+    } finally {
+      take.mockRestore();
+    }
     const file = cacheFileFor(root, dir)!;
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.readdirSync(dir)).toEqual([path.basename(file)]);
@@ -435,7 +448,8 @@ describe('property: after any change between runs, a warm run shows what a --no-
           for (const [slot, content] of initial) applyOp(root, { op: 'write', slot, content, fresh: false });
           settleDirs(root);
           const check = () => {
-            const warm = loadRootSync(root, cacheIn(dir));
+            // every fifth warm run takes its stats on a worker thread, as a large root's run does (a worker per run would cost seconds)
+            const warm = loadRootSync(root, { cache: { dir, statAheadMin: runsDone % 5 === 0 ? 0 : undefined } });
             const plain = loadRootSync(root);
             expect(listJson(warm)).toBe(listJson(plain));
             expect(allDiagnostics(warm)).toEqual(allDiagnostics(plain));
