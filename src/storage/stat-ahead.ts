@@ -47,26 +47,36 @@ const MAX_SLOTS = 1 << 17;
 const BATCH = 512;
 /** numbers a slot holds: mode (-1: no entry, or the stat failed), size, mtimeMs, ino, dev, ctimeMs */
 const WIDTH = 6;
-/** ctl[DONE]: stats written (the worker's next index); ctl[AT]: the index the taker is on (the worker skips what is behind it) */
+/** ctl[DONE]: stats written; ctl[AT]: the index the taker is on (the worker leaves what it reaches to it) */
 const DONE = 0;
 const AT = 1;
+/** How far past the taker the worker goes on when the taker reaches it. */
+export const LEAD = 128;
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 
 /**
  * The worker's whole program, run from its source text (`eval`), so it needs
  * no file of its own beside the bundle or the sources: it stats each path of
- * each message into its slot, in order, and skips the ones the taker has
- * already passed.
+ * each message into its slot, in order, then tags the slot with the path's
+ * index. A path the taker has reached is left to the taker, and the worker
+ * goes on `lead` paths past it: the two then stat different paths (a taker
+ * that does nothing but take, a search, is as fast as the worker alone).
  */
 function workerMain(req: NodeJS.Require): void {
   const { parentPort, workerData } = req('node:worker_threads') as typeof import('node:worker_threads');
   const nodeFs = req('node:fs') as typeof import('node:fs');
-  const { nums, ctl, slots, width } = workerData as { nums: Float64Array; ctl: Int32Array; slots: number; width: number };
+  const { nums, tags, ctl, slots, width, lead } = workerData as { nums: Float64Array; tags: Int32Array; ctl: Int32Array; slots: number; width: number; lead: number };
+  let from = 0;
   parentPort!.on('message', (m: { from: number; paths: string[] }) => {
     for (let i = 0; i < m.paths.length; i++) {
       const k = m.from + i;
-      if (k < Atomics.load(ctl, 1)) continue;
+      if (k < from) continue;
+      const at = Atomics.load(ctl, 1);
+      if (k <= at) {
+        from = at + lead;
+        continue;
+      }
       const b = (k % slots) * width;
       let st: import('node:fs').Stats | undefined;
       try {
@@ -83,7 +93,8 @@ function workerMain(req: NodeJS.Require): void {
         nums[b + 4] = st.dev;
         nums[b + 5] = st.ctimeMs;
       }
-      Atomics.store(ctl, 0, k + 1);
+      Atomics.store(tags, k % slots, k);
+      Atomics.add(ctl, 0, 1);
     }
   });
 }
@@ -95,6 +106,8 @@ function workerMain(req: NodeJS.Require): void {
  */
 export class StatAhead {
   private readonly nums: Float64Array;
+  /** the index of the path whose stat a slot holds (-1: none yet) */
+  private readonly tags: Int32Array;
   private readonly ctl = new Int32Array(new SharedArrayBuffer(8));
   /** the paths handed to the worker and not yet overwritten, by slot */
   private readonly paths: Array<string | undefined>;
@@ -114,6 +127,8 @@ export class StatAhead {
     private readonly slots: number,
   ) {
     this.nums = new Float64Array(new SharedArrayBuffer(slots * WIDTH * 8));
+    this.tags = new Int32Array(new SharedArrayBuffer(slots * 4)).fill(-1);
+    this.ctl[AT] = -1;
     this.paths = new Array<string | undefined>(slots);
   }
 
@@ -124,7 +139,7 @@ export class StatAhead {
     try {
       const w = new Worker(`(${workerMain.toString()})(require)`, {
         eval: true,
-        workerData: { nums: ahead.nums, ctl: ahead.ctl, slots, width: WIDTH },
+        workerData: { nums: ahead.nums, tags: ahead.tags, ctl: ahead.ctl, slots, width: WIDTH, lead: LEAD },
         // a thread that only stats: no stdin, and a small heap
         stdin: false,
         resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
@@ -182,7 +197,7 @@ export class StatAhead {
   take(file: string): AheadStat | undefined {
     const i = this.at;
     if (i < 0 || this.paths[i % this.slots] !== file || typeof fsPath(file) !== 'string') return undefined;
-    if (this.ready() <= i) {
+    if (!this.has(i)) {
       this.missed++;
       return undefined;
     }
@@ -194,7 +209,12 @@ export class StatAhead {
     return { isFile: (mode & S_IFMT) === S_IFREG, size: v[b + 1], mtimeMs: v[b + 2], ino: v[b + 3], dev: v[b + 4], ctimeMs: v[b + 5] };
   }
 
-  /** How many of the files the worker has stat'ed (or passed over, behind the taker). */
+  /** Whether the stat of the `index`-th file is in its slot (the worker took it, and no later file's took the slot). */
+  has(index: number): boolean {
+    return Atomics.load(this.tags, index % this.slots) === index;
+  }
+
+  /** How many of the files the worker has stat'ed. */
   ready(): number {
     return Atomics.load(this.ctl, DONE);
   }

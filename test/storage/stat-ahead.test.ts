@@ -5,18 +5,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StatAhead, type AheadStat } from '../../src/storage/stat-ahead.js';
+import { LEAD, StatAhead } from '../../src/storage/stat-ahead.js';
 import { cleanupTmp, tmpDir } from '../support/fixtures.js';
 
 afterAll(cleanupTmp);
 
-/** The worker's stat of the file `ahead` last handed out, waiting for the worker (a generous deadline: a loaded machine). */
-async function takeWaiting(ahead: StatAhead, file: string, deadlineMs = 20_000): Promise<AheadStat> {
+/** Waits (a generous deadline: a loaded machine) until the worker has stat'ed `n` files. */
+async function readyFor(ahead: StatAhead, n: number, deadlineMs = 20_000): Promise<void> {
   const until = performance.now() + deadlineMs;
-  for (;;) {
-    const st = ahead.take(file);
-    if (st !== undefined) return st;
-    if (performance.now() > until) throw new Error(`the worker never stat'ed ${file}`);
+  while (ahead.ready() < n) {
+    if (performance.now() > until) throw new Error(`the worker stat'ed ${ahead.ready()} of ${n} files`);
     await new Promise((r) => setTimeout(r, 2));
   }
 }
@@ -44,11 +42,13 @@ describe('StatAhead', () => {
     const { files } = someFiles();
     const ahead = StatAhead.start(files)!;
     expect(ahead).toBeDefined();
+    // (a list known whole is sent at once: with nothing taken yet, the worker stats all of it)
+    await readyFor(ahead, files.length);
     const seen: string[] = [];
     try {
       for (const f of ahead.files()) {
         seen.push(f);
-        const st = await takeWaiting(ahead, f);
+        const st = ahead.take(f)!;
         const want = fs.statSync(f, { throwIfNoEntry: false });
         if (want === undefined) expect(st.isFile).toBe(false);
         else expect(st).toEqual(numbers(want));
@@ -71,12 +71,21 @@ describe('StatAhead', () => {
     })())!;
     let n = 0;
     let answered = 0;
+    let takenBefore = -1;
     try {
-      for (const f of ahead.files()) {
-        // the worker runs ahead meanwhile; whatever it has for this file is this file's
-        const st = n % 500 === 0 ? await takeWaiting(ahead, f) : ahead.take(f);
+      const it = ahead.files()[Symbol.iterator]();
+      for (let r = it.next(); !r.done; r = it.next()) {
+        if (n === 5_000) {
+          // past the first wrap: the worker, behind or ahead, has the file LEAD past the taker's
+          takenBefore = ahead.taken;
+          const until = performance.now() + 20_000;
+          while (!ahead.has(n + LEAD) && performance.now() < until) await new Promise((res) => setTimeout(res, 2));
+          expect(ahead.has(n + LEAD)).toBe(true);
+        }
+        // whatever the worker has for this file is this file's
+        const st = ahead.take(r.value);
         if (st !== undefined) {
-          expect(st).toEqual(want.get(f));
+          expect(st).toEqual(want.get(r.value));
           answered++;
         }
         n++;
@@ -86,34 +95,60 @@ describe('StatAhead', () => {
     }
     expect(n).toBe(many.length);
     expect(ahead.taken).toBe(answered);
-    expect(answered).toBeGreaterThanOrEqual(many.length / 500);
+    expect(takenBefore).toBeGreaterThanOrEqual(0);
+    expect(ahead.taken).toBeGreaterThan(takenBefore);
   });
 
-  it('a list known whole is stat\'ed whole before anything is taken', async () => {
+  it('a list known whole is stat\'ed whole while nothing is taken', async () => {
     const { files } = someFiles();
     const many = Array.from({ length: 6_000 }, (_, i) => files[i % files.length]);
     const ahead = StatAhead.start(many)!;
-    const it = ahead.files()[Symbol.iterator]();
-    let r = it.next();
-    await takeWaiting(ahead, r.value as string);
-    // the worker goes on through the whole list meanwhile: the last file's stat is there before the taker gets to it
-    const until = performance.now() + 20_000;
-    while (ahead.ready() < many.length && performance.now() < until) await new Promise((res) => setTimeout(res, 2));
-    expect(ahead.ready()).toBe(many.length);
-    let n = 1;
-    for (r = it.next(); !r.done; r = it.next(), n++) expect(ahead.take(r.value)).toBeDefined();
+    // before anything is taken, the worker stats the whole list (not just a ring's worth)
+    await readyFor(ahead, many.length);
+    let n = 0;
+    for (const f of ahead.files()) {
+      expect(ahead.take(f)).toBeDefined();
+      n++;
+    }
     expect(n).toBe(many.length);
+    expect(ahead.taken).toBe(many.length);
     ahead.close();
+  });
+
+  it("never takes a slot's older stat for the file that reuses the slot (the worker stopped before it got there)", async () => {
+    const { files } = someFiles();
+    // two files of different sizes: the i-th path is one, the (i + 4,096)-th the other, same slot
+    const [a, b] = [files[1], files[9]];
+    const source = function* () {
+      for (let i = 0; i < 4_096; i++) yield a;
+      for (let i = 0; i < 1_000; i++) yield b;
+    };
+    const ahead = StatAhead.start(source())!;
+    const it = ahead.files()[Symbol.iterator]();
+    let n = 0;
+    for (let r = it.next(); !r.done; r = it.next(), n++) {
+      if (n === 100) {
+        // the worker has most of the ring's slots filled with a's stat, then stops
+        const until = performance.now() + 20_000;
+        while (!ahead.has(n + LEAD) && performance.now() < until) await new Promise((res) => setTimeout(res, 2));
+        await readyFor(ahead, 2_000);
+        ahead.close();
+      }
+      const st = ahead.take(r.value);
+      if (st !== undefined) expect(st.size, `file ${n}`).toBe(fs.statSync(r.value).size);
+    }
+    expect(n).toBe(5_096);
   });
 
   it('answers only for the file it last handed out; once closed it still hands out every file (the caller stats: nothing is lost)', async () => {
     const { files } = someFiles();
     const ahead = StatAhead.start(files)!;
     const it = ahead.files()[Symbol.iterator]();
+    await readyFor(ahead, files.length);
     expect(ahead.take(files[0])).toBeUndefined(); // nothing handed out yet
     const first = it.next().value as string;
     expect(first).toBe(files[0]);
-    await takeWaiting(ahead, first);
+    expect(ahead.take(first)).toBeDefined();
     expect(ahead.take(files[1])).toBeUndefined();
     ahead.close();
     // the rest is still handed out, in order; a stat the worker took before it stopped is that file's
