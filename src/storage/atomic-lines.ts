@@ -105,6 +105,21 @@ export function writeLinesAtomic(dir: string, file: string, src: LineSource, sli
   return writeChunksAtomic(dir, file, linesAsChunks(src), slicesOf(sliceLines));
 }
 
+/**
+ * Writes `parts` (a head, then the body) to `file` through a temp file in
+ * `dir`: the head goes in last, over a placeholder of spaces, so a file cut
+ * short has no head a reader takes. Throws when the write fails (no temp
+ * file left).
+ */
+export function writeBuffersAtomic(dir: string, file: string, [head, ...parts]: readonly Buffer[]): boolean {
+  const room = Buffer.alloc(head.length, ' ');
+  room[room.length - 1] = 10;
+  // (an empty chunk ends a source's body)
+  const body = parts.filter((b) => b.length > 0);
+  let i = 0;
+  return writeChunksAtomic(dir, file, { headRoom: room, next: () => body[i++] ?? Buffer.alloc(0), head: () => head }, () => true);
+}
+
 /** A synchronous writer's `full()`: true once in `items` lines or entries (its sources ask every 64). */
 export function slicesOf(items: number): () => boolean {
   let count = 0;

@@ -7,10 +7,10 @@
 //
 // Where: ${XDG_CACHE_HOME:-~/.cache}/dsh-browse/<hash of the root's real path>.index
 // (the manifest) and <same hash>.<random>.seg (segments, trigram-segment.ts).
-// Folder 0700, files 0600. The manifest, a head line then one line per log:
-//
-//   {"dshBrowseIndex":"<INDEX_FORMAT>/<package version>","root":...,"stamp":S,"nextPart":N,"segments":[...],"entries":      N}
-//   "<path relative to the root, as JSON>"\tdev,ino,size,mtimeMs,ctimeMs-mtimeMs,to,flags,sha1\tpart;part;...
+// Folder 0700, files 0600. The manifest is a head line (the index's version,
+// root, stamp, next part id and segments) and one entry per log, as columns
+// (index-manifest.ts): its path relative to the root, its stat, `to`, the
+// sha1, the flags and its parts.
 //
 // A log's entry says what was indexed: its bytes [0, to) (the complete lines;
 // a torn tail is not searched either; a compressed log's complete frames, their
@@ -30,10 +30,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { hasTrigram, TrigramCollector } from '../session/trigrams.js';
-import { headLine, writeLinesAtomic } from './atomic-lines.js';
+import { writeBuffersAtomic } from './atomic-lines.js';
+import { storable } from './catalog-file.js';
+import { ManifestError, manifestBytes, readManifest } from './index-manifest.js';
 import { cacheDir, cacheFileFor, packageVersion, RACY_MS, safeRealpath } from './fact-cache.js';
 import { fsPath, openRegular } from './open-file.js';
-import { readLines } from './read-lines.js';
 import { mergePostings, postingsOfParts, SegmentError, SegmentReader, writeSegment, type PostingsEntry } from './trigram-segment.js';
 import { fdSource } from './zstd-frames.js';
 import { ALWAYS, EntryTable, RACY, type Entry } from './index-entries.js';
@@ -43,7 +44,7 @@ import type { FileStat } from './session-file.js';
 import { statAheadOf, type StatAhead } from './stat-ahead.js';
 
 /** Bump when the manifest's or a segment's shape, or what goes into a trigram, changes. */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 /** Parts held in memory past this many (trigram, part) pairs are written out as a segment. */
 const FLUSH_PAIRS = 2_000_000;
@@ -135,40 +136,18 @@ export class ContentIndex {
 
   private load(): void {
     if (!this.file) return;
-    let lines: string[];
+    let read: ReturnType<typeof readManifest>;
     try {
-      lines = readLines(this.file, MAX_MANIFEST_BYTES);
+      read = readManifest(this.file, { dshBrowseIndex: this.version, root: safeRealpath(this.root) }, MAX_MANIFEST_BYTES);
     } catch (e) {
       this.invalid = true;
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.note = `index ${this.file} not read (${(e as Error).message}): rebuilt`;
+      if (e instanceof ManifestError) this.note = e.why === 'version' ? `index ${this.file} is from another version: rebuilt` : `index ${this.file} is damaged: rebuilt`;
+      else if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.note = `index ${this.file} not read (${(e as Error).message}): rebuilt`;
       return;
     }
-    let head: { dshBrowseIndex?: unknown; root?: unknown; stamp?: unknown; nextPart?: unknown; segments?: unknown; entries?: unknown };
+    const { head, columns } = read;
     try {
-      head = JSON.parse(lines[0]) as typeof head;
-    } catch {
-      head = {};
-    }
-    const segments = head?.segments;
-    if (
-      typeof head !== 'object' ||
-      head === null ||
-      head.dshBrowseIndex !== this.version ||
-      head.root !== safeRealpath(this.root) ||
-      typeof head.stamp !== 'number' ||
-      typeof head.nextPart !== 'number' ||
-      !Array.isArray(segments) ||
-      !segments.every((s) => typeof s === 'string' && /^[0-9a-f]{16}$/.test(s)) ||
-      typeof head.entries !== 'number' ||
-      lines.length !== head.entries + 2 ||
-      lines[lines.length - 1] !== ''
-    ) {
-      this.invalid = true;
-      this.note = head?.dshBrowseIndex !== undefined && head.dshBrowseIndex !== this.version ? `index ${this.file} is from another version: rebuilt` : `index ${this.file} is damaged: rebuilt`;
-      return;
-    }
-    try {
-      for (const name of segments as string[]) this.segments.push(SegmentReader.open(this.segmentFile(name)));
+      for (const name of head.segments) this.segments.push(SegmentReader.open(this.segmentFile(name)));
     } catch (e) {
       for (const s of this.segments) s.close();
       this.segments = [];
@@ -176,19 +155,14 @@ export class ContentIndex {
       this.note = `index ${this.file}: a segment cannot be used (${(e as Error).message}): rebuilt`;
       return;
     }
-    this.nextPart = head.nextPart;
-    for (let i = 1; i < lines.length - 1; i++) {
-      const line = lines[i];
-      const tab = line.indexOf('\t');
-      let key: unknown;
-      try {
-        key = tab > 0 ? JSON.parse(line.slice(0, tab)) : undefined;
-      } catch {
-        key = undefined;
-      }
-      // (a line that does not read back is left out: its log is indexed again)
-      if (typeof key === 'string') this.table.load(this.fileOf(key), line.slice(tab + 1), this.nextPart);
+    if (!this.table.loadColumns(columns, (key) => this.fileOf(key), head.nextPart)) {
+      for (const s of this.segments) s.close();
+      this.segments = [];
+      this.invalid = true;
+      this.note = `index ${this.file} is damaged: rebuilt`;
+      return;
     }
+    this.nextPart = head.nextPart;
   }
 
   /** How many logs the manifest read at start held (0: no index kept for the root, or one rebuilt). */
@@ -643,9 +617,10 @@ export class ContentIndex {
         segments = [SegmentReader.open(file)];
       }
       const names = segments.map((s) => path.basename(s.file).split('.')[1]);
-      const fields = { dshBrowseIndex: this.version, root: safeRealpath(this.root), stamp: this.startedAt, nextPart: this.nextPart, segments: names };
-      const entries = kept.map((row) => `${JSON.stringify(this.keyOf(t.file(row)))}\t${t.encode(row)}`);
-      writeLinesAtomic(this.dir, this.file, { headRoom: headLine(fields), lines: entries[Symbol.iterator](), head: () => headLine(fields, entries.length) });
+      const head = { dshBrowseIndex: this.version, root: safeRealpath(this.root), stamp: this.startedAt, nextPart: this.nextPart, segments: names };
+      // (a key UTF-8 would change, a lone surrogate in a name, is not kept: its log is indexed again)
+      const columns = t.columns(kept.filter((row) => storable(this.keyOf(t.file(row)))), (file) => this.keyOf(file));
+      writeBuffersAtomic(this.dir, this.file, manifestBytes(head, columns));
       // what the new manifest no longer lists
       const listed = new Set(segments.map((s) => s.file));
       for (const s of [...this.segments, ...this.written, ...merged]) {

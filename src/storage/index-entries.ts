@@ -6,9 +6,13 @@
 // and ~70 bytes of typed arrays a log. Rows are found by the log's path as
 // the walk and the store name it (absolute), so a lookup builds no string.
 //
+// On disk the same columns are the manifest (index-manifest.ts).
+//
 // An entry says what was indexed of a log: its stat when read, its bytes
 // [0, to), their sha1 (the first 64 bits), the flags and the parts (ids in
 // the segments) its trigrams went into.
+
+import type { ManifestColumns } from './index-manifest.js';
 
 /** Bits of an entry's flags (the manifest's): the log may hide a word from its trigrams; its stat was taken too close to a change to be trusted. */
 export const ALWAYS = 1;
@@ -103,17 +107,64 @@ export class EntryTable {
   }
 
   /**
-   * A manifest line's entry (`text`: what follows the key and its tab), the
-   * log at `file`, in a row of its own; false when any field is off or the
-   * log is listed twice (it is then indexed again).
+   * The manifest's entries (index-manifest.ts), a row each, before any other
+   * row: the columns become the table's own (no copy). `fileOf` names each
+   * key's log. False when any entry is off (a number, a part past `nextPart`,
+   * a key listed twice): the manifest is damaged, and nothing is loaded.
    */
-  load(file: string, text: string, nextPart: number): boolean {
-    if (this.rows.has(file) || !parseEntry(text, nextPart)) return false;
-    const n = parsed.n;
-    this.write(this.add(file), n[0], n[1], n[2], n[3], n[3] + n[4], n[5], n[6], parsed.sha[0], parsed.sha[1], parsed.parts);
-    this.loaded++;
-    this.unseen++;
+  loadColumns(c: ManifestColumns, fileOf: (key: string) => string, nextPart: number): boolean {
+    if (this.size !== 0 || !validColumns(c, nextPart)) return false;
+    const n = c.entries;
+    const files: string[] = new Array<string>(n);
+    let from = 0;
+    for (let row = 0; row < n; row++) {
+      const end = c.keyEnds[row];
+      const file = fileOf(c.keys.slice(from, end));
+      from = end;
+      if (this.rows.has(file)) {
+        this.rows.clear();
+        return false;
+      }
+      this.rows.set(file, row);
+      files[row] = file;
+    }
+    const more = c.more;
+    for (let i = 0; i < more.length; i += 2 + more[i + 1]) this.more.set(more[i], Array.from(more.subarray(i + 2, i + 2 + more[i + 1])));
+    this.files = files;
+    this.nums = c.nums;
+    this.shas = c.shas;
+    this.first = c.first;
+    this.flagBits = c.flags;
+    this.state = new Uint8Array(n).fill(HAS);
+    this.size = this.loaded = this.unseen = n;
     return true;
+  }
+
+  /** The manifest's columns of `rows` (each holding an entry), in their order, each keyed by `keyOf` its log. */
+  columns(rows: readonly number[], keyOf: (file: string) => string): ManifestColumns {
+    const n = rows.length;
+    const nums = new Float64Array(n * WIDTH);
+    const shas = new Uint32Array(n * 2);
+    const first = new Int32Array(n);
+    const keyEnds = new Uint32Array(n);
+    const flags = new Uint8Array(n);
+    const more: number[] = [];
+    const keys: string[] = [];
+    let chars = 0;
+    for (let k = 0; k < n; k++) {
+      const row = rows[k];
+      nums.set(this.nums.subarray(row * WIDTH, row * WIDTH + WIDTH), k * WIDTH);
+      shas[k * 2] = this.shas[row * 2];
+      shas[k * 2 + 1] = this.shas[row * 2 + 1];
+      first[k] = this.first[row];
+      flags[k] = this.flagBits[row];
+      const parts = this.more.get(row);
+      if (parts) more.push(k, parts.length, ...parts);
+      const key = keyOf(this.files[row]);
+      keys.push(key);
+      keyEnds[k] = chars += key.length;
+    }
+    return { entries: n, nums, shas, first, keyEnds, more: Int32Array.from(more), flags, keys: keys.join('') };
   }
 
   private put(row: number, e: Entry): void {
@@ -216,62 +267,34 @@ export class EntryTable {
     const sha1 = this.sha1(row);
     return { dev: v[b + DEV], ino: v[b + INO], size: v[b + SIZE], mtimeMs: v[b + MTIME], ctimeMs: v[b + CTIME], to: v[b + TO], flags: this.flagBits[row], sha1, parts: [...this.parts(row)] };
   }
-
-  /** Its manifest text (what follows the key and its tab). */
-  encode(row: number): string {
-    const b = row * WIDTH;
-    const v = this.nums;
-    const sha1 = this.sha1(row);
-    return `${v[b + DEV]},${v[b + INO]},${v[b + SIZE]},${v[b + MTIME]},${v[b + CTIME] - v[b + MTIME]},${v[b + TO]},${this.flagBits[row]},${sha1}\t${this.parts(row).join(';')}`;
-  }
 }
 
 const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
 
-/**
- * The last entry parseEntry read: dev, ino, size, mtimeMs, ctime - mtime,
- * to, flags; the sha1's two halves; the parts. One scratch, so a load of
- * 100,000 lines makes no object a line.
- */
-const parsed = { n: new Float64Array(7), sha: new Uint32Array(2), parts: [] as number[] };
-
-/** Reads an entry's manifest text into `parsed`; false when any field is off (the log is then indexed again). */
-function parseEntry(text: string, nextPart: number): boolean {
-  // field by field: a warm search of 100,000 logs parses every entry (split and map were ~0.9 µs each)
-  const tab = text.indexOf('\t');
-  if (tab < 0) return false;
-  const n = parsed.n;
-  let at = 0;
-  for (let i = 0; i < 7; i++) {
-    const comma = text.indexOf(',', at);
-    if (comma < 0 || comma > tab) return false;
-    const v = numberField(text, at, comma);
-    if (!Number.isFinite(v)) return false;
-    n[i] = v;
-    at = comma + 1;
+/** Every entry of `c` is one a writer makes: finite numbers, `to` within the size, known flags, parts below `nextPart`, keys in order. */
+function validColumns(c: ManifestColumns, nextPart: number): boolean {
+  const n = c.entries;
+  const v = c.nums;
+  let end = 0;
+  for (let row = 0; row < n; row++) {
+    const b = row * WIDTH;
+    for (let i = 0; i < WIDTH; i++) if (!Number.isFinite(v[b + i])) return false;
+    if (!(v[b + TO] >= 0 && v[b + TO] <= v[b + SIZE]) || c.flags[row] > (ALWAYS | RACY)) return false;
+    const p = c.first[row];
+    if (p < -1 || p >= nextPart) return false;
+    if (c.keyEnds[row] < end) return false;
+    end = c.keyEnds[row];
   }
-  const sha1 = text.slice(at, tab);
-  if (!SHA1.test(sha1)) return false;
-  const size = n[2];
-  const to = n[5];
-  const flags = n[6];
-  if (to < 0 || to > size || flags < 0 || flags > 3 || !Number.isInteger(flags)) return false;
-  parsed.sha[0] = parseInt(sha1.slice(0, 8), 16);
-  parsed.sha[1] = parseInt(sha1.slice(8), 16);
-  const parts = parsed.parts;
-  parts.length = 0;
-  for (let from = tab + 1; from < text.length; ) {
-    let semi = text.indexOf(';', from);
-    if (semi < 0) semi = text.length;
-    const p = numberField(text, from, semi);
-    if (!(Number.isInteger(p) && p >= 0 && p < nextPart)) return false;
-    parts.push(p);
-    from = semi + 1;
+  // each entry with several parts: its position (ascending), its count (2 or more), its parts (the first is `first`'s)
+  const more = c.more;
+  let last = -1;
+  for (let i = 0; i < more.length; ) {
+    const row = more[i];
+    const count = more[i + 1];
+    if (!(row > last && row < n && count >= 2 && i + 2 + count <= more.length) || more[i + 2] !== c.first[row]) return false;
+    for (let k = i + 2; k < i + 2 + count; k++) if (!(more[k] >= 0 && more[k] < nextPart)) return false;
+    last = row;
+    i += 2 + count;
   }
   return true;
 }
-
-const SHA1 = /^[0-9a-f]{16}$/;
-
-/** The number written in text[from, to): NaN when empty (Number('') is 0). */
-const numberField = (text: string, from: number, to: number): number => (to > from ? Number(text.slice(from, to)) : NaN);

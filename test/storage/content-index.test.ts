@@ -132,6 +132,33 @@ function apply(dir: string, c: Change): void {
   }
 }
 
+/** Rewrites the manifest's head line through `edit`, padded to its length (the sections stay where they are). */
+function editHead(file: string, edit: (h: Record<string, unknown>) => Record<string, unknown>): void {
+  const b = fs.readFileSync(file);
+  const nl = b.indexOf(10);
+  const json = JSON.stringify(edit(JSON.parse(b.toString('utf8', 0, nl)) as Record<string, unknown>));
+  if (Buffer.byteLength(json) > nl) throw new Error('the edited head is longer than its line');
+  b.fill(32, 0, nl);
+  b.write(json, 0, 'utf8');
+  fs.writeFileSync(file, b);
+}
+
+/** Changes the manifest's columns in place (index-manifest.ts's layout, read from its head). */
+function editColumns(file: string, edit: (c: { nums: Float64Array; first: Int32Array; keyEnds: Uint32Array; keys: string; keysBytes: Buffer }) => void): void {
+  const b = fs.readFileSync(file);
+  const nl = b.indexOf(10);
+  const h = JSON.parse(b.toString('utf8', 0, nl)) as { entries: number; moreInts: number; keyBytes: number };
+  const n = h.entries;
+  const at = nl + 1;
+  const copy = new Uint8Array(b.length);
+  copy.set(b);
+  const ab = copy.buffer;
+  const keysAt = at + n * 48 + n * 8 + n * 4 + n * 4 + h.moreInts * 4 + n;
+  const keysBytes = Buffer.from(ab, keysAt, h.keyBytes);
+  edit({ nums: new Float64Array(ab, at, n * 6), first: new Int32Array(ab, at + n * 56, n), keyEnds: new Uint32Array(ab, at + n * 60, n), keys: keysBytes.toString('utf8'), keysBytes });
+  fs.writeFileSync(file, copy);
+}
+
 /**
  * Runs find with a fresh index over `cache` (as a new process would) and
  * saves it. `pass`: the index is first refreshed as the browser does it
@@ -493,8 +520,19 @@ describe('the content index', () => {
     const damage: Array<[string, () => void]> = [
       ['garbage manifest', () => fs.writeFileSync(path.join(cache, manifest), 'not an index\n')],
       ['truncated manifest', () => fs.truncateSync(path.join(cache, manifest), fs.statSync(path.join(cache, manifest)).size - 30)],
-      ['other version', () => fs.writeFileSync(path.join(cache, manifest), fs.readFileSync(path.join(cache, manifest), 'utf8').replace(/"dshBrowseIndex":"\d+\//, '"dshBrowseIndex":"999/'))],
-      ['foreign root', () => fs.writeFileSync(path.join(cache, manifest), fs.readFileSync(path.join(cache, manifest), 'utf8').replace(/"root":"[^"]*"/, '"root":"/elsewhere"'))],
+      ['other version', () => editHead(path.join(cache, manifest), (h) => ({ ...h, dshBrowseIndex: String(h.dshBrowseIndex).replace(/^\d+/, (v) => '9'.repeat(v.length)) }))],
+      ['foreign root', () => editHead(path.join(cache, manifest), (h) => ({ ...h, root: '/elsewhere' }))],
+      ['one byte more', () => fs.appendFileSync(path.join(cache, manifest), ' ')],
+      ['keys cut', () => editHead(path.join(cache, manifest), (h) => ({ ...h, keyChars: Number(h.keyChars) - 1 }))],
+      ['a part past the next one', () => editColumns(path.join(cache, manifest), (c) => void (c.first[0] = 1e6))],
+      ['bytes indexed past the size', () => editColumns(path.join(cache, manifest), (c) => void (c.nums[5] = c.nums[2] + 1))],
+      ['a key listed twice', () => editColumns(path.join(cache, manifest), (c) => {
+        // the second key made the first's: both name the same log
+        const k0 = c.keys.slice(0, c.keyEnds[0]);
+        const k1 = c.keys.slice(c.keyEnds[0], c.keyEnds[1]);
+        if (k0.length !== k1.length) throw new Error('keys of one length expected');
+        c.keysBytes.write(k0, Buffer.byteLength(k0), 'utf8');
+      })],
       ['truncated segment', () => fs.truncateSync(path.join(cache, segs()[0]), 20)],
       ['garbage segment', () => fs.writeFileSync(path.join(cache, segs()[0]), Buffer.alloc(fs.statSync(path.join(cache, segs()[0])).size, 0xff))],
       ['missing segment', () => fs.rmSync(path.join(cache, segs()[0]))],
@@ -516,9 +554,11 @@ describe('the content index', () => {
         fs.writeFileSync(f, b);
       }],
     ];
+    const MANIFEST_HARM = new Set(['garbage manifest', 'truncated manifest', 'other version', 'foreign root', 'one byte more', 'keys cut', 'a part past the next one', 'bytes indexed past the size', 'a key listed twice']);
     for (const [what, harm] of damage) {
       harm();
       const index = new ContentIndex(dir, { dir: cache, now: later });
+      if (MANIFEST_HARM.has(what)) expect(index.note, what).toMatch(what === 'other version' ? /another version: rebuilt/ : /damaged: rebuilt/);
       let found: ReturnType<typeof findMatches>;
       try {
         found = findMatches(dir, q, index);
