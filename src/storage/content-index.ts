@@ -209,8 +209,9 @@ export class ContentIndex {
     // those stats are most of a warm search of a large root: taken ahead on the other core
     const ahead = started ?? statAheadOf(files, t.loaded, this.statAheadMin);
     try {
+      const rowOf = t.cursor();
       for (const file of ahead?.files() ?? files) {
-        const row = t.row(file);
+        const row = rowOf(file);
         if (row !== undefined) {
           if (t.fresh(row)) continue;
           if (t.has(row) && !(t.flags(row) & RACY)) {
@@ -492,8 +493,10 @@ export class ContentIndex {
     const known = this.nextPart;
     const hits = this.holding(holders);
     const t = this.table;
+    // (a search asks in its logs' ascending order: each row found in passing)
+    const rowOf = t.cursor();
     return (file) => {
-      const row = t.row(file);
+      const row = rowOf(file);
       if (row === undefined || !t.fresh(row) || !t.has(row) || hits.has(row) || t.flags(row) & ALWAYS || t.lastPart(row) >= known) return true;
       // a log that changed since it was indexed (a live append): what it holds now is not known
       if (statNow) {

@@ -56,9 +56,10 @@ const FRESH = 2;
 const NO_PARTS: readonly number[] = [];
 
 export class EntryTable {
-  /** the log's path -> row */
-  private readonly rows = new Map<string, number>();
+  /** each row's log, by its path as the store names it; the loaded rows (the first `loaded`) in ascending order */
   private files: string[] = [];
+  /** the rows added after the load: the log's path -> row (the loaded ones are found by their order) */
+  private readonly added = new Map<string, number>();
   private nums = new Float64Array(0);
   private flagBits = new Uint8Array(0);
   private state = new Uint8Array(0);
@@ -75,7 +76,33 @@ export class EntryTable {
   loaded = 0;
 
   row(file: string): number | undefined {
-    return this.rows.get(file);
+    // the loaded rows by a binary search (a map of 100,000 paths was ~95 ms to build and ~0.7 µs a lookup)
+    const files = this.files;
+    let lo = 0;
+    let hi = this.loaded;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (files[mid] < file) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.loaded && files[lo] === file ? lo : this.added.get(file);
+  }
+
+  /**
+   * row() for paths asked in ascending order (a search over its sorted logs):
+   * each loaded row is passed once, with no search; a path asked out of order
+   * is looked up as row() does.
+   */
+  cursor(): (file: string) => number | undefined {
+    let at = 0;
+    let last = '';
+    return (file) => {
+      if (file < last) return this.row(file);
+      last = file;
+      const files = this.files;
+      while (at < this.loaded && files[at] < file) at++;
+      return at < this.loaded && files[at] === file ? at : this.added.get(file);
+    };
   }
 
   file(row: number): string {
@@ -86,7 +113,7 @@ export class EntryTable {
   add(file: string): number {
     const row = this.size++;
     if (row === this.state.length) this.grow();
-    this.rows.set(file, row);
+    this.added.set(file, row);
     this.files.push(file);
     this.first[row] = -1;
     return row;
@@ -110,23 +137,22 @@ export class EntryTable {
    * The manifest's entries (index-manifest.ts), a row each, before any other
    * row: the columns become the table's own (no copy). `fileOf` names each
    * key's log. False when any entry is off (a number, a part past `nextPart`,
-   * a key listed twice): the manifest is damaged, and nothing is loaded.
+   * logs out of their ascending order or listed twice): the manifest is
+   * damaged, and nothing is loaded.
    */
   loadColumns(c: ManifestColumns, fileOf: (key: string) => string, nextPart: number): boolean {
     if (this.size !== 0 || !validColumns(c, nextPart)) return false;
     const n = c.entries;
     const files: string[] = new Array<string>(n);
     let from = 0;
+    let last = '';
     for (let row = 0; row < n; row++) {
       const end = c.keyEnds[row];
       const file = fileOf(c.keys.slice(from, end));
       from = end;
-      if (this.rows.has(file)) {
-        this.rows.clear();
-        return false;
-      }
-      this.rows.set(file, row);
-      files[row] = file;
+      // in ascending order, each once: found by their order, never by a map
+      if (row > 0 && !(last < file)) return false;
+      files[row] = last = file;
     }
     const more = c.more;
     for (let i = 0; i < more.length; i += 2 + more[i + 1]) this.more.set(more[i], Array.from(more.subarray(i + 2, i + 2 + more[i + 1])));
@@ -140,8 +166,9 @@ export class EntryTable {
     return true;
   }
 
-  /** The manifest's columns of `rows` (each holding an entry), in their order, each keyed by `keyOf` its log. */
-  columns(rows: readonly number[], keyOf: (file: string) => string): ManifestColumns {
+  /** The manifest's columns of `of` (rows each holding an entry), in their logs' ascending order, each keyed by `keyOf` its log. */
+  columns(of: readonly number[], keyOf: (file: string) => string): ManifestColumns {
+    const rows = this.ascending(of);
     const n = rows.length;
     const nums = new Float64Array(n * WIDTH);
     const shas = new Uint32Array(n * 2);
@@ -188,6 +215,19 @@ export class EntryTable {
     if (parts.length > 1) this.more.set(row, [...parts]);
     else this.more.delete(row);
     this.state[row] |= HAS;
+  }
+
+  /** `of` (rows in row order) in their logs' ascending order: the loaded ones are, the few added since are sorted and merged in. */
+  private ascending(of: readonly number[]): number[] {
+    const files = this.files;
+    const byFile = (a: number, b: number) => (files[a] < files[b] ? -1 : files[a] > files[b] ? 1 : 0);
+    const old = of.filter((row) => row < this.loaded);
+    const added = of.filter((row) => row >= this.loaded).sort(byFile);
+    const out: number[] = [];
+    let i = 0;
+    let k = 0;
+    while (i < old.length || k < added.length) out.push(k >= added.length || (i < old.length && files[old[i]] < files[added[k]]) ? old[i++] : added[k++]);
+    return out;
   }
 
   /** Row `row` as this run has it: its log looked at, its entry `e` (undefined: none, a candidate for every query). */

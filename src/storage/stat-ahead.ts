@@ -43,7 +43,7 @@ export function statAheadOf(files: Iterable<string>, known: number, min = STAT_A
  */
 const SLOTS = 4096;
 const MAX_SLOTS = 1 << 17;
-/** Paths sent to the worker in one message. */
+/** Paths sent to the worker in one message (joined: larger texts were slower to make). */
 const BATCH = 512;
 /** numbers a slot holds: mode (-1: no entry, or the stat failed), size, mtimeMs, ino, dev, ctimeMs */
 const WIDTH = 6;
@@ -68,8 +68,9 @@ function workerMain(req: NodeJS.Require): void {
   const nodeFs = req('node:fs') as typeof import('node:fs');
   const { nums, tags, ctl, slots, width, lead } = workerData as { nums: Float64Array; tags: Int32Array; ctl: Int32Array; slots: number; width: number; lead: number };
   let from = 0;
-  parentPort!.on('message', (m: { from: number; paths: string[] }) => {
-    for (let i = 0; i < m.paths.length; i++) {
+  parentPort!.on('message', (m: { from: number; paths: string }) => {
+    const paths = m.paths.split('\0');
+    for (let i = 0; i < paths.length; i++) {
       const k = m.from + i;
       if (k < from) continue;
       const at = Atomics.load(ctl, 1);
@@ -80,7 +81,7 @@ function workerMain(req: NodeJS.Require): void {
       const b = (k % slots) * width;
       let st: import('node:fs').Stats | undefined;
       try {
-        st = nodeFs.statSync(m.paths[i], { throwIfNoEntry: false });
+        st = nodeFs.statSync(paths[i], { throwIfNoEntry: false });
       } catch {
         st = undefined;
       }
@@ -186,10 +187,11 @@ export class StatAhead {
       }
       this.paths[this.pulled % this.slots] = r.value;
       this.pulled++;
-      // a name that is not UTF-8 is stat'ed by its bytes, here: the worker gets strings only
-      batch.push(typeof fsPath(r.value) === 'string' ? r.value : '\0');
+      // a name that is not UTF-8 is stat'ed by its bytes, here: the worker gets strings only (an empty one fails its stat)
+      batch.push(typeof fsPath(r.value) === 'string' ? r.value : '');
     }
-    if (batch.length > 0) this.worker?.postMessage({ from, paths: batch });
+    // one text, the paths between NULs (no path holds one): a string array was ~0.8 µs a path to send
+    if (batch.length > 0) this.worker?.postMessage({ from, paths: batch.join('\0') });
     return batch.length > 0;
   }
 

@@ -377,6 +377,33 @@ describe('the content index', () => {
     index.close();
   });
 
+  it('keeps its logs in ascending order on disk, new ones merged in: the next run loads every entry, and finds each row in order or not', () => {
+    const { dir, cache, q, files } = rareRoot();
+    expect(indexedFind(dir, cache, q, later).map((m) => m.file)).toEqual([files[7]]);
+    // new logs that sort before, between and after the indexed ones, and one outside the root (an absolute key)
+    const outside = path.join(fresh('outside'), 'out.jsonl');
+    const added = [path.join(dir, 'a.jsonl'), path.join(dir, 'f1', 'b.jsonl'), path.join(dir, 'f7x', 'c.jsonl'), path.join(dir, 'zz.jsonl'), outside];
+    for (const f of added) {
+      fs.mkdirSync(path.dirname(f), { recursive: true });
+      fs.copyFileSync(files[3], f);
+    }
+    const second = new ContentIndex(dir, { dir: cache, now: later });
+    for (const f of [...added].reverse()) expect(second.refresh(f)).toBe('indexed');
+    for (const f of files) expect(second.refresh(f)).toBe('current');
+    expect(second.save()).toBe(true);
+    second.close();
+    const third = new ContentIndex(dir, { dir: cache, now: later });
+    expect(third.note).toBeUndefined();
+    expect(third.kept).toBe(files.length + added.length);
+    const all = [...files, ...added];
+    // each log found whatever the order it is asked in: ascending, descending, shuffled
+    for (const order of [[...all].sort(), [...all].sort().reverse(), all]) expect(order.map((f) => third.refresh(f))).toEqual(order.map(() => 'current'));
+    const may = third.matcher(trigramsOf(requiredLiterals(q)!));
+    expect([...all].sort().filter(may)).toEqual([files[7]]);
+    expect([...all].reverse().filter(may)).toEqual([files[7]]);
+    third.close();
+  });
+
   it('walks with the folder listings the fact cache keeps: an unchanged folder is not listed, a changed one is', () => {
     const { dir, cache, q, files } = rareRoot();
     const hourAgo = (Date.now() - 3_600_000) / 1000;
