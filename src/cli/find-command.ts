@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isQueryError, parseQuery, queryErrorLine, type Query, type QueryError } from '../session/query.js';
-import { buildSearchDoc, eventLineFilter, fileMayMatch, holdsAnyEventTerm, hasPositiveEventTerms, matchEntries, matchSession, requiredLiterals, SearchDocBuilder, sessionMeta, sessionTermsMatch, type EventMatch } from '../session/search.js';
+import { buildSearchDoc, eventLineFilter, fileMayMatch, streamMayMatch, holdsAnyEventTerm, hasPositiveEventTerms, matchEntries, matchSession, requiredLiterals, SearchDocBuilder, sessionMeta, sessionTermsMatch, type EventMatch } from '../session/search.js';
 import type { Session } from '../session/session.js';
 import { readLog, sessionFromRead, startReadLog, type ReadJob } from '../storage/session-file.js';
 import { currentGeneration, registerGeneration, type GenerationMap } from '../storage/generations.js';
@@ -23,6 +23,7 @@ import { statAheadOf, type StatAhead } from '../storage/stat-ahead.js';
 import { ContentIndex } from '../storage/content-index.js';
 import { trigramsOf } from '../session/trigrams.js';
 import { isCompressedLog } from '../storage/zstd-log.js';
+import { NotAFileError, openRegular } from '../storage/open-file.js';
 import { batched } from './batched.js';
 import { UsageError, writePieces, type Out } from './commands.js';
 import { jsonWithStreamedArray } from './json-out.js';
@@ -58,9 +59,28 @@ const PREFILTER_MAX = 64 * 1024 * 1024;
 
 /** Plain logs from this size are read twice (facts, then events in batches) rather than once with their matching events kept. */
 let streamMin = PREFILTER_MAX;
-/** Tests: the size from which a log's events are matched a batch at a time. */
-export function setFindStreamMin(bytes: number): void {
+/** Bytes of a large log tested at once for the query's words (streamMayMatch). */
+let streamChunk = 64 * 1024;
+/** Tests: the size from which a log's events are matched a batch at a time, and the chunks its words are looked for in first. */
+export function setFindStreamMin(bytes: number, chunk = 64 * 1024): void {
   streamMin = bytes;
+  streamChunk = chunk;
+}
+
+/** Whether the raw bytes of a large plain log may hold every literal, read a chunk at a time (never held whole). */
+function largeMayMatch(file: string, literals: readonly string[]): boolean {
+  let fd: number;
+  try {
+    ({ fd } = openRegular(file));
+  } catch (e) {
+    if (e instanceof NotAFileError) return true; // read as before, which says what it is
+    throw e;
+  }
+  try {
+    return streamMayMatch((buf, at, pos, length) => fs.readSync(fd, buf, at, length, pos), literals, streamChunk);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Every match of `q` under `dir`, files in path order, events in seq order. */
@@ -125,6 +145,8 @@ export function* findIn(logs: readonly string[], q: Query, index?: ContentIndex,
       const plain = !isCompressedLog(file);
       const size = fs.statSync(file).size;
       if (plain && needEvents && size >= streamMin) {
+        // its bytes first, as rg would: a log of gigabytes without the words is read once, not parsed twice
+        if (literals && literals.length > 0 && !largeMayMatch(file, literals)) continue;
         yield* findInLarge(file, q, keepLine);
         continue;
       }

@@ -110,6 +110,24 @@ export function contentText(content: unknown, kinds: readonly string[] = ['text'
   return parts.join('');
 }
 
+/**
+ * The text each prompt/blocked event of a JSON line runs its blocks into (the
+ * search's text for it: a word may span two blocks), or undefined when the
+ * line is not one event (not JSON, or a damaged line salvaged in pieces).
+ */
+export function blockedTextsOf(line: string): string[] | undefined {
+  let rows: SessionEvent[] | string;
+  try {
+    rows = expandRow(JSON.parse(line));
+  } catch {
+    return undefined;
+  }
+  if (typeof rows === 'string') return undefined;
+  const out: string[] = [];
+  for (const e of rows) if (e.type === 'prompt/blocked' && typeof e.data === 'object' && e.data !== null) out.push(contentText((e.data as { content?: unknown }).content));
+  return out;
+}
+
 /** The message object of a surface event, in either era. */
 export function messageOf(e: SessionEvent): { role?: string; content: unknown } {
   const d = e.data;

@@ -13,7 +13,7 @@
 // every query. A trigram is three bytes of the UTF-8 of the folded text, as
 // one 24-bit number; a piece shorter than three bytes constrains nothing.
 import { isAscii } from 'node:buffer';
-import { contentText, expandRow } from './events.js';
+import { blockedTextsOf } from './events.js';
 import { foldCase } from './literal.js';
 
 /** ASCII bytes lowercased (what foldCase does to ASCII text), other bytes as they are. */
@@ -88,20 +88,14 @@ export class TrigramCollector {
     const from = Math.max(start, buf.lastIndexOf(10, at) + 1);
     let to = buf.indexOf(10, at);
     if (to < 0 || to > end) to = end;
-    let rows: ReturnType<typeof expandRow>;
-    try {
-      rows = expandRow(JSON.parse(buf.toString('utf8', from, to)));
-    } catch {
-      rows = 'unparsed';
-    }
+    const texts = blockedTextsOf(buf.toString('utf8', from, to));
     // not one event (a damaged line: its events are salvaged in pieces): say it may hold anything
-    if (typeof rows === 'string') {
+    if (texts === undefined) {
       this.always = true;
       return to;
     }
-    for (const e of rows) {
-      if (e.type !== 'prompt/blocked' || typeof e.data !== 'object' || e.data === null) continue;
-      const text = Buffer.from(contentText((e.data as { content?: unknown }).content));
+    for (const t of texts) {
+      const text = Buffer.from(t);
       this.region(text, 0, text.length);
     }
     return to;

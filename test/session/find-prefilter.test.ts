@@ -61,8 +61,9 @@ describe('find prefilters', () => {
     sameAsReference(runs(1500));
   });
 
-  it('a large log read in batches (facts first, then events a chunk at a time) gives the same matches', () => {
-    setFindStreamMin(0);
+  it('a large log read in batches (its bytes a chunk at a time, then facts, then events a chunk at a time) gives the same matches', () => {
+    // chunks of 97 bytes: words and escapes cut across two reads, UTF-8 sequences too
+    setFindStreamMin(0, 97);
     try {
       sameAsReference(runs(300));
     } finally {
@@ -101,5 +102,39 @@ describe('find prefilters', () => {
     expect(rawMayMatch(Buffer.from('{"a":"\u212aey","b":"x"}'), ['x', 'key'])).toBe(true);
     expect(rawMayMatch(Buffer.from('{"a":"\u212aey","b":"x"}'), ['x'], 0, 12)).toBe(false);
     expect(rawMayMatch(Buffer.from('{"a":"w\\u0061tcher"}'), ['watcher'])).toBe(true);
+  });
+});
+
+describe("a large log's bytes, read a chunk at a time", () => {
+  const logWith = (events: object[]): string => [{ type: 'session', version: 0, id: 'big', createdAt: 1_700_000_000_000 }, ...events].map((e) => JSON.stringify(e) + '\n').join('');
+  const user = (seq: number, text: string) => ({ type: 'user/message', seq, time: 1000 + seq, data: { message: { role: 'user', content: text } } });
+  /** find over one log in chunks of `chunk` bytes (every log takes the large path). */
+  function findChunked(text: string, query: string, chunk: number): FindMatch[] {
+    const dir = path.join(tmp, `chunked${n++}`);
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'big.jsonl'), text);
+    setFindStreamMin(0, chunk);
+    try {
+      return findMatches(dir, parseQuery(query) as Query);
+    } finally {
+      setFindStreamMin(64 * 1024 * 1024);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('finds a word whose only bytes are cut by the end of a read, at every cut', () => {
+    const text = logWith([user(1, 'nothing here'), user(2, 'the zqxjrare word, Ünïcödé too'), user(3, 'nothing there')]);
+    for (const word of ['zqxjrare', 'ünïcödé', 'ZQXJRARE']) {
+      const at = Buffer.from(text.toLowerCase()).indexOf(Buffer.from(word.toLowerCase()));
+      expect(at, word).toBeGreaterThan(0);
+      for (let cut = at + 1; cut < at + Buffer.byteLength(word); cut++) expect(findChunked(text, word, cut).map((m) => m.seq), `${word} cut at ${cut}`).toEqual([2]);
+    }
+    expect(findChunked(text, 'absentword', 64)).toEqual([]);
+  });
+
+  it("finds a word a prompt/blocked event's text blocks run together, found in no block's bytes", () => {
+    const blocked = { type: 'prompt/blocked', seq: 1, time: 1001, data: { content: [{ type: 'text', text: 'zqx' }, { type: 'text', text: 'jrare' }], reason: 'policy' } };
+    const text = logWith([blocked, user(2, 'nothing here')]);
+    expect(findChunked(text, 'zqxjrare', 1 << 20).map((m) => m.seq)).toEqual([1]);
   });
 });
