@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isQueryError, parseQuery, queryErrorLine, type Query, type QueryError } from '../session/query.js';
-import { buildSearchDoc, eventLineFilter, fileMayMatch, streamMayMatch, holdsAnyEventTerm, hasPositiveEventTerms, matchEntries, matchSession, requiredLiterals, SearchDocBuilder, sessionMeta, sessionTermsMatch, type EventMatch } from '../session/search.js';
+import { buildSearchDoc, eventLineFilter, streamMayMatch, holdsAnyEventTerm, hasPositiveEventTerms, matchEntries, matchSession, requiredLiterals, SearchDocBuilder, sessionMeta, sessionTermsMatch, type EventMatch } from '../session/search.js';
 import type { Session } from '../session/session.js';
 import { readLog, sessionFromRead, startReadLog, type ReadJob } from '../storage/session-file.js';
 import { currentGeneration, registerGeneration, type GenerationMap } from '../storage/generations.js';
@@ -54,12 +54,9 @@ export function parseOrThrow(query: string): Query {
   return q;
 }
 
-/** Files up to this size are tested whole for the query's words before they are parsed; larger ones are filtered line by line. */
-const PREFILTER_MAX = 64 * 1024 * 1024;
-
 /** Plain logs from this size are read twice (facts, then events in batches) rather than once with their matching events kept. */
-let streamMin = PREFILTER_MAX;
-/** Bytes of a large log tested at once for the query's words (streamMayMatch). */
+let streamMin = 64 * 1024 * 1024;
+/** Bytes of a log tested at once for the query's words (streamMayMatch). */
 let streamChunk = 64 * 1024;
 /** Tests: the size from which a log's events are matched a batch at a time, and the chunks its words are looked for in first. */
 export function setFindStreamMin(bytes: number, chunk = 64 * 1024): void {
@@ -67,17 +64,19 @@ export function setFindStreamMin(bytes: number, chunk = 64 * 1024): void {
   streamChunk = chunk;
 }
 
-/** Whether the raw bytes of a large plain log may hold every literal, read a chunk at a time (never held whole). */
-function largeMayMatch(file: string, literals: readonly string[]): boolean {
+/** Whether the raw bytes of a plain log may hold every literal, read a chunk at a time (never held whole). */
+function bytesMayMatch(file: string, literals: readonly string[]): boolean {
   let fd: number;
+  let size: number;
   try {
-    ({ fd } = openRegular(file));
+    ({ fd, st: { size } } = openRegular(file));
   } catch (e) {
     if (e instanceof NotAFileError) return true; // read as before, which says what it is
     throw e;
   }
   try {
-    return streamMayMatch((buf, at, pos, length) => fs.readSync(fd, buf, at, length, pos), literals, streamChunk);
+    // (a small log's buffer is its size: no 64 KB each for 100,000 logs of 500 bytes)
+    return streamMayMatch((buf, at, pos, length) => fs.readSync(fd, buf, at, length, pos), literals, Math.max(1, Math.min(streamChunk, size)));
   } finally {
     fs.closeSync(fd);
   }
@@ -143,15 +142,13 @@ export function* findIn(logs: readonly string[], q: Query, index?: ContentIndex,
     let found: FindMatch[];
     try {
       const plain = !isCompressedLog(file);
-      const size = fs.statSync(file).size;
-      if (plain && needEvents && size >= streamMin) {
-        // its bytes first, as rg would: a log of gigabytes without the words is read once, not parsed twice
-        if (literals && literals.length > 0 && !largeMayMatch(file, literals)) continue;
+      // its bytes first, as rg would: a log without the words is read once, never parsed (a
+      // compressed log goes straight to the bounded reader: the test needs the text)
+      if (plain && literals && literals.length > 0 && !bytesMayMatch(file, literals)) continue;
+      if (plain && needEvents && fs.statSync(file).size >= streamMin) {
         yield* findInLarge(file, q, keepLine);
         continue;
       }
-      // the raw-bytes test needs the text: a compressed log goes straight to the (bounded) reader
-      if (literals && literals.length > 0 && plain && size <= PREFILTER_MAX && !fileMayMatch(fs.readFileSync(file), literals)) continue;
       const read = readLog(file, needEvents ? { retain: true, keepLine } : false);
       const { session } = sessionFromRead(file, read);
       if (!session) continue;

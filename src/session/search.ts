@@ -463,12 +463,13 @@ export function rawMayMatch(raw: Buffer, literals: readonly string[], start = 0,
 }
 
 /**
- * fileMayMatch over a log read a chunk at a time (a log too large to hold),
- * a prompt/blocked event's words looked for in its joined text instead of
- * taken as anything (a 1 GB log that holds two of them was parsed whole for
- * any word). Each literal is looked for in each chunk and the end of the one
- * before it (`overlap` bytes, more than any literal's bytes can span), so one
- * that spans two reads is seen whole.
+ * Whether a log's bytes, read a chunk at a time through `read` (never held
+ * whole), may hold every literal: each literal anywhere (rawMayMatch's
+ * test), or, for a prompt/blocked event, in the text its blocks run into, as
+ * the search joins them (taken as "anything", a 1 GB log that holds two of
+ * them was parsed whole for any word). Each literal is looked for in each
+ * chunk and the end of the one before it (`overlap` bytes, more than any
+ * literal's bytes can span), so one that spans two reads is seen whole.
  */
 export function streamMayMatch(read: (buf: Buffer, at: number, pos: number, length: number) => number, literals: readonly string[], chunk: number): boolean {
   if (literals.length === 0) return true;
@@ -513,10 +514,6 @@ const foldsIntoAscii = (region: Buffer, n: string): boolean => {
   return false;
 };
 
-/** rawMayMatch for a whole session file (a prompt/blocked runs its text blocks together: such a file always may). */
-export function fileMayMatch(raw: Buffer, literals: readonly string[]): boolean {
-  return raw.indexOf('prompt/blocked') >= 0 || rawMayMatch(raw, literals);
-}
 
 /**
  * For `find`: which event lines of a log must be parsed for `q` (a

@@ -1,5 +1,5 @@
 // `find` parses only the files, and in them only the event lines, whose raw
-// bytes may hold the query's words (search.ts: fileMayMatch, eventLineFilter).
+// bytes may hold the query's words (search.ts: streamMayMatch, eventLineFilter).
 // These properties hold it to the matcher: random logs, written with random
 // escapes, spacing and number spellings, and random queries give the same
 // matches as parsing every event of every file.
