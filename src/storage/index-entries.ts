@@ -202,23 +202,20 @@ export class EntryTable {
     return { entries: n, nums, shas, first, keyEnds, more: Int32Array.from(more), flags, keys: keys.join('') };
   }
 
+  /** The one writer of a row's entry (a refreshed log's; the loaded ones come as columns). */
   private put(row: number, e: Entry): void {
-    this.write(row, e.dev, e.ino, e.size, e.mtimeMs, e.ctimeMs, e.to, e.flags, parseInt(e.sha1.slice(0, 8), 16), parseInt(e.sha1.slice(8, 16), 16), e.parts);
-  }
-
-  /** The one writer of a row's entry (a loaded line's, a refreshed log's). */
-  private write(row: number, dev: number, ino: number, size: number, mtimeMs: number, ctimeMs: number, to: number, flags: number, shaHigh: number, shaLow: number, parts: readonly number[]): void {
     const b = row * WIDTH;
     const v = this.nums;
-    v[b + DEV] = dev;
-    v[b + INO] = ino;
-    v[b + SIZE] = size;
-    v[b + MTIME] = mtimeMs;
-    v[b + CTIME] = ctimeMs;
-    v[b + TO] = to;
-    this.flagBits[row] = flags;
-    this.shas[row * 2] = shaHigh;
-    this.shas[row * 2 + 1] = shaLow;
+    v[b + DEV] = e.dev;
+    v[b + INO] = e.ino;
+    v[b + SIZE] = e.size;
+    v[b + MTIME] = e.mtimeMs;
+    v[b + CTIME] = e.ctimeMs;
+    v[b + TO] = e.to;
+    this.flagBits[row] = e.flags;
+    this.shas[row * 2] = parseInt(e.sha1.slice(0, 8), 16);
+    this.shas[row * 2 + 1] = parseInt(e.sha1.slice(8, 16), 16);
+    const parts = e.parts;
     this.first[row] = parts.length > 0 ? parts[0] : -1;
     if (parts.length > 1) this.more.set(row, [...parts]);
     else this.more.delete(row);
