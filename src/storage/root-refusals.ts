@@ -80,10 +80,11 @@ export class RootShapes {
    */
   addSession(file: string, s: Pick<Session, 'header' | 'id' | 'facts'>, sameId: () => readonly Pick<Session, 'file' | 'header'>[]): void {
     this.add(file);
+    const layout = layoutOf(file);
     // a log of rc.8's era outside its places: rc.8's list of the folder above its folder
     // reads that folder as a project and fails on the flat file (listSessionDirs)
-    if (layoutOf(file) === 'flat' && eraOf({ header: s.header, facts: s.facts, file }) === 'rc8') this.shape(path.dirname(path.dirname(file))).rc8 = true;
-    if (layoutOf(file) !== 'rc8-harness' || generationOf(path.basename(file)) !== 0 || !listsHeader(s.header)) return;
+    if (layout === 'flat' && eraOf({ header: s.header, facts: s.facts, file }) === 'rc8') this.shape(path.dirname(path.dirname(file))).rc8 = true;
+    if (layout !== 'rc8-harness' || generationOf(path.basename(file)) !== 0 || !listsHeader(s.header)) return;
     const root = rc8RootOf(file);
     const shape = this.shape(root);
     const list = (shape.list ??= {});

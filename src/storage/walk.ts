@@ -2,7 +2,7 @@
 // symlinked folders (no loops, nothing outside the root).
 import fs from 'node:fs';
 import path from 'node:path';
-import { compareInFolder } from './generations.js';
+import { sortInFolder } from './generations.js';
 import { isSessionFileName } from './layout.js';
 import { displayName, errorText, fsPath, kindOf } from './open-file.js';
 
@@ -266,7 +266,7 @@ export function* iterateSessionFiles(root: string, onSkip?: OnSkip, onFolder?: (
         return false;
       });
       // a folder's generation files highest first: the current one is read, the older only listed
-      batch.push(...ok.map((f) => f.path).sort(compareInFolder));
+      batch.push(...sortInFolder(ok.map((f) => f.path)));
       dirs.push(...[...sub].sort().reverse());
     }
     yield* batch;

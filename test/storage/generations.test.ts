@@ -2,7 +2,8 @@
 // per-folder bookkeeping that keeps one session per folder.
 import { describe, expect, it } from 'vitest';
 import { generationName, generationOf } from '../../src/session/generation-name.js';
-import { compareInFolder, currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, type GenerationMap } from '../../src/storage/generations.js';
+import fc from 'fast-check';
+import { compareInFolder, currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, sortInFolder, type GenerationMap } from '../../src/storage/generations.js';
 
 describe('generation names', () => {
   it.each([
@@ -47,5 +48,18 @@ describe('per-folder generations', () => {
     expect(g.size).toBe(0);
     const names = ['a.jsonl', 'session.jsonl', 'session.v10.jsonl', 'session.v2.jsonl', 'session.1.jsonl'].map((n) => `${d}/${n}`);
     expect(names.sort(compareInFolder).map((f) => f.slice(d.length + 1))).toEqual(['session.v10.jsonl', 'session.v2.jsonl', 'session.jsonl', 'a.jsonl', 'session.1.jsonl']);
+  });
+  it('sortInFolder orders any folder as compareInFolder does', () => {
+    const name = fc.oneof(
+      fc.constantFrom('session.jsonl', 'session.jsonl.zstd', 'session.v0.jsonl', 'session.v03.jsonl', 'Session.jsonl', 'a.jsonl', 'session.jsonl.tmp'),
+      fc.integer({ min: 1, max: 20 }).chain((v) => fc.constantFrom(`session.v${v}.jsonl`, `session.v${v}.jsonl.zstd`)),
+      fc.string({ minLength: 1, maxLength: 6 }).map((s) => s.replaceAll('/', '_') + '.jsonl'),
+    );
+    fc.assert(
+      fc.property(fc.uniqueArray(name, { maxLength: 12 }), (names) => {
+        const files = names.map((n) => `${d}/${n}`);
+        expect(sortInFolder([...files])).toEqual([...files].sort(compareInFolder));
+      }),
+    );
   });
 });
