@@ -388,7 +388,8 @@ export function catalogSource(identity: CatalogIdentity, entries: Iterator<Write
       add(it.value, parts);
       if ((k & 63) === 0 && (full() || sliceBytes >= SLICE_BYTES)) {
         takeCopy(parts);
-        return Buffer.concat(parts);
+        // (entries without a snapshot give no bytes until the columns: an empty buffer would end the body)
+        if (parts.length > 0) return Buffer.concat(parts);
       }
     }
     takeCopy(parts);

@@ -38,6 +38,16 @@ const snapshotOf = (cat: Catalog, i: number): string => {
 };
 
 describe('catalog file', () => {
+  it('writes entries without snapshots in slices (refused files): a slice with no bytes yet does not end the body', () => {
+    const file = path.join(tmpDir('dsh-catalog-'), 'c.facts');
+    write(file, Array.from({ length: 300 }, (_, i) => entry(i)), [], 3);
+    const cat = open(file);
+    expect(cat.size).toBe(300);
+    for (let i = 0; i < 300; i++) expect(cat.num(i, NUM.snapLen)).toBe(0);
+    expect(cat.transient(299, TRANSIENT.head)).toBe('{"id":"s299"}');
+    fs.closeSync(cat.fd);
+  });
+
   it('reads back what was written: numbers, strings, snapshots, folders', () => {
     const file = path.join(tmpDir('dsh-catalog-'), 'c.facts');
     // (enough entries that each column is written in several chunks)
