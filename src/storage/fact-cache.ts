@@ -265,7 +265,7 @@ export class FactCache {
   lookup(file: string, ahead?: StatAhead): CacheHit | undefined {
     this.lookups++;
     const cat = this.cat;
-    const slot = cat?.slots.get(this.keyOf(file));
+    const slot = cat?.slotOf(this.keyOf(file));
     if (slot === undefined) return undefined;
     const st = ahead?.take(file) ?? statOf(file);
     if (!st || !st.isFile) return undefined;
@@ -335,7 +335,7 @@ export class FactCache {
       for (const [file, src] of files) {
         if (src.older) continue;
         const key = this.keyOf(file);
-        const slot = cat?.slots.get(key);
+        const slot = cat?.slotOf(key);
         if (slot !== undefined && seen) seen[slot] = 1;
         if (slot !== undefined && this.used[slot] === 1 && entryHasStat(cat!, slot, src.stat)) {
           kept++;

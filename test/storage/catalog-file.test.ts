@@ -48,6 +48,28 @@ describe('catalog file', () => {
     fs.closeSync(cat.fd);
   });
 
+  it('finds each key in any order: in the written order by its cursor, past deleted files, and a new key or another order by the map', () => {
+    const file = path.join(tmpDir('dsh-catalog-'), 'c.facts');
+    write(file, Array.from({ length: 300 }, (_, i) => entry(i, { snapshot: `[${i}]` })), ['D"a"\t[1]'], 1);
+    const key = (i: number) => `dir/${i}.jsonl`;
+    // in order, with runs of deleted files shorter and longer than the cursor's reach
+    const inOrder = open(file);
+    for (let i = 0; i < 300; i++) if (i % 50 < 40) expect(inOrder.slotOf(key(i))).toBe(i);
+    expect(inOrder.slotOf('dir/new.jsonl')).toBeUndefined();
+    for (let i = 299; i >= 0; i -= 7) expect(inOrder.slotOf(key(i))).toBe(i);
+    fs.closeSync(inOrder.fd);
+    // a key that is a prefix of the one at the cursor, or has it as a prefix, is not it
+    const near = open(file);
+    expect(near.slotOf('dir/0.json')).toBeUndefined();
+    expect(near.slotOf('dir/0.jsonlx')).toBeUndefined();
+    expect(near.slotOf(key(0))).toBe(0);
+    fs.closeSync(near.fd);
+    // backwards from the start
+    const backwards = open(file);
+    for (let i = 299; i >= 0; i--) expect(backwards.slotOf(key(i))).toBe(i);
+    fs.closeSync(backwards.fd);
+  });
+
   it('reads back what was written: numbers, strings, snapshots, folders', () => {
     const file = path.join(tmpDir('dsh-catalog-'), 'c.facts');
     // (enough entries that each column is written in several chunks)
@@ -58,7 +80,7 @@ describe('catalog file', () => {
     expect(cat.stamp).toBe(42);
     expect(cat.folderLines).toEqual(['D"a"\t[1]', 'D"b"\t[2]']);
     for (let i = 0; i < 5000; i++) {
-      expect(cat.slots.get(`dir/${i}.jsonl`)).toBe(i);
+      expect(cat.slotOf(`dir/${i}.jsonl`)).toBe(i);
       for (const f of Object.values(NUM)) if (f !== NUM.snapAt && f !== NUM.snapLen) expect(cat.num(i, f)).toBe(entries[i].nums[f]);
       expect(cat.entry(i).kept).toEqual(entries[i].kept);
       expect(cat.transient(i, TRANSIENT.head)).toBe(`{"id":"s${i}"}`);
