@@ -26,6 +26,7 @@ import { HOT_FOLDERS } from './storage/watcher.js';
 import { attachCache, newRootIndex } from './storage/load-root.js';
 import { FindingsCache } from './storage/findings-cache.js';
 import { ContentIndex } from './storage/content-index.js';
+import { isProjectFolderName } from './storage/layout.js';
 import { scanRoot, type ScanProgress } from './storage/scan.js';
 import { initDecoder } from './storage/zstd-frames.js';
 import { initEncoder } from './storage/zstd-encode.js';
@@ -176,7 +177,7 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
 /** A harness root holds project folders: `--<project>--` (rc.8), `cwd-<hash>` (RFC era) or `_no-cwd`. */
 function isHarnessRoot(dir: string): boolean {
   try {
-    return fs.readdirSync(dir).some((n) => /^--.*--$/.test(n) || /^cwd-[0-9a-f]{12}$/.test(n) || n === '_no-cwd');
+    return fs.readdirSync(dir).some(isProjectFolderName);
   } catch {
     return false;
   }

@@ -15,25 +15,49 @@ export function isSessionFileName(name: string): boolean {
 }
 
 export function layoutOf(file: string): Layout {
-  // the last three segments of a plain path found from the end; anything else through path (a trailing
-  // or doubled '/': its basename rules). Asked for every session the list shows and twice more per
-  // session by the root's refusals at a scan's end (100,000 sessions: 60 ms of a warm start when each
-  // call cut three strings and ran two patterns), so a segment is cut only when its test needs it.
+  // asked for every session the list shows and three times more for it by its verdicts, one
+  // after the other (100,000 sessions: ~90 ms of a warm start when each call cut three strings
+  // and ran two patterns): the last answer is kept, and a path is read in place
+  if (file === last.file) return last.layout;
+  last.layout = layoutFound(file);
+  last.file = file;
+  return last.layout;
+}
+const last: { file: string | undefined; layout: Layout } = { file: undefined, layout: 'flat' };
+
+function layoutFound(file: string): Layout {
+  // the last three segments of a plain path, found from the end and tested where they are
   const a = file.lastIndexOf('/');
   const b = a > 0 ? file.lastIndexOf('/', a - 1) : -1;
-  const plain = b >= 0 && a < file.length - 1 && !file.includes('//') && path.sep === '/';
-  const segment = (n: 1 | 2 | 3): string => {
-    if (!plain) return path.basename(n === 1 ? file : n === 2 ? path.dirname(file) : path.dirname(path.dirname(file)));
-    return n === 1 ? file.slice(a + 1) : n === 2 ? file.slice(b + 1, a) : file.slice(b > 0 ? file.lastIndexOf('/', b - 1) + 1 : 0, b);
-  };
+  if (b >= 0 && a < file.length - 1 && !file.includes('//') && path.sep === '/') return layoutAt(file, b, a);
+  // anything else (a trailing or doubled '/', another separator): path's segments, joined plainly
+  const dir = path.dirname(file);
+  const plain = `${path.basename(path.dirname(dir))}/${path.basename(dir)}/${path.basename(file)}`;
+  return layoutAt(plain, plain.indexOf('/'), plain.lastIndexOf('/'));
+}
+
+/** The layout of `s`, whose file name follows its '/' at `a` and whose folder name follows the one at `b`. */
+function layoutAt(s: string, b: number, a: number): Layout {
   // rc.8 and later: <root>/--<project>--/<id>/session[.vN].jsonl[.zstd], or under <root>/_no-cwd/<id>/
-  if ((!plain || file.startsWith('session', a + 1)) && generationOf(segment(1)) !== undefined) {
-    const grand = segment(3);
+  if (s.startsWith('session', a + 1) && generationOf(s.slice(a + 1)) !== undefined) {
+    const grand = s.slice(b > 0 ? s.lastIndexOf('/', b - 1) + 1 : 0, b);
     if (/^--.*--$/.test(grand) || grand === '_no-cwd') return 'rc8-harness';
   }
-  const dir = segment(2);
-  if (/^cwd-[0-9a-f]{12}$/.test(dir) || dir === '_no-cwd') return 'v0-harness';
-  return 'flat';
+  return isV0Folder(s, b + 1, a) ? 'v0-harness' : 'flat';
+}
+
+/** Whether `name` is a harness project folder's: `--<project>--` (rc.8), `cwd-<hash>` (RFC era) or `_no-cwd`. */
+export const isProjectFolderName = (name: string): boolean => /^--.*--$/.test(name) || isV0Folder(name, 0, name.length);
+
+/** Whether s[from, to) names a v0 harness folder: cwd-<12 lowercase hex digits> (cwdFolder), or _no-cwd. */
+function isV0Folder(s: string, from: number, to: number): boolean {
+  if (to - from === 7) return s.startsWith('_no-cwd', from);
+  if (to - from !== 16 || !s.startsWith('cwd-', from)) return false;
+  for (let i = from + 4; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
 }
 
 export const cwdFolder = (cwd: string | undefined): string =>

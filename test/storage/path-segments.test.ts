@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { isRc8LayoutPath } from '../../src/session/era.js';
 import { generationOf } from '../../src/session/generation-name.js';
 import { encodeSegment } from '../../src/storage/id-encoding.js';
-import { layoutOf } from '../../src/storage/layout.js';
+import { isProjectFolderName, layoutOf } from '../../src/storage/layout.js';
 
 function layoutPlain(file: string): string {
   const base = path.basename(file);
@@ -36,7 +36,7 @@ function encodePlain(id: string): string {
   return out;
 }
 
-const segment = fc.constantFrom('', '.', '..', 'x', 'root', '--proj--', '--a-b--', '_no-cwd', 'cwd-0123456789ab', 'cwd-xyz', 's1', 'session.jsonl', 'session.v2.jsonl', 'session.v4.jsonl.zstd', 'id.jsonl', 'a b');
+const segment = fc.constantFrom('', '.', '..', 'x', 'root', '--proj--', '--a-b--', '_no-cwd', 'cwd-0123456789ab', 'cwd-fedcba987654', 'cwd-0123456789AB', 'cwd-0123456789abc', 'cwd-0123456789a', 'cwd-0123456789ag', 'cwd-0123456789a/', 'xwd-0123456789ab', '_no-cwdx', '--\n--', 'cwd-xyz', 'sessions.jsonl', 's1', 'session.jsonl', 'session.v2.jsonl', 'session.v4.jsonl.zstd', 'id.jsonl', 'a b');
 const paths = fc.tuple(fc.boolean(), fc.array(fc.tuple(segment, fc.constantFrom('/', '\\', '//')), { maxLength: 6 }), segment, fc.boolean()).map(
   ([lead, parts, last, trail]) => (lead ? '/' : '') + parts.map(([s, sep]) => s + sep).join('') + last + (trail ? '/' : ''),
 );
@@ -54,6 +54,15 @@ describe('path segments found from the end', () => {
       expect(layoutOf(p)).toBe(layoutPlain(p));
       expect(isRc8LayoutPath(p)).toBe(rc8PathPlain(p));
     }
+  });
+
+  it('isProjectFolderName answers as its plain form on any name', () => {
+    fc.assert(
+      fc.property(fc.oneof(segment, fc.string({ unit: fc.constantFrom('c', 'w', 'd', '-', '0', 'a', 'f', 'g', 'A', '_', 'n', 'o', '\n') })), (n) => {
+        expect(isProjectFolderName(n)).toBe(/^--.*--$/.test(n) || /^cwd-[0-9a-f]{12}$/.test(n) || n === '_no-cwd');
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('encodeSegment answers as its plain form on any id', () => {
