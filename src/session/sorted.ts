@@ -1,13 +1,18 @@
 // Binary search over things in order (segments, nodes, rows' first indexes).
 
-/** The last index in [0, length) whose value is at or before `x` (values in order, `valueAt` reads one); -1 when none is. */
-export function lastAtOrBefore(length: number, valueAt: (i: number) => number, x: number): number {
-  let lo = -1;
-  let hi = length - 1;
+/** The first index in [0, length) whose element is not before the one looked for (`before(i)`: elements in order), `length` when none is. */
+export function firstNotBefore(length: number, before: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = length;
   while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (valueAt(mid) <= x) lo = mid;
-    else hi = mid - 1;
+    const mid = (lo + hi) >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
   }
   return lo;
+}
+
+/** The last index in [0, length) whose value is at or before `x` (values in order, `valueAt` reads one); -1 when none is. */
+export function lastAtOrBefore(length: number, valueAt: (i: number) => number, x: number): number {
+  return firstNotBefore(length, (i) => valueAt(i) <= x) - 1;
 }

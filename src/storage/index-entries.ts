@@ -13,6 +13,7 @@
 // the segments) its trigrams went into.
 
 import type { ManifestColumns } from './index-manifest.js';
+import { firstNotBefore } from '../session/sorted.js';
 
 /** Bits of an entry's flags (the manifest's): the log may hide a word from its trigrams; its stat was taken too close to a change to be trusted. */
 export const ALWAYS = 1;
@@ -86,14 +87,8 @@ export class EntryTable {
     if (this.byFile !== undefined) return this.byFile.get(file) ?? this.added.get(file);
     // the loaded rows by a binary search (a map of 100,000 paths was ~95 ms to build: a search asks once a log, in order, by a cursor)
     const files = this.files;
-    let lo = 0;
-    let hi = this.loaded;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (files[mid] < file) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < this.loaded && files[lo] === file ? lo : this.added.get(file);
+    const at = firstNotBefore(this.loaded, (row) => files[row] < file);
+    return at < this.loaded && files[at] === file ? at : this.added.get(file);
   }
 
   /**
