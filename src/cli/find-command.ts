@@ -64,19 +64,23 @@ export function setFindStreamMin(bytes: number, chunk = 64 * 1024): void {
   streamChunk = chunk;
 }
 
-/** Whether the raw bytes of a plain log may hold every literal, read a chunk at a time (never held whole). */
-function bytesMayMatch(file: string, literals: readonly string[]): boolean {
+/**
+ * Whether the raw bytes of a plain log may hold every literal, read a chunk
+ * at a time (never held whole): false when they cannot, else the log's size
+ * as opened (undefined: not a regular file, read as before, which says what it is).
+ */
+function bytesMayMatch(file: string, literals: readonly string[]): false | { size?: number } {
   let fd: number;
   let size: number;
   try {
     ({ fd, st: { size } } = openRegular(file));
   } catch (e) {
-    if (e instanceof NotAFileError) return true; // read as before, which says what it is
+    if (e instanceof NotAFileError) return {};
     throw e;
   }
   try {
     // (a small log's buffer is its size: no 64 KB each for 100,000 logs of 500 bytes)
-    return streamMayMatch((buf, at, pos, length) => fs.readSync(fd, buf, at, length, pos), literals, Math.max(1, Math.min(streamChunk, size)));
+    return streamMayMatch((buf, at, pos, length) => fs.readSync(fd, buf, at, length, pos), literals, Math.max(1, Math.min(streamChunk, size))) && { size };
   } finally {
     fs.closeSync(fd);
   }
@@ -144,8 +148,9 @@ export function* findIn(logs: readonly string[], q: Query, index?: ContentIndex,
       const plain = !isCompressedLog(file);
       // its bytes first, as rg would: a log without the words is read once, never parsed (a
       // compressed log goes straight to the bounded reader: the test needs the text)
-      if (plain && literals && literals.length > 0 && !bytesMayMatch(file, literals)) continue;
-      if (plain && needEvents && fs.statSync(file).size >= streamMin) {
+      const tested = plain && literals && literals.length > 0 ? bytesMayMatch(file, literals) : {};
+      if (!tested) continue;
+      if (plain && needEvents && (tested.size ?? fs.statSync(file).size) >= streamMin) {
         yield* findInLarge(file, q, keepLine);
         continue;
       }
