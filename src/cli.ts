@@ -15,9 +15,7 @@ import { folderProblem, folderState, looksLikePath } from './cli/folder-arg.js';
 import { useColor } from './cli/format.js';
 import { parseCommandLine } from './cli/options.js';
 import { cacheDir, cacheUsage, clearCache } from './storage/fact-cache.js';
-import { loadRootSync } from './storage/load-root.js';
-import { initDecoder } from './storage/zstd-frames.js';
-import { initEncoder } from './storage/zstd-encode.js';
+import { loadRoot } from './storage/load-root.js';
 import { sanitizeInline } from './view/text/sanitize.js';
 
 export const USAGE = `dsh-browse — browse and fork dsh session logs
@@ -262,8 +260,7 @@ export async function main(argv: string[]): Promise<number> {
     return runSimulate(rootFor(cmd, values.dir).dir, args);
   }
   const { dir } = rootFor(cmd, values.dir);
-  await Promise.all([initDecoder(), initEncoder()]); // WebAssembly zstd: the decoder for session.jsonl.zstd, the encoder for a fork into a compressed root (~20 ms)
-  const index = loadRootSync(dir, { cache: !values['no-cache'] });
+  const index = await loadRoot(dir, { cache: !values['no-cache'] });
   if (index.cacheNote && process.env.DSH_BROWSE_DEBUG) process.stderr.write(`dsh-browse: ${sanitizeInline(index.cacheNote)}\n`);
   const abs = (p: string) => path.resolve(p);
   switch (cmd) {

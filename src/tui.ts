@@ -28,8 +28,6 @@ import { FindingsCache } from './storage/findings-cache.js';
 import { ContentIndex } from './storage/content-index.js';
 import { isProjectFolderName } from './storage/layout.js';
 import { scanRoot, type ScanProgress } from './storage/scan.js';
-import { initDecoder } from './storage/zstd-frames.js';
-import { initEncoder } from './storage/zstd-encode.js';
 import { collectUnderPressure, collectWhenQuiet } from './quiet-gc.js';
 import { milestone, traceCollections } from './trace.js';
 
@@ -53,7 +51,6 @@ export async function runTui(dir: string, opts: TuiOptions = {}): Promise<number
   }
   milestone('tui');
   traceCollections();
-  await Promise.all([initDecoder(), initEncoder()]); // WebAssembly zstd, before any session.jsonl.zstd is read or written (~20 ms)
   const index = newRootIndex(dir);
   // unchanged files come from the fact cache; it is rewritten once, when the first scan ends
   if (!opts.noCache) attachCache(index);

@@ -23,6 +23,7 @@ import { statAheadOf, type StatAhead } from '../storage/stat-ahead.js';
 import { ContentIndex } from '../storage/content-index.js';
 import { trigramsOf } from '../session/trigrams.js';
 import { isCompressedLog } from '../storage/zstd-log.js';
+import { zstdFor } from '../storage/zstd-codecs.js';
 import { NotAFileError, openRegular } from '../storage/open-file.js';
 import { batched } from './batched.js';
 import { UsageError, writePieces, type Out } from './commands.js';
@@ -210,6 +211,7 @@ export async function cmdFind(dir: string, query: string, out: Out, opts: { cach
   const root = path.resolve(dir);
   const cached = opts.cache !== false;
   const logs = findLogs(dir, cached ? { root, dir: cacheDir() } : undefined);
+  await zstdFor(logs);
   // a kept index checks every log by its stat: they start on a worker thread now, while its manifest is read
   const kept = cached && indexTrigrams(q) !== undefined && fs.existsSync(ContentIndex.fileFor(root) ?? '');
   const ahead = kept ? statAheadOf(logs, logs.length) : undefined;

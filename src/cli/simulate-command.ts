@@ -1,15 +1,12 @@
 import { isSessionForkError } from '../session/errors.js';
-import { loadRootSync } from '../storage/load-root.js';
+import { loadRoot } from '../storage/load-root.js';
 import { simulate } from '../storage/simulate.js';
-import { initDecoder } from '../storage/zstd-frames.js';
-import { initEncoder } from '../storage/zstd-encode.js';
 import { UsageError } from './commands.js';
 import { takenIdReason, type SimulateArgs } from './simulate-options.js';
 
 export async function runSimulate(dir: string, o: SimulateArgs): Promise<number> {
   if (o.id !== undefined) {
-    await Promise.all([initDecoder(), initEncoder()]); // the root may hold compressed logs
-    const why = takenIdReason(loadRootSync(dir), dir, o.id);
+    const why = takenIdReason(await loadRoot(dir), dir, o.id);
     if (why !== undefined) throw new UsageError(why);
   }
   const ac = new AbortController();

@@ -10,6 +10,7 @@ import { errorText, openRegular } from './open-file.js';
 import { watchRoot, type FileChange, type RootWatcher } from './watcher.js';
 import type { EarlyWatches } from './early-watches.js';
 import { feedAppendedZstd, isCompressedLog } from './zstd-log.js';
+import { loadZstd, zstdSettled } from './zstd-codecs.js';
 
 export interface FollowOptions {
   /** a human message for the status line (mode changes, replaced files) */
@@ -155,6 +156,15 @@ export function followRoot(index: RootIndex, opts: FollowOptions = {}): Follower
   const resume = new Map<string, FileChange>();
   let resumeTimer: NodeJS.Immediate | undefined;
   const apply = (changes: FileChange[]) => {
+    // a compressed log's changes wait for the WebAssembly zstd (zstd-codecs.ts), in their order: the first in a root of plain logs loads it
+    if (!zstdSettled() && changes.some((c) => isCompressedLog(c.file))) {
+      const later = changes.filter((c) => isCompressedLog(c.file));
+      void loadZstd().then(() => {
+        if (!closed) apply(later);
+      });
+      changes = changes.filter((c) => !isCompressedLog(c.file));
+      if (changes.length === 0) return;
+    }
     const until = performance.now() + APPLY_BUDGET_MS;
     const pause = () => performance.now() > until;
     // the store's listeners hear of the batch once (a thousand new files from a fleet of subagents: one emit, not a thousand)

@@ -14,6 +14,7 @@ import type { StatAhead } from './stat-ahead.js';
 import { iterateSessionFiles, listSessionFiles, probe, type Skip } from './walk.js';
 import { currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
 import { NotAFileError, errorText } from './open-file.js';
+import { zstdFor } from './zstd-codecs.js';
 
 export interface FileEntry extends FileStat {
   /** bytes after the last complete line */
@@ -347,11 +348,31 @@ export interface LoadOptions {
 }
 
 export function loadRootSync(root: string, opts: LoadOptions = {}): RootIndex {
+  const { index, files } = walkRoot(root, opts);
+  readRoot(index, files);
+  return index;
+}
+
+/** loadRootSync, with the WebAssembly zstd loaded first when the root holds a compressed log (zstd-codecs.ts). */
+export async function loadRoot(root: string, opts: LoadOptions = {}): Promise<RootIndex> {
+  const { index, files } = walkRoot(root, opts);
+  await zstdFor(files);
+  readRoot(index, files);
+  return index;
+}
+
+/** A new index of `root` with its cache attached, and the root's session files in path order. */
+function walkRoot(root: string, opts: LoadOptions): { index: RootIndex; files: string[] } {
   const index = newRootIndex(root);
   if (!fs.statSync(index.root).isDirectory()) throw new Error(`${root} is not a directory`);
   if (opts.cache) attachCache(index, opts.cache === true ? {} : opts.cache);
   // the walk of listSessionFiles, with the cache's folder listings (an unchanged folder is not listed again)
   const files = [...iterateSessionFiles(index.root, (s) => recordSkip(index, s), undefined, index.cache?.listings)].sort();
+  return { index, files };
+}
+
+/** Reads `files` into the index (from its cache where unchanged), then saves the cache. */
+function readRoot(index: RootIndex, files: string[]): void {
   const ahead = index.cache?.statAhead(files);
   try {
     for (const f of ahead?.files() ?? files) indexFileSafe(index, f, ahead);
@@ -359,7 +380,6 @@ export function loadRootSync(root: string, opts: LoadOptions = {}): RootIndex {
     ahead?.close();
   }
   saveCache(index, true);
-  return index;
 }
 
 /** Gives the index a fact cache: later reads of unchanged files come from it. */

@@ -11,6 +11,8 @@ import { indexFileStepped, recordSkip, saveCacheAsync, type IndexStep, type Root
 import { iterateSessionFiles, type FolderWatches } from './walk.js';
 import { partialSession } from './partial-listing.js';
 import type { StatAhead } from './stat-ahead.js';
+import { loadZstd, zstdSettled } from './zstd-codecs.js';
+import { isCompressedLog } from './zstd-log.js';
 
 export interface ScanProgress {
   done: number;
@@ -88,6 +90,13 @@ async function scanWith(index: RootIndex, opts: ScanOptions, files: Iterable<str
     index.store.hold();
     try {
       do {
+        // the first compressed log waits for the WebAssembly zstd (zstd-codecs.ts), the loop free meanwhile
+        if (!zstdSettled() && isCompressedLog(next.value)) {
+          index.store.release();
+          await loadZstd();
+          index.store.hold();
+          until = performance.now() + budget;
+        }
         // A multi-GB file with no newline is skipped through in steps, with
         // the loop free for keys in between (never a long block on the key path).
         const more = indexFileStepped(index, next.value, pause, ahead);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { followRoot, type Follower } from '../../src/storage/follow.js';
-import { allDiagnostics, loadRootSync } from '../../src/storage/load-root.js';
+import { allDiagnostics, loadRoot, loadRootSync } from '../../src/storage/load-root.js';
 import { readLog, startReadLog } from '../../src/storage/session-file.js';
 import { encodeStoredFrame, initDecoder, scanFrames, useWasmDecoder, wasmDecoderReady, xxh64 } from '../../src/storage/zstd-frames.js';
 import { decodedText, decodeZstdLog } from '../../src/storage/zstd-stream.js';
@@ -192,10 +192,10 @@ describe.skipIf(!hasZstd)('reading compressed logs', () => {
     expect(s.diagnostics.map((d) => d.code)).toEqual(['ZSTD_CORRUPT']);
   });
 
-  it('follows a compressed session live: a new frame appended shows its events', () => {
+  it('follows a compressed session live: a new frame appended shows its events', async () => {
     const root = tmpDir();
     const file = compressedSession(root, [lines(T1)]);
-    const idx = loadRootSync(root);
+    const idx = await loadRoot(root); // as the app loads a root: its compressed log loads the WebAssembly zstd first
     const s = idx.store.get(file)!;
     expect(s.length).toBe(7);
     follower = followRoot(idx, { forcePolling: true, pollIntervalMs: 1_000_000 });
@@ -207,12 +207,12 @@ describe.skipIf(!hasZstd)('reading compressed logs', () => {
     expect(live.facts.turns).toBe(2);
     expect(live.events).toEqual(loadRootSync(root).store.get(file)!.events);
   });
-  it('follows a large compressed session by decoding only its new frames; a torn frame written again is read again whole', () => {
+  it('follows a large compressed session by decoding only its new frames; a torn frame written again is read again whole', async () => {
     setSeekStep(1); // every log's map kept, as a large one's is
     try {
       const root = tmpDir();
       const file = compressedSession(root, [lines(T1)]);
-      const idx = loadRootSync(root);
+      const idx = await loadRoot(root);
       const s = idx.store.get(file)!;
       const reader = s.log;
       follower = followRoot(idx, { forcePolling: true, pollIntervalMs: 1_000_000 });
