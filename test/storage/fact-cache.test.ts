@@ -13,6 +13,7 @@ import { FactCache, RACY_MS, cacheFileFor, factShortKeys } from '../../src/stora
 import { AuditIndex } from '../../src/session/audit-index.js';
 import { emptyFacts } from '../../src/session/log-facts.js';
 import { RootModel } from '../../src/view/app/root-model.js';
+import { ITEM_FIELDS } from '../../src/view/sessions/session-list.js';
 import { applyChange } from '../../src/storage/follow.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
 import { scanRoot } from '../../src/storage/scan.js';
@@ -113,7 +114,7 @@ describe('a warm run equals a --no-cache run', () => {
       }
       const m = new RootModel(index.store, audit);
       m.sync();
-      return m.all().map((i) => ({ ...i }));
+      return m.all().map((i) => Object.fromEntries(ITEM_FIELDS.map((k) => [k, i[k]]))); // what each item shows
     };
     const cold = modelOf(plain);
     const items = modelOf(warm);

@@ -13,7 +13,8 @@ import { problemRows, worstBySession } from '../../src/session/problems.js';
 import type { Session } from '../../src/session/session.js';
 import { memorySession, SessionStore } from '../../src/session/store.js';
 import { RootModel } from '../../src/view/app/root-model.js';
-import { ItemRows, sortSessions } from '../../src/view/sessions/session-list.js';
+import { ITEM_FIELDS, ItemRows, sortSessions } from '../../src/view/sessions/session-list.js';
+import { fullGc } from '../../src/quiet-gc.js';
 
 const IDS = ['a', 'b', 'c', 'd'];
 
@@ -63,8 +64,9 @@ function appendTo(s: Session, close: boolean): void {
   if (close && f.openTurn !== null) push('turn/end', { turn: f.openTurn, reason: { kind: 'completed' } });
 }
 
-/** What a model says about every session, comparable with toEqual. */
-const itemsOf = (m: RootModel) => [...m.all()].sort((a, b) => (a.key < b.key ? -1 : 1));
+/** What a model shows of every session (each field of its item), comparable with toEqual. */
+const itemsOf = (m: RootModel) =>
+  [...m.all()].sort((a, b) => (a.key < b.key ? -1 : 1)).map((i) => Object.fromEntries(ITEM_FIELDS.map((k) => [k, i[k]])));
 
 describe('the root model, kept current from what changed', () => {
   it('equals a model built from scratch, and its badges equal the Problems rows, after any changes (also taken in steps)', () => {
@@ -140,5 +142,27 @@ describe('the root model, kept current from what changed', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('keeps an item that shows the same when its session is read again, and lets the old session go', async () => {
+    const store = new SessionStore();
+    const model = new RootModel(store);
+    let first: Session | undefined = make('a', undefined, false, 1000);
+    const file = first.file!;
+    store.add(first);
+    model.sync();
+    const item = model.get(file)!;
+    const old = new WeakRef(first);
+    const again = make('a', undefined, false, 1000);
+    (again as { file?: string }).file = file;
+    store.add(again); // the same log read again: a new session, the same list fields
+    first = undefined;
+    model.sync();
+    expect(model.get(file)).toBe(item); // no order is merged for it
+    expect(item.title).toBe(again.facts.title);
+    // the item holds the new session, not the old one (with its events)
+    await new Promise((resolve) => setTimeout(resolve, 0)); // (a WeakRef keeps its target until the job ends)
+    fullGc(false)!();
+    expect(old.deref()).toBeUndefined();
   });
 });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sessionSummary } from '../../src/cli/commands.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
+import { foldEvent } from '../../src/session/log-facts.js';
 import { cleanupTmp, evs, hdr, tmpDir, turnRows, writeLog } from '../support/fixtures.js';
 import {
   ageText,
@@ -133,6 +134,19 @@ describe('rows', () => {
     const gapped = rowOf(listItemOf(store.get('g')!), 0, NOW);
     expect(gapped).toMatchObject({ badge: 'seq gap ⚠1', forkable: false });
     expect(sessionSummary(store.get('g')!)).toMatchObject({ state: 'at-boundary', forkable: false });
+    cleanupTmp();
+  });
+  it('an item shows its session as it was when built: a log that grows in place changes the session, not the item', () => {
+    const dir = tmpDir();
+    const file = writeLog(path.join(dir, 'p', 's.jsonl'), hdr('s', { cwd: '/w' }), evs(...turnRows(1)));
+    const { store } = loadRootSync(dir);
+    const s = store.get(file)!;
+    const before = listItemOf(s);
+    const shown = { turns: before.turns, events: before.events, state: before.state, lastEventTime: before.lastEventTime, id: before.id, cwd: before.cwd, createdAt: before.createdAt };
+    for (const e of evs(...turnRows(1), ...turnRows(2)).slice(7, 9)) foldEvent(s.log.facts, e); // a turn opened, as an append folds it
+    expect(s.facts.turns).toBe(2);
+    expect({ turns: before.turns, events: before.events, state: before.state, lastEventTime: before.lastEventTime, id: before.id, cwd: before.cwd, createdAt: before.createdAt }).toEqual(shown);
+    expect(listItemOf(s)).toMatchObject({ turns: 2, state: 'open-turn' });
     cleanupTmp();
   });
   it('marks children: ◆ fork, ◇ spawn', () => {

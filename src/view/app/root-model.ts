@@ -17,7 +17,7 @@ import { SessionStore } from '../../session/store.js';
 import { layoutOf } from '../../storage/layout.js';
 import { resumeVerdict } from '../../storage/resume.js';
 import { rootRefusalOf } from '../../storage/root-refusals.js';
-import { activity, byOrder, ListStats, listItemOf, type SessionListItem, type SortOrder } from '../sessions/session-list.js';
+import { activity, byOrder, ITEM_FIELDS, ListStats, listItemOf, type ListItem, type SessionListItem, type SortOrder } from '../sessions/session-list.js';
 
 const keyOf = SessionStore.keyOf;
 const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
@@ -26,7 +26,7 @@ const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
 type FlatOrder = Exclude<SortOrder, 'threaded'>;
 
 export class RootModel {
-  private readonly items = new Map<string, SessionListItem>();
+  private readonly items = new Map<string, ListItem>();
   /** parent id -> keys of the sessions naming it (their parent link changes with that id's sessions) */
   private readonly children = new Map<string, Set<string>>();
   private storeAt = -1;
@@ -194,7 +194,10 @@ export class RootModel {
     // nothing it shows changed (the audit found nothing new, an append that moved no fact): the same
     // object stays, so no order is merged again and no row rebuilt (after the scan of 100,000
     // sessions, the audit's notes replaced every item once more: a 100k merge per frame)
-    if (item && before && sameItem(item, before)) return;
+    if (item && before && sameItem(item, before)) {
+      before.adopt(item);
+      return;
+    }
     if (item || before) this.version++;
     if (before) {
       this.unlinkChild(before);
@@ -230,7 +233,7 @@ export class RootModel {
     if (set?.size === 0) this.children.delete(item.parentSession);
   }
 
-  private itemOf(s: Session): SessionListItem {
+  private itemOf(s: Session): ListItem {
     const item = listItemOf(s);
     const badge = this.badgeOf(s);
     if (badge) item.problem = badge;
@@ -415,11 +418,9 @@ const cycleIdsOf = (sessions: readonly Session[]): Set<string> => new Set(lineag
 
 /** Two items show the same (every field equal; the problem badge by its severity, code and count). */
 function sameItem(a: SessionListItem, b: SessionListItem): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    const x = (a as unknown as Record<string, unknown>)[k];
-    const y = (b as unknown as Record<string, unknown>)[k];
+  for (const k of ITEM_FIELDS) {
+    const x = a[k];
+    const y = b[k];
     if (x === y) continue;
     if (k === 'problem' && a.problem && b.problem && a.problem.severity === b.problem.severity && a.problem.code === b.problem.code && a.problem.count === b.problem.count) continue;
     return false;

@@ -56,21 +56,24 @@ export interface SessionListItem extends ListFacts {
   partial?: boolean;
 }
 
+/** Every field of a SessionListItem: two items show the same when each of these is equal (sameItem). */
+export const ITEM_FIELDS = [
+  'key', 'id', 'kind', 'createdAt', 'subagent', 'cwd', 'parentSession', 'seedLength', 'parentKey', 'parentAmbiguous', 'problem', 'notResumable', 'upgradeRefused', 'gone', 'partial',
+  'turns', 'events', 'state', 'diagnostics', 'forkBlock', 'tokens', 'title', 'lastEventTime', 'lastEventType',
+] as const satisfies ReadonlyArray<keyof SessionListItem>;
+
 /**
- * A list item. A class, its optional fields declared only (absent until set):
- * V8 sizes a class's objects for the fields its first instances got, so those
- * set after the constructor stay inside the object (added to an object
- * literal they went to an array of their own, ~60 bytes an item at 100,000).
+ * A list item: what its session showed when the item was built. It refers to
+ * the session for its header's fields (a session's header never changes) and
+ * to its list facts (a catalog session's row itself, else the facts taken
+ * then: neither changes after), and holds as fields of its own only what
+ * may change in place on the session (its kind, seed, gone, partial) and
+ * what the root decides. Copied into fields, the header's and the facts'
+ * values were ~100 bytes more an item at 100,000 sessions (two timestamps
+ * boxed on their own). A class, its optional fields declared only: absent
+ * until set, inside the object when they are.
  */
-class ListItem implements SessionListItem {
-  declare forkBlock?: ForkBlock;
-  declare tokens?: number;
-  declare title?: string;
-  declare lastEventTime?: number;
-  declare lastEventType?: string;
-  declare subagent?: boolean;
-  declare cwd?: string;
-  declare parentSession?: string;
+export class ListItem implements SessionListItem {
   declare seedLength?: number;
   declare parentKey?: string;
   declare parentAmbiguous?: boolean;
@@ -80,30 +83,71 @@ class ListItem implements SessionListItem {
   declare gone?: boolean;
   declare partial?: boolean;
   constructor(
-    public key: string,
-    public id: string,
-    public kind: 'root' | 'fork' | 'spawn',
-    public createdAt: number,
-    public turns: number,
-    public events: number,
-    public state: SessionState,
-    public diagnostics: number,
+    readonly key: string,
+    readonly kind: 'root' | 'fork' | 'spawn',
+    private s: Session,
+    private f: ListFacts,
   ) {}
+
+  get id(): string {
+    return this.s.header.id;
+  }
+  get createdAt(): number {
+    return this.s.header.createdAt;
+  }
+  get subagent(): boolean | undefined {
+    return this.s.header.origin === 'subagent' ? true : undefined;
+  }
+  get cwd(): string | undefined {
+    return this.s.header.cwd;
+  }
+  get parentSession(): string | undefined {
+    return this.s.header.parentSession;
+  }
+  get turns(): number {
+    return this.f.turns;
+  }
+  get events(): number {
+    return this.f.events;
+  }
+  get state(): SessionState {
+    return this.f.state;
+  }
+  get diagnostics(): number {
+    return this.f.diagnostics;
+  }
+  get forkBlock(): ForkBlock | undefined {
+    return this.f.forkBlock;
+  }
+  get tokens(): number | undefined {
+    return this.f.tokens;
+  }
+  get title(): string | undefined {
+    return this.f.title;
+  }
+  get lastEventTime(): number | undefined {
+    return this.f.lastEventTime;
+  }
+  get lastEventType(): string | undefined {
+    return this.f.lastEventType;
+  }
+
+  /**
+   * Takes `other`'s session and facts, which show the same (sameItem): the
+   * item kept in the orders then holds no session the store has let go of
+   * (a log read again, and its events with it).
+   */
+  adopt(other: ListItem): void {
+    this.s = other.s;
+    this.f = other.f;
+  }
 }
 
-export function listItemOf(s: Session): SessionListItem {
+export function listItemOf(s: Session): ListItem {
   // (a catalog session's facts from its row: no log state is built for the list)
-  const f = listFactsOf(s);
-  const item = new ListItem(SessionStore.keyOf(s), s.id, s.kind, s.header.createdAt, f.turns, f.events, f.state, f.diagnostics);
-  if (f.forkBlock !== undefined) item.forkBlock = f.forkBlock;
-  if (f.tokens !== undefined) item.tokens = f.tokens;
-  if (s.header.origin === 'subagent') item.subagent = true;
-  if (f.title !== undefined) item.title = f.title;
-  if (s.cwd !== undefined) item.cwd = s.cwd;
-  if (s.parentSession !== undefined) item.parentSession = s.parentSession;
-  if (s.seedLength !== undefined) item.seedLength = s.seedLength;
-  if (f.lastEventTime !== undefined) item.lastEventTime = f.lastEventTime;
-  if (f.lastEventType !== undefined) item.lastEventType = f.lastEventType;
+  const item = new ListItem(SessionStore.keyOf(s), s.kind, s, listFactsOf(s));
+  const seed = s.seedLength;
+  if (seed !== undefined) item.seedLength = seed;
   if (s.gone) item.gone = true;
   if (s.partial) item.partial = true;
   return item;
