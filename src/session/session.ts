@@ -101,11 +101,12 @@ export function readOn(batches: Iterator<readonly SessionEvent[] | undefined>, s
 }
 
 /**
- * Builds a catalog session's log state from where the catalog keeps it (an
- * object, not a closure: a closure and its context were ~130 bytes a session
- * at 100,000 sessions, kept until each is opened).
+ * A catalog session's row, which also builds the session's log state from
+ * where the catalog keeps it (one object a session: a closure and its
+ * context were ~130 bytes a session at 100,000 sessions, a separate object
+ * ~50, kept until each is opened).
  */
-export interface LogThaw {
+export interface ThawingRow extends CatalogRow {
   thaw(file: string, header: SessionHeader): LogState;
 }
 
@@ -129,14 +130,13 @@ export class Session {
 
   /** the log state (undefined until a catalog session is thawed) */
   private state_: LogState | undefined;
-  /** builds the log state of a session listed from the catalog, on first use */
-  declare private thaw?: LogThaw;
   /**
    * What the root's passes need of a session listed from the catalog, while
    * its log state is not built (catalog-row.ts): set only until the first use
-   * of `log`, after which everything is computed from the facts again.
+   * of `log` (the row builds it), after which everything is computed from the
+   * facts again.
    */
-  declare row?: CatalogRow;
+  declare row?: ThawingRow;
 
   constructor(
     readonly header: SessionHeader,
@@ -152,12 +152,11 @@ export class Session {
 
   /**
    * A session of the catalog: its header and row now, its log state built by
-   * `thaw` when something asks for it (a warm start of 100,000 sessions builds
-   * none for the list, the counts and the audit's clean pass).
+   * the row when something asks for it (a warm start of 100,000 sessions
+   * builds none for the list, the counts and the audit's clean pass).
    */
-  static fromCatalog(header: SessionHeader, file: string, row: CatalogRow, thaw: LogThaw, loader: Loader): Session {
+  static fromCatalog(header: SessionHeader, file: string, row: ThawingRow, loader: Loader): Session {
     const s = new Session(header, file, undefined, loader);
-    s.thaw = thaw;
     s.row = row;
     return s;
   }
@@ -165,8 +164,7 @@ export class Session {
   /** Facts of the complete log; kept current by the live follower. */
   get log(): LogState {
     if (this.state_ === undefined) {
-      this.state_ = this.thaw!.thaw(this.file!, this.header);
-      this.thaw = undefined;
+      this.state_ = this.row!.thaw(this.file!, this.header);
       this.row = undefined;
     }
     return this.state_;
@@ -174,7 +172,6 @@ export class Session {
   set log(state: LogState) {
     this.state_ = state;
     if (this.row !== undefined) this.row = undefined;
-    if (this.thaw !== undefined) this.thaw = undefined;
   }
 
   /** Whether the log state is built (false: a catalog session not used yet). */

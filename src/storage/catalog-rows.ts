@@ -5,7 +5,8 @@ import { listFactsOf, type CatalogRow } from '../session/catalog-row.js';
 import { NO_FINDINGS } from '../session/event-audit.js';
 import type { ForkBlock, SessionState } from '../session/log-facts.js';
 import { takesParentTitle } from '../session/inherited-title.js';
-import type { Session } from '../session/session.js';
+import type { LogState, Session, ThawingRow } from '../session/session.js';
+import type { SessionHeader } from '../session/events.js';
 import { upgradeRefusal } from '../session/upgrade.js';
 import { resumeVerdict } from './resume.js';
 import { KEPT, NUM, PRESENT, TRANSIENT, storable, type Catalog } from './catalog-file.js';
@@ -67,14 +68,21 @@ export function rowToColumns(r: CatalogRow, nums: Float64Array, kept: string[]):
 const small = (v: number): number => (v === (v | 0) ? v | 0 : v);
 const optNum = (v: number): number | undefined => (Number.isNaN(v) ? undefined : small(v));
 
+/** Where a row's session has its reader's snapshot (the open catalog it was read from: fact-cache.ts). */
+export interface SnapshotSource {
+  restore(file: string, header: SessionHeader, at: number, length: number): LogState;
+}
+
 /**
- * A row read from the columns. A class, its optional fields declared only
+ * A row read from the columns, which builds its session's log state from the
+ * snapshot at [snapAt, snapAt + snapLength) of `source` (session.ts
+ * ThawingRow). A class, its optional fields declared only
  * (absent until set, as in a row computed from facts): V8 sizes a class's
  * objects for the fields its first instances got, so the ones set after the
  * constructor stay inside the object; added to an object literal they went
  * to an array of their own (~60 bytes a row at 100,000 sessions).
  */
-class ColumnRow implements CatalogRow {
+class ColumnRow implements ThawingRow {
   declare forkBlock?: ForkBlock;
   declare tokens?: number;
   declare title?: string;
@@ -91,7 +99,14 @@ class ColumnRow implements CatalogRow {
     public diagnostics: number,
     public resume: string,
     public consumed: number,
+    private readonly source: SnapshotSource,
+    private readonly snapAt: number,
+    private readonly snapLength: number,
   ) {}
+
+  thaw(file: string, header: SessionHeader): LogState {
+    return this.source.restore(file, header, this.snapAt, this.snapLength);
+  }
 }
 
 /** An event type, one string per type: 100,000 rows held as many copies of "turn/end" (2.4 MB). */
@@ -103,15 +118,15 @@ function interned(type: string): string {
   return type;
 }
 
-/** Entry `slot`'s row (undefined: its columns hold none that rowToColumns could have written: the entry is read again). */
-export function rowFromColumns(cat: Catalog, slot: number): CatalogRow | undefined {
+/** Entry `slot`'s row, its reader's snapshot at [at, at + length) of `source` (undefined: its columns hold none that rowToColumns could have written: the entry is read again). */
+export function rowFromColumns(cat: Catalog, slot: number, source: SnapshotSource, at: number, length: number): ThawingRow | undefined {
   const num = (f: number): number => cat.num(slot, f);
   const [turns, events, diagnostics, consumed] = [small(num(NUM.turns)), small(num(NUM.events)), small(num(NUM.diagnostics)), small(num(NUM.consumed))];
   const state = STATES[num(NUM.state)];
   const block = num(NUM.block);
   const present = num(NUM.present);
   if (!Number.isFinite(turns) || !Number.isFinite(events) || !Number.isFinite(diagnostics) || !Number.isFinite(consumed) || state === undefined || (block !== -1 && BLOCKS[block] === undefined) || !(present >= 0 && present < 32)) return undefined;
-  const r = new ColumnRow(turns, events, state, diagnostics, cat.kept(slot, KEPT.resume), consumed);
+  const r = new ColumnRow(turns, events, state, diagnostics, cat.kept(slot, KEPT.resume), consumed, source, small(at), small(length));
   if (block !== -1) r.forkBlock = BLOCKS[block];
   const tokens = optNum(num(NUM.tokens));
   if (tokens !== undefined) r.tokens = tokens;

@@ -37,9 +37,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
 import type { SessionHeader } from '../session/events.js';
-import type { LogThaw, Session } from '../session/session.js';
+import type { Session, ThawingRow } from '../session/session.js';
 import type { CatalogRow } from '../session/catalog-row.js';
-import { catalogRowOf, rowFromColumns, rowToColumns } from './catalog-rows.js';
+import { catalogRowOf, rowFromColumns, rowToColumns, type SnapshotSource } from './catalog-rows.js';
 import { slicesOf, writeChunksAtomic, writeChunksAtomicAsync, type ChunkSource } from './atomic-lines.js';
 import { Catalog, CatalogMismatch, NUM, TRANSIENT, WIDTH, catalogSource, readCatalog, readCatalogFolders, storable, type NewEntry, type WriteEntry } from './catalog-file.js';
 import { LogReader, type ReaderSnapshot } from './log-reader.js';
@@ -152,7 +152,7 @@ export interface CacheHit {
   stat: Required<FileStat>;
   pending: number;
   /** a session file: its header and row, and where its reader is rebuilt from on demand */
-  session?: { header: SessionHeader; row: CatalogRow; reader: LogThaw };
+  session?: { header: SessionHeader; row: ThawingRow };
   /** a file that is not a session: its diagnostics */
   refused?: Diagnostic[];
 }
@@ -185,7 +185,7 @@ export class FactCache {
   /** the catalog as loaded (its columns, until release) */
   private cat?: Catalog;
   /** its file, open: a catalog session's snapshot is read from it when first needed (a handle of its own, so a session keeps no column alive) */
-  private opened?: OpenCatalog;
+  private source?: SnapshotSource;
   /** the entries used this run (the stat each was served for is its own: compared again at save) */
   private used = new Uint8Array(0);
   /** the cache file was absent, unreadable or stale: write it even when nothing was read */
@@ -225,7 +225,7 @@ export class FactCache {
     this.cat = cat;
     this.stamp = cat.stamp;
     this.used = new Uint8Array(cat.size);
-    this.opened = openCatalog(fd);
+    this.source = snapshotSource(openCatalog(fd));
     this.listings.load(cat.folderLines, cat.stamp);
   }
   /** the start of the run that wrote the cache file */
@@ -271,7 +271,7 @@ export class FactCache {
     if (!st || !st.isFile) return undefined;
     let hit: CacheHit | undefined;
     try {
-      hit = decode(file, cat!, slot, st, this.stamp, this.opened!);
+      hit = decode(file, cat!, slot, st, this.stamp, this.source!);
     } catch {
       hit = undefined;
     }
@@ -367,7 +367,7 @@ export class FactCache {
   release(): void {
     this.cat = undefined;
     this.used = new Uint8Array(0);
-    this.opened = undefined; // (closed once no catalog session needs it)
+    this.source = undefined; // (its file closed once no catalog session needs it)
     this.listings.release();
   }
 }
@@ -425,17 +425,9 @@ function restoreAt(file: string, header: SessionHeader, opened: OpenCatalog, fro
   }
 }
 
-/** A session's reader snapshot in the open catalog: its reader rebuilt from it, or from the log when it does not read back. */
-class SnapshotAt implements LogThaw {
-  constructor(
-    private readonly opened: OpenCatalog,
-    private readonly from: number,
-    private readonly length: number,
-  ) {}
-
-  thaw(file: string, header: SessionHeader): LogReader {
-    return thawReader(file, restoreAt(file, header, this.opened, this.from, this.length));
-  }
+/** The open catalog as its rows' snapshot source: a reader rebuilt from its snapshot, or from the log when it does not read back. */
+function snapshotSource(opened: OpenCatalog): SnapshotSource {
+  return { restore: (file, header, at, length) => thawReader(file, restoreAt(file, header, opened, at, length)) };
 }
 
 /** `file`'s stat as lookup compares it, or undefined when there is none (or it failed). */
@@ -458,7 +450,7 @@ function entryHasStat(cat: Catalog, slot: number, st: FileStat): boolean {
 }
 
 /** Entry `slot` of the catalog when the file `st` still matches it. */
-function decode(file: string, cat: Catalog, slot: number, st: AheadStat, stamp: number, opened: OpenCatalog): CacheHit | undefined {
+function decode(file: string, cat: Catalog, slot: number, st: AheadStat, stamp: number, source: SnapshotSource): CacheHit | undefined {
   if (!entryHasStat(cat, slot, st)) return undefined;
   // racy: written by a run that started less than RACY_MS after the file's last change
   if (!(st.mtimeMs <= stamp - RACY_MS)) return undefined;
@@ -474,11 +466,11 @@ function decode(file: string, cat: Catalog, slot: number, st: AheadStat, stamp: 
     return { stat, pending, refused: payload.map((d) => diagnosticFrom(file, d)) };
   }
   if (kind !== SESSION || !isObj(payload) || typeof payload.id !== 'string' || !isNum(payload.version)) return undefined;
-  const row = rowFromColumns(cat, slot);
   const snapLen = v[b + NUM.snapLen];
-  if (!row || !(snapLen > 0)) return undefined;
-  const reader = new SnapshotAt(opened, cat.snapBase + v[b + NUM.snapAt], snapLen);
-  return { stat, pending, session: { header: payload as unknown as SessionHeader, row, reader } };
+  if (!(snapLen > 0)) return undefined;
+  const row = rowFromColumns(cat, slot, source, cat.snapBase + v[b + NUM.snapAt], snapLen);
+  if (!row) return undefined;
+  return { stat, pending, session: { header: payload as unknown as SessionHeader, row } };
 }
 
 // ---- the compact form of a reader's snapshot ------------------------------------

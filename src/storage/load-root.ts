@@ -215,7 +215,7 @@ function addRead(index: RootIndex, file: string, hit: CacheHit): boolean {
   }
   const c = hit.session!;
   index.files.set(file, fileEntry(hit.stat, hit.pending));
-  index.store.add(Session.fromCatalog(c.header, file, c.row, c.reader, logLoader));
+  index.store.add(Session.fromCatalog(c.header, file, c.row, logLoader));
   return true;
 }
 
