@@ -12,6 +12,7 @@
 import { auditFolded, auditRoot, auditSessionSteps, slicedEvents, type Finding } from './audit.js';
 import type { Diagnostic } from './diagnostics.js';
 import { Journal } from './journal.js';
+import { NumberedMap, type KeyTable } from './key-table.js';
 import type { Session } from './session.js';
 
 const keyOf = (s: Session): string => s.file ?? `mem:${s.id}`;
@@ -38,6 +39,8 @@ export interface AuditMemory {
 export interface AuditSource {
   withId(id: string): readonly Session[];
   byFile(key: string): Session | undefined;
+  /** the numbers of its keys, which the audit's results are kept by (key-table.ts) */
+  readonly keys?: KeyTable;
 }
 
 /** What a session's findings depend on besides its own log: its parents' (the seed check). */
@@ -76,7 +79,8 @@ const current = (e: Entry | undefined, s: Session, byId: ReadonlyMap<string, rea
   e !== undefined && e.session === s && e.length === s.length && e.consumed === s.consumed && e.diagnostics === s.diagnosticCount && e.parents === parentsSig(s, byId);
 
 export class AuditIndex {
-  private readonly done = new Map<string, Entry>();
+  /** each session's audit, by key (kept by the store's key numbers when it has them) */
+  private readonly done: Map<string, Entry>;
   /** the keys of sessions whose findings were (re)computed or dropped, in order */
   readonly changes = new Journal();
   /**
@@ -123,7 +127,9 @@ export class AuditIndex {
   constructor(
     private readonly memory?: AuditMemory,
     private readonly store?: AuditSource,
-  ) {}
+  ) {
+    this.done = store?.keys ? new NumberedMap<Entry>(store.keys) : new Map<string, Entry>();
+  }
 
   /** The store changed: the next step finds what is stale anew. */
   invalidate(): void {

@@ -2,6 +2,7 @@
 // "Fork semantics").
 // Pure policy: durable work goes through a SessionPersistence.
 import { Journal } from './journal.js';
+import { KeyTable, NumberedMap } from './key-table.js';
 import { eraOf, type Era } from './era.js';
 import { isSessionForkError, SessionForkError } from './errors.js';
 import { newChildId } from './ids.js';
@@ -97,7 +98,9 @@ export interface EventLookup {
 }
 
 export class SessionStore {
-  private readonly byKey = new Map<string, Session>();
+  /** the numbers of the root's keys, which the per-log tables share (key-table.ts): the file index, the audit and the root model too */
+  readonly keys = new KeyTable();
+  private readonly byKey = new NumberedMap<Session>(this.keys);
   /** id -> its session, or its sessions when several carry it (an array for each of 100,000 ids was ~60 bytes a session) */
   private readonly byId = new Map<string, Session | Session[]>();
   /** byId as parentLink reads it */
@@ -199,8 +202,9 @@ export class SessionStore {
     return had === undefined ? 0 : Array.isArray(had) ? had.length : 1;
   }
 
+  /** The live sessions, in the order their keys were first seen. */
   list(): Session[] {
-    return [...this.byKey.values()];
+    return this.byKey.valueList();
   }
 
   get size(): number {

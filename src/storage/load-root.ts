@@ -15,6 +15,7 @@ import { iterateSessionFiles, listSessionFiles, probe, type Skip } from './walk.
 import { currentGeneration, forgetGeneration, knowsGeneration, registerGeneration, siblingGenerations, type GenerationMap } from './generations.js';
 import { NotAFileError, errorText } from './open-file.js';
 import { zstdFor } from './zstd-codecs.js';
+import { NumberedMap } from '../session/key-table.js';
 
 export interface FileEntry extends FileStat {
   /** bytes after the last complete line */
@@ -101,7 +102,8 @@ export { listSessionFiles };
 
 export function newRootIndex(root: string): RootIndex {
   const abs = path.resolve(root);
-  return { root: abs, store: new SessionStore(new DiskPersistence(abs)), files: new FileIndex(), skipped: new Map(), generations: new Map() };
+  const store = new SessionStore(new DiskPersistence(abs));
+  return { root: abs, store, files: new FileIndex(store.keys), skipped: new Map(), generations: new Map() };
 }
 
 /**
@@ -109,7 +111,7 @@ export function newRootIndex(root: string): RootIndex {
  * entries come and go: the title bar's count reads it on every frame, and a
  * pass over 100,000 entries for it was a few ms of each.
  */
-export class FileIndex extends Map<string, FileEntry> {
+export class FileIndex extends NumberedMap<FileEntry> {
   refusedCount = 0;
   /**
    * the files with refusal diagnostics, and how many each (few: asked

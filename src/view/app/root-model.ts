@@ -8,6 +8,7 @@
 // and a 100,000-session root stays as quick to browse while it is scanned
 // and audited as a small one.
 import { upgradeRefusal } from '../../session/upgrade.js';
+import { NumberedMap } from '../../session/key-table.js';
 import type { AuditIndex } from '../../session/audit-index.js';
 import { lineageCycles } from '../../session/audit.js';
 import { parentLink } from '../../session/lineage.js';
@@ -26,7 +27,7 @@ const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
 type FlatOrder = Exclude<SortOrder, 'threaded'>;
 
 export class RootModel {
-  private readonly items = new Map<string, ListItem>();
+  private readonly items: NumberedMap<ListItem>;
   /** parent id -> keys of the sessions naming it (their parent link changes with that id's sessions) */
   private readonly children = new Map<string, Set<string>>();
   private storeAt = -1;
@@ -44,7 +45,9 @@ export class RootModel {
     private readonly audit?: AuditIndex,
     /** the project scope's test: the scoped orders keep the items it passes */
     private readonly inScope?: (item: SessionListItem) => boolean,
-  ) {}
+  ) {
+    this.items = new NumberedMap<ListItem>(store.keys);
+  }
 
   /** Moves whenever an item is added, replaced or removed (what the list shows changed). */
   version = 0;
@@ -321,7 +324,7 @@ export class RootModel {
 
   /** Every item, in the store's order. */
   all(): readonly SessionListItem[] {
-    return (this.list ??= [...this.items.values()]);
+    return (this.list ??= this.items.valueList());
   }
 
   get(key: string): SessionListItem | undefined {
