@@ -34,6 +34,7 @@
 // timer.
 import fs from 'node:fs';
 import path from 'node:path';
+import { NumberedMap } from '../session/key-table.js';
 import type { EarlyWatches } from './early-watches.js';
 import { displayName, fsPath } from './open-file.js';
 import { defaultIsSessionFile, entrySkip, folderStat, listSessionFiles, probe, readFolder, skipDirName, walker, type FileState, type Skip } from './walk.js';
@@ -224,8 +225,8 @@ export function watchRoot(root: string, opts: WatchRootOptions): RootWatcher {
   const safetyMs = opts.safetyPollMs ?? DEFAULT_SAFETY_MS;
   const rootPollMs = Math.max(10, opts.rootPollMs ?? DEFAULT_ROOT_POLL_MS);
 
-  /** what was last reported (or given as initial), by path */
-  const known = new Map<string, FileState>();
+  /** what was last reported (or given as initial), by path (over the index's key numbers when `initial` has them: key-table.ts) */
+  const known: Map<string, FileState> = opts.initial instanceof NumberedMap ? new NumberedMap<FileState>(opts.initial.table) : new Map<string, FileState>();
   /** `initial`, copied into `known` by the first comparison, in slices (100,000 entries were a 100 ms block at start) */
   let initial = opts.initial;
 
