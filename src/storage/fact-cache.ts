@@ -38,7 +38,6 @@ import path from 'node:path';
 import type { Diagnostic } from '../session/diagnostics.js';
 import type { SessionHeader } from '../session/events.js';
 import type { Session, ThawingRow } from '../session/session.js';
-import type { CatalogRow } from '../session/catalog-row.js';
 import { catalogRowOf, rowFromColumns, rowToColumns, type SnapshotSource } from './catalog-rows.js';
 import { slicesOf, writeChunksAtomic, writeChunksAtomicAsync, type ChunkSource } from './atomic-lines.js';
 import { Catalog, CatalogMismatch, NUM, TRANSIENT, WIDTH, catalogSource, readCatalog, readCatalogFolders, storable, type NewEntry, type WriteEntry } from './catalog-file.js';

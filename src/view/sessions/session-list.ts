@@ -61,6 +61,9 @@ export const ITEM_FIELDS = [
   'key', 'id', 'kind', 'createdAt', 'subagent', 'cwd', 'parentSession', 'seedLength', 'parentKey', 'parentAmbiguous', 'problem', 'notResumable', 'upgradeRefused', 'gone', 'partial',
   'turns', 'events', 'state', 'diagnostics', 'forkBlock', 'tokens', 'title', 'lastEventTime', 'lastEventType',
 ] as const satisfies ReadonlyArray<keyof SessionListItem>;
+/** (a field added to SessionListItem and not to ITEM_FIELDS fails to compile here: sameItem would not see it change) */
+const everyField: [Exclude<keyof SessionListItem, (typeof ITEM_FIELDS)[number]>] extends [never] ? true : never = true;
+void everyField;
 
 /**
  * A list item: what its session showed when the item was built. It refers to
