@@ -12,6 +12,7 @@ import { cancelFilter, indexSome, retryPending, runFilter, SearchIndex, startFil
 import { hasEventTerms } from '../../src/session/search.js';
 import type { FilterAnswers } from '../../src/view/sessions/session-filter.js';
 import { newChildId } from '../../src/session/ids.js';
+import { sessionKey } from '../../src/session/session-key.js';
 import type { ProjectScope } from '../../src/storage/project-scope.js';
 import { ExportJob, exportToFile } from '../../src/export/export.js';
 import { compareSteps } from '../../src/session/compare.js';
@@ -21,7 +22,7 @@ import { reduce } from '../../src/view/app/reducer.js';
 import { initialAppState, type AppAction, type AppState, type Effect, type WorkResult } from '../../src/view/app/state.js';
 import type { Size } from '../../src/view/app/layout.js';
 import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
-import type { ViewName } from '../../src/view/app/keymap.js';
+import type { ViewName } from '../../src/view/app/surface.js';
 import { cancelOpen, openStep, opening, scopeTest, snapshotWorld, type World } from '../../src/view/app/world.js';
 import { RootModel } from '../../src/view/app/root-model.js';
 import { selectedSession } from '../../src/view/app/state.js';
@@ -464,7 +465,7 @@ export class AppController {
     const f = this.filter;
     if (!f?.job) return undefined;
     const todo = f.job.scan ? [...f.job.todo, f.job.scan.session] : f.job.todo; // (a large log being read is still to answer)
-    return { text: f.text, results: f.job.results, todo: new Set(todo.map((s) => s.file ?? `mem:${s.id}`)) };
+    return { text: f.text, results: f.job.results, todo: new Set(todo.map(sessionKey)) };
   }
 
   /**

@@ -8,9 +8,10 @@ import React, { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from
 import type { RootIndex } from '../../src/storage/load-root.js';
 import { indexOfKey, layoutOf, selectedSession, sessionsRows, turnsStateOf, type AppState } from '../../src/view/app/state.js';
 import { footerHints } from '../../src/view/app/key-hints.js';
-import { hasTarget, target } from '../../src/view/app/target.js';
-import { contentSurface } from '../../src/view/app/surface.js';
-import type { ViewName } from '../../src/view/app/keymap.js';
+import { hasTarget } from '../../src/view/app/target.js';
+import { APP } from '../../src/view/app/surfaces.js';
+import { highlightedProblem } from '../../src/view/problems/surface.js';
+import type { ViewName } from '../../src/view/app/surface.js';
 import { ancestryKeys } from '../../src/view/lineage/lineage-layout.js';
 import { sanitizeInline } from '../../src/view/text/sanitize.js';
 import { filterQueryError } from '../../src/view/sessions/session-filter.js';
@@ -63,19 +64,22 @@ function backgroundText(index: RootIndex): string | undefined {
 
 /** The menu acts on the target: say which session (and seq) it is. */
 function menuTitle(state: AppState, world: World): string {
-  const t = target(state, world);
+  const t = APP.target(state, world);
   if (!hasTarget(t)) return `Actions: ${t.none}`;
   return `Actions: ${sanitizeInline(t.session.id)}${t.seq !== undefined && state.view !== 'sessions' && state.view !== 'lineage' ? ` · seq ${t.seq}` : ''}`;
 }
 
 /** A prompt is drawn by the view it belongs to (the filter in Sessions, the search in Turns). */
-const rowSurfaceOf = (c: ReturnType<typeof contentSurface>) => (c === 'filter' ? 'sessions' : c === 'search' ? 'turns' : c);
+const drawnSurface = (state: AppState) => {
+  const c = APP.content(state);
+  return c.rowsOf && c.id !== 'reader' ? c.rowsOf : c.id;
+};
 
 function Body({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
   const lay = layoutOf(state);
   // the body is whatever surface is under the overlays (activeSurface's order); help covers it, the dialog and menu sit below it
   if (state.help) return <HelpOverlay of={state.help.of} state={state} width={lay.width} height={lay.content} scroll={state.help.scroll} />;
-  const surface = rowSurfaceOf(contentSurface(state));
+  const surface = drawnSurface(state);
   if (surface === 'reader') return <ReaderView state={state.reader!} width={lay.width} />;
   if (surface === 'compare') {
     const c = state.compare!;
@@ -111,7 +115,7 @@ function Body({ state, world }: { state: AppState; world: World }): React.JSX.El
   }
   if (surface === 'problems') {
     const rows = world.problems();
-    return <ProblemsView rows={rows} selected={rows.length ? Math.min(state.problems.hint, rows.length - 1) : -1} top={state.problems.top} root={world.root} width={lay.width} height={lay.view} />;
+    return <ProblemsView rows={rows} selected={highlightedProblem(state, rows)} top={state.problems.top} root={world.root} width={lay.width} height={lay.view} />;
   }
   const session = selectedSession(state, world);
   if (!session) return <Text dimColor>  no session selected (Tab to Sessions)</Text>;
@@ -158,7 +162,7 @@ export function App(props: AppProps): React.JSX.Element {
           <Body state={state} world={world} />
           {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} root={world.root} liveLength={world.session(state.dialog.sourceKey)?.length} width={lay.width} height={lay.dialog} /> : null}
           {!state.help && !state.dialog && state.menu ? (
-            <ActionMenu items={menuItems(state, world)} cursor={state.menu.cursor} title={menuTitle(state, world)} width={lay.width} height={lay.dialog} />
+            <ActionMenu items={menuItems(state, world, APP)} cursor={state.menu.cursor} title={menuTitle(state, world)} width={lay.width} height={lay.dialog} />
           ) : null}
         </Box>
         <Footer hints={footerHints(state, world)} width={lay.width} status={state.status} />

@@ -2,9 +2,9 @@
 // key-hint footer (disabled hints greyed with their reason, lazygit style).
 import { Text } from 'ink';
 import React from 'react';
-import { VIEWS } from '../../src/view/app/state.js';
+import { APP } from '../../src/view/app/surfaces.js';
 import { shortReason, type KeyHint } from '../../src/view/app/key-hints.js';
-import type { ViewName } from '../../src/view/app/keymap.js';
+import type { ViewName } from '../../src/view/app/surface.js';
 import { displayWidth, pathTail, truncate } from '../../src/view/text/sanitize.js';
 import { useTone } from './theme.js';
 
@@ -13,8 +13,6 @@ export interface Status {
   text: string;
   tone: StatusTone;
 }
-
-const VIEW_TITLES: Record<ViewName, string> = { sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage', problems: 'Problems' };
 
 /**
  * `dsh-browse · root · 12 sessions · ⚠ 2 diagnostics · ⚠ rc.8 cannot list the root · live · <status>`: the
@@ -59,8 +57,9 @@ export function TitleBar(props: { root: string; sessions: number; diagnostics: n
 export function TabBar(props: { view: ViewName; turnsLabel?: string; width: number }): React.JSX.Element {
   const tone = useTone();
   let used = 0;
-  const parts = VIEWS.map((v) => {
-    const label = v === 'turns' && props.turnsLabel ? `${VIEW_TITLES[v]}: ${props.turnsLabel}` : VIEW_TITLES[v];
+  const parts = APP.views.map((v) => {
+    const title = APP.surface(v).title;
+    const label = v === 'turns' && props.turnsLabel ? `${title}: ${props.turnsLabel}` : title;
     const text = truncate(` ${label} `, Math.max(4, Math.floor((props.width - 16) / 2)));
     used += displayWidth(text) + 1;
     return { v, text };

@@ -5,13 +5,14 @@ import { Box, Text } from 'ink';
 import React from 'react';
 import { HELP_KEY_WIDTH, helpPageSize, helpRows } from '../../src/view/help/help.js';
 import type { AppState } from '../../src/view/app/state.js';
-import type { Surface } from '../../src/view/app/surface.js';
+import type { SurfaceId } from '../../src/view/app/surface.js';
+import { APP } from '../../src/view/app/surfaces.js';
 import { fit, truncate } from '../../src/view/text/sanitize.js';
 import { useTone } from '../app/theme.js';
 
-export function HelpOverlay(props: { of: Surface; state: AppState; width: number; height: number; scroll: number }): React.JSX.Element {
+export function HelpOverlay(props: { of: SurfaceId; state: AppState; width: number; height: number; scroll: number }): React.JSX.Element {
   const tone = useTone();
-  const lines = helpRows(props.of, props.state, props.width);
+  const lines = helpRows(props.of, props.state, APP, props.width);
   const page = helpPageSize(props.height);
   const top = Math.max(0, Math.min(props.scroll, lines.length - page));
   const shown = lines.slice(top, top + page);

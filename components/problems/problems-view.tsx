@@ -5,7 +5,7 @@
 import { Box, Text } from 'ink';
 import React from 'react';
 import type { ProblemRow } from '../../src/session/problems.js';
-import { displayWidth, padEnd, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
+import { padEnd, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { visibleWindow } from '../../src/view/app/window.js';
 import { useTone } from '../app/theme.js';
 

@@ -1,4 +1,6 @@
 import { forkVerdict, type ForkVerdict } from '../../src/view/app/verdicts.js';
+import { firstNotBefore } from '../../src/session/sorted.js';
+import { APP } from '../../src/view/app/surfaces.js';
 import path from 'node:path';
 // The Turns view: the selected session's turn tree with fork boundaries, a
 // detail pane and the model-history toggle. Renders only the visible window.
@@ -69,14 +71,8 @@ function LineView({ segments, width, inverse }: LineProps): React.JSX.Element {
 /** `›` marks the selection even where inverse video is lost (no colour support); `┊` marks inherited rows. */
 /** Whether any of the sorted `seqs` lies in [from, to]. */
 function anyIn(seqs: readonly number[], from: number, to: number): boolean {
-  let lo = 0;
-  let hi = seqs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (seqs[mid] < from) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < seqs.length && seqs[lo] <= to;
+  const i = firstNotBefore(seqs.length, (j) => seqs[j] < from);
+  return i < seqs.length && seqs[i] <= to;
 }
 
 /**
@@ -173,7 +169,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   const active = turnsView(state, data)(t);
   const sel = cursorWindow(t.showHistory ? t.history : t.tree, active);
   const selectedRow: TurnRow | undefined = active.rows.at(sel.index);
-  const fork = forkVerdict(state, world);
+  const fork = forkVerdict(state, world, APP);
   const gutter = Math.max(2, String(Math.max(0, session.length - 1)).length);
   const visible = visibleWindow(active.rows, sel.index, lay.list, sel.top);
   const detail = detailShown ? detailLines(selectedRow, data.event) : [];

@@ -1,10 +1,10 @@
 // The headless commands: list, tree, fork, lineage, audit.
+import { isMemoryKey } from '../session/session-key.js';
 import { batched } from './batched.js';
 import { jsonWithStreamedArray, StreamedJson, writeJsonWithArray } from './json-out.js';
 import { auditSessions, type Finding } from '../session/audit.js';
 import { eraOf } from '../session/era.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
-import { layoutOf, rc8RootOf } from '../storage/layout.js';
 import { resumeCommand, type ResumeCommand } from '../session/resume-command.js';
 import { resumeVerdict } from '../storage/resume.js';
 import { listRefusalsOf, rootRefusals } from '../storage/root-refusals.js';
@@ -115,7 +115,7 @@ export function sessionSummary(s: Session, parent?: ParentLink, ctx: ResumeConte
   const o = { id: s.id, file: s.file } as SessionSummary;
   if (s.parentSession !== undefined) o.parentSession = s.parentSession;
   // ids repeat: the parent's file when it can be told (see src/session/lineage.ts)
-  if (parent?.kind === 'resolved' && !parent.key.startsWith('mem:')) o.parentFile = parent.key;
+  if (parent?.kind === 'resolved' && !isMemoryKey(parent.key)) o.parentFile = parent.key;
   if (parent?.kind === 'ambiguous') o.parentAmbiguous = true;
   if (s.seedLength !== undefined) o.seedLength = s.seedLength;
   if (s.cwd !== undefined) o.cwd = s.cwd;

@@ -9,13 +9,13 @@
 // session the fold cannot answer (a seed to compare), unchanged since it was
 // audited, and its parents too, takes its findings from there instead of
 // reading its log again.
+import { sessionKey } from './session-key.js';
 import { auditFolded, auditRoot, auditSessionSteps, slicedEvents, type Finding } from './audit.js';
 import type { Diagnostic } from './diagnostics.js';
 import { Journal } from './journal.js';
 import { NumberedMap, type KeyTable } from './key-table.js';
 import type { Session } from './session.js';
 
-const keyOf = (s: Session): string => s.file ?? `mem:${s.id}`;
 
 /** A session as audited: the parents it was audited against (the seed check), in order, and what was found. */
 export interface AuditedSession {
@@ -47,7 +47,7 @@ export interface AuditSource {
 function parentsSig(s: Session, byId: ReadonlyMap<string, readonly Session[]>): string {
   if (s.parentSession === undefined) return '';
   const parents = byId.get(s.parentSession) ?? [];
-  return parents.map((p) => `${keyOf(p)}:${p.length}`).join(',');
+  return parents.map((p) => `${sessionKey(p)}:${p.length}`).join(',');
 }
 
 const parentsOf = (s: Session, byId: ReadonlyMap<string, readonly Session[]>): readonly Session[] => (s.parentSession === undefined ? [] : (byId.get(s.parentSession) ?? []));
@@ -158,7 +158,7 @@ export class AuditIndex {
         const same = ids.get(s.id);
         if (same) same.push(s);
         else ids.set(s.id, [s]);
-        live.add(keyOf(s));
+        live.add(sessionKey(s));
         if (++n % CHUNK === 0) yield;
       }
       byId = ids;
@@ -177,7 +177,7 @@ export class AuditIndex {
     }
     const todo: Session[] = [];
     for (const s of list) {
-      if (!current(this.done.get(keyOf(s)), s, byId)) todo.push(s);
+      if (!current(this.done.get(sessionKey(s)), s, byId)) todo.push(s);
       if (++n % CHUNK === 0) yield;
     }
     return { todo, next: 0, byId };
@@ -223,7 +223,7 @@ export class AuditIndex {
         const entry: Entry = { session: s, length: s.length, consumed: s.consumed, diagnostics: s.diagnosticCount, parents: parentsSig(s, w.byId), findings: NO_FINDINGS };
         // most sessions are audited by their reader's fold, at once: the memory is asked only
         // for those it cannot answer (a seed to compare with a parent's log, a fold not known)
-        const key = keyOf(s);
+        const key = sessionKey(s);
         const folded = auditFolded(s, w.byId);
         if (folded) {
           this.remembered.delete(key);
@@ -258,7 +258,7 @@ export class AuditIndex {
       }
       this.job = undefined;
       if (findings.length > 0) entry.findings = findings;
-      this.record(keyOf(s), entry);
+      this.record(sessionKey(s), entry);
       w.next++;
       changed = true;
     }
@@ -287,7 +287,7 @@ export class AuditIndex {
 
   /** The findings of this session instance, when it has been audited as it is now (else undefined: its diagnostics stand in). */
   findingsOf(s: Session): readonly Finding[] | undefined {
-    const e = this.done.get(keyOf(s));
+    const e = this.done.get(sessionKey(s));
     return e && e.session === s ? e.findings : undefined;
   }
 
@@ -295,7 +295,7 @@ export class AuditIndex {
   findings(sessions: readonly Session[], refused: readonly Diagnostic[]): Finding[] {
     const out = auditRoot(sessions, refused);
     for (const s of sessions) {
-      const e = this.done.get(keyOf(s));
+      const e = this.done.get(sessionKey(s));
       // not audited yet: its reader diagnostics at least
       if (e && e.session === s) out.push(...e.findings);
       else out.push(...s.diagnostics.map((d) => ({ code: d.code, severity: d.severity, session: s.id, file: d.file, line: d.line, message: d.message })));

@@ -9,7 +9,7 @@
 import { canonicalJson } from './audit.js';
 import type { SessionEvent } from './events.js';
 import type { Session } from './session.js';
-import { SessionStore } from './store.js';
+import { sessionKey } from './session-key.js';
 
 export type ParentLink =
   | { kind: 'none' }
@@ -55,16 +55,16 @@ export function parentLink(s: Session, byId: ReadonlyMap<string, readonly Sessio
   const candidates = byId.get(pid) ?? [];
   if (candidates.length === 0) return MISSING_PARENT;
   const from = s.forkedFrom;
-  if (from !== undefined && candidates.some((c) => SessionStore.keyOf(c) === from)) return { kind: 'resolved', key: from };
-  if (candidates.length === 1) return { kind: 'resolved', key: SessionStore.keyOf(candidates[0]) };
-  const keys = candidates.map((c) => SessionStore.keyOf(c));
+  if (from !== undefined && candidates.some((c) => sessionKey(c) === from)) return { kind: 'resolved', key: from };
+  if (candidates.length === 1) return { kind: 'resolved', key: sessionKey(candidates[0]) };
+  const keys = candidates.map((c) => sessionKey(c));
   if (s.seedLength === undefined) return { kind: 'ambiguous', candidates: keys };
   // Comparing seeds reads files: remember the answer until a candidate or the child changes.
-  const sig = `${s.length}|${candidates.map((c) => `${SessionStore.keyOf(c)}:${c.length}:${c.log.consumed}`).join('|')}`;
+  const sig = `${s.length}|${candidates.map((c) => `${sessionKey(c)}:${c.length}:${c.log.consumed}`).join('|')}`;
   const m = memo.get(s);
   if (m && m.sig === sig) return m.link;
   const matching = candidates.filter((c) => c !== s && seedMatches(s, c));
-  const link: ParentLink = matching.length === 1 ? { kind: 'resolved', key: SessionStore.keyOf(matching[0]) } : { kind: 'ambiguous', candidates: keys };
+  const link: ParentLink = matching.length === 1 ? { kind: 'resolved', key: sessionKey(matching[0]) } : { kind: 'ambiguous', candidates: keys };
   memo.set(s, { sig, link });
   return link;
 }
@@ -78,6 +78,6 @@ export function resolveParents(sessions: readonly Session[]): Map<string, Parent
     else byId.set(s.id, [s]);
   }
   const out = new Map<string, ParentLink>();
-  for (const s of sessions) out.set(SessionStore.keyOf(s), parentLink(s, byId));
+  for (const s of sessions) out.set(sessionKey(s), parentLink(s, byId));
   return out;
 }

@@ -1,5 +1,6 @@
 // The incremental fold that every view of a log shares: a full load and a
 // live append run the same code, so a followed session equals a fresh load.
+import { indexIn } from './sorted.js';
 import { envelopeProblem, foldRc8Event } from './rc8-rules.js';
 import { contentText, endReason, isHumanPrompt, type SessionEvent } from './events.js';
 import { isInheritedEndSeed } from './formats.js';
@@ -327,15 +328,7 @@ function markSeedCut(f: LogFacts, seq: number): void {
 /** Binary search: is `seq` a fork boundary? */
 export function isBoundary(f: LogFacts, seq: number): boolean {
   const b = f.boundaries;
-  let lo = 0;
-  let hi = b.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (b[mid] === seq) return true;
-    if (b[mid] < seq) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
+  return indexIn(b.length, (i) => b[i], seq) >= 0;
 }
 
 /** The nearest boundaries before and after `seq` (for "jump to the nearest boundary"). */

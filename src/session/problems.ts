@@ -3,6 +3,7 @@
 // and where a tampered fork child first differs from its parent. Pure: the
 // caller passes sessions, refused-file diagnostics and (when the audit has
 // run) its findings.
+import { sessionKey } from './session-key.js';
 import { canonicalJson, type Finding, type Severity } from './audit.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { SessionEvent } from './events.js';
@@ -68,7 +69,6 @@ export function compareSeverity(a: { severity: Severity; code: string }, b: { se
   return rankOf(a.code) - rankOf(b.code) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
 }
 
-const keyOf = (s: Session): string => s.file ?? `mem:${s.id}`;
 
 /** The seq a reader diagnostic is about, from its message (the reader names it there). */
 function diagnosticSeq(d: { code: string; message: string }): number | undefined {
@@ -106,7 +106,7 @@ export function problemRows(input: ProblemsInput): ProblemRow[] {
     if (file !== undefined) row.file = file;
     if (p.line !== undefined) row.line = p.line;
     if (s) {
-      row.sessionKey = keyOf(s);
+      row.sessionKey = sessionKey(s);
       row.sessionId = s.id;
     }
     const seq = p.seq ?? diagnosticSeq(p);
@@ -195,7 +195,7 @@ export function seedDivergence(child: Session, sessions: readonly Session[], par
       }
       if (i === n) return null; // this parent's prefix is the seed
       if (best === null || i > best.seq) {
-        best = { seq: i, parentKey: keyOf(p) };
+        best = { seq: i, parentKey: sessionKey(p) };
         if (!b.done) best.parentEvent = b.value;
         if (!a.done) best.childEvent = a.value;
       }

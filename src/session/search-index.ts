@@ -3,6 +3,7 @@
 // a query is answered in time-boxed slices too (startFilter + runFilter), so
 // the caller can hand control back to the input loop between slices. Pure
 // logic with an injected clock; the only I/O is a Session loading its events.
+import { sessionKey } from './session-key.js';
 import { isEventTerm, type Query, type Term } from './query.js';
 import { buildSearchDoc, entryMatches, SearchDocBuilder, eventTermHolds, hasEventTerms, sessionMeta, sessionTermsMatch, type SearchEntry, type SessionMeta } from './search.js';
 import type { SessionEvent } from './events.js';
@@ -14,7 +15,6 @@ interface Indexed {
   events: number;
 }
 
-const keyOf = (s: Session): string => s.file ?? `mem:${s.id}`;
 
 /**
  * How the index gets a session's events. The default loads them through the
@@ -45,14 +45,14 @@ export class SearchIndex {
   }
   /** The doc when it is current for the session (same event count). */
   docOf(s: Session): SearchEntry[] | undefined {
-    const d = this.docs.get(keyOf(s));
+    const d = this.docs.get(sessionKey(s));
     return d && d.events === s.facts.events ? d.doc : undefined;
   }
   isCurrent(s: Session): boolean {
     return this.docOf(s) !== undefined;
   }
   set(s: Session, doc: SearchEntry[]): void {
-    this.docs.set(keyOf(s), { doc, events: s.facts.events });
+    this.docs.set(sessionKey(s), { doc, events: s.facts.events });
   }
   /** Builds the doc of one session now. */
   build(s: Session): SearchEntry[] {
@@ -62,7 +62,7 @@ export class SearchIndex {
   }
   /** Forgets sessions that are not in `live` (deleted files). */
   retain(live: readonly Session[]): void {
-    const keep = new Set(live.map(keyOf));
+    const keep = new Set(live.map(sessionKey));
     for (const k of this.docs.keys()) if (!keep.has(k)) this.docs.delete(k);
   }
 }
@@ -194,7 +194,7 @@ export function runFilter(job: FilterJob, index: SearchIndex, budgetMs: number, 
       continue;
     }
     const a = answer(job.query, meta, index.docOf(s));
-    if (a !== null) job.results.set(keyOf(s), a);
+    if (a !== null) job.results.set(sessionKey(s), a);
   }
   job.done = true;
   return true;
@@ -228,7 +228,7 @@ function stepScan(job: FilterJob, scan: Scan, spent: () => boolean): boolean {
   }
   scan.batches.return(undefined);
   const a: FilterAnswer | null = only ? (scan.excluded ? null : 'session') : scan.matches > 0 ? scan.matches : null;
-  if (a !== null) job.results.set(keyOf(scan.session), a);
+  if (a !== null) job.results.set(sessionKey(scan.session), a);
   job.scan = undefined;
   return true;
 }

@@ -16,3 +16,9 @@ export function firstNotBefore(length: number, before: (i: number) => boolean): 
 export function lastAtOrBefore(length: number, valueAt: (i: number) => number, x: number): number {
   return firstNotBefore(length, (i) => valueAt(i) <= x) - 1;
 }
+
+/** The index of `x` among values in order (`valueAt` reads one), or -1 when it is not there. */
+export function indexIn(length: number, valueAt: (i: number) => number, x: number): number {
+  const i = firstNotBefore(length, (j) => valueAt(j) < x);
+  return i < length && valueAt(i) === x ? i : -1;
+}

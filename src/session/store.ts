@@ -8,6 +8,7 @@ import { isSessionForkError, SessionForkError } from './errors.js';
 import { newChildId } from './ids.js';
 import { inheritedTitle, takesParentTitle } from './inherited-title.js';
 import { parentLink } from './lineage.js';
+import { sessionKey } from './session-key.js';
 import type { SessionEvent, SessionHeader } from './events.js';
 import { foreignFormat, foreignFormatText, seedByMarker, type FormatVersion } from './formats.js';
 import { safeClone } from './json-safe.js';
@@ -116,9 +117,8 @@ export class SessionStore {
     private readonly generateId: () => string = () => newChildId(),
   ) {}
 
-  static keyOf(s: Session): string {
-    return s.file ?? `mem:${s.id}`;
-  }
+  /** The key it is kept by (session-key.ts). */
+  static readonly keyOf = sessionKey;
 
   // ---- registry -------------------------------------------------------
 

@@ -12,6 +12,7 @@
 // prompt/blocked that does not parse, is marked `always`: a candidate for
 // every query. A trigram is three bytes of the UTF-8 of the folded text, as
 // one 24-bit number; a piece shorter than three bytes constrains nothing.
+import { indexIn } from './sorted.js';
 import { isAscii } from 'node:buffer';
 import { blockedTextsOf } from './events.js';
 import { foldCase } from './literal.js';
@@ -192,14 +193,5 @@ export function trigramsOf(pieces: readonly string[]): Uint32Array {
 
 /** Whether sorted `set` holds `t` (binary search). */
 export function hasTrigram(set: Uint32Array, t: number): boolean {
-  let lo = 0;
-  let hi = set.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = set[mid];
-    if (v === t) return true;
-    if (v < t) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
+  return indexIn(set.length, (i) => set[i], t) >= 0;
 }

@@ -12,6 +12,7 @@
 // pieces of a few MB at its step/starts (turn-pieces.ts has the rule), so
 // that neither the pass nor a read of its rows ever holds it whole: its node
 // keeps its steps (their children on disk, each read with its piece).
+import { firstNotBefore } from './sorted.js';
 import type { SessionEvent } from './events.js';
 import { safeStringify } from './json-safe.js';
 import { buildTurnTree, openRowCount, type ParentNode, type ToolCounts, type TreeNode } from './replay.js';
@@ -174,15 +175,8 @@ export class TurnIndex {
   /** The segment that holds `seq`, if any. */
   segmentOf(seq: number): IndexedSegment | undefined {
     const s = this.segments;
-    let lo = 0;
-    let hi = s.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (s[mid].lastSeq < seq) lo = mid + 1;
-      else if (s[mid].seq > seq) hi = mid - 1;
-      else return s[mid];
-    }
-    return undefined;
+    const i = firstNotBefore(s.length, (j) => s[j].lastSeq < seq);
+    return i < s.length && s[i].seq <= seq ? s[i] : undefined;
   }
 
   /** The event with this seq, read with its segment. */

@@ -1,5 +1,6 @@
 // One line of facts per turn: prompt, tool calls (name, short argument,
 // error), end reason, tokens and duration. Pure; shared by compare and export.
+import { indexIn } from './sorted.js';
 import { spanMs, type SessionEvent } from './events.js';
 import { buildTurnTree, type TreeNode } from './replay.js';
 import { usageOf, type TokenUsage } from './usage.js';
@@ -72,15 +73,7 @@ function collectTools(nodes: readonly TreeNode[], out: ToolSummary[]): void {
 /** Index of the event with this seq (seq equals the index in a valid log; tolerate gaps), or -1. */
 export function indexOfSeq(events: readonly SessionEvent[], seq: number): number {
   if (events[seq]?.seq === seq) return seq;
-  let lo = 0;
-  let hi = events.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (events[mid].seq === seq) return mid;
-    if (events[mid].seq < seq) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+  return indexIn(events.length, (i) => events[i].seq, seq);
 }
 
 /** The event with this seq, or undefined. */

@@ -15,6 +15,7 @@
 // checksum is off is refused (SegmentError) and the index rebuilt: the
 // trigrams are checked when the segment opens, a trigram's postings when
 // they are read (a damaged list could otherwise name the wrong logs).
+import { indexIn } from '../session/sorted.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -106,15 +107,7 @@ export class SegmentReader {
   /** Index of `t` among the trigrams, or -1. */
   private find(t: number): number {
     const a = this.trigrams;
-    let lo = 0;
-    let hi = a.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (a[mid] === t) return mid;
-      if (a[mid] < t) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return indexIn(a.length, (i) => a[i], t);
   }
 
   /** The part ids that hold trigram `t`, increasing (empty when none). */

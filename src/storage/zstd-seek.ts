@@ -5,6 +5,7 @@
 // the file and in the text; a later read of a turn, the tail or a fork's seed
 // starts at the last such place before it instead of at the file's start.
 // A 10 GB log's map is ~10,000 places (two numbers each).
+import { lastAtOrBefore } from '../session/sorted.js';
 import type fs from 'node:fs';
 
 /**
@@ -53,14 +54,10 @@ export class FrameMap {
 
   /** The last noted place at or before text offset `offset`. */
   before(offset: number): { at: number; text: number } {
-    let lo = 0;
-    let hi = this.text.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.text[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { at: this.at[lo], text: this.text[lo] };
+    const text = this.text;
+    // (the first place, text offset 0, when none is at or before: as an offset before it cannot be asked)
+    const i = Math.max(0, lastAtOrBefore(text.length, (j) => text[j], offset));
+    return { at: this.at[i], text: text[i] };
   }
 
   get places(): number {

@@ -4,7 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { indexFile, loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
-import { bindingsFor, type ViewName } from '../../src/view/app/keymap.js';
+import type { ViewName } from '../../src/view/app/surface.js';
+import { APP } from '../../src/view/app/surfaces.js';
+import { initialAppState } from '../../src/view/app/state.js';
+
+const sessionsKeys = () => APP.surface('sessions').keys(initialAppState({ columns: 80, rows: 24 }));
 import { KEY, mountApp } from '../support/app-harness.js';
 import { evs, hdr, turnRows, writeLog } from '../support/fixtures.js';
 
@@ -261,12 +265,12 @@ describe('App shell', () => {
     await start();
     await type('?');
     const f = frame();
-    const shown = bindingsFor('sessions').slice(0, 12);
+    const shown = sessionsKeys().slice(0, 12);
     for (const b of shown) expect(f).toContain(b.keys);
     expect(f).toContain('fork at the selection');
     expect(f).toContain('filter with a query');
     // every binding's line is reachable by scrolling (long lines wrap, nothing is cut)
-    const quit = bindingsFor('sessions').find((b) => b.command === 'quit')!;
+    const quit = sessionsKeys().find((b) => b.keys.startsWith('q '))!;
     for (let i = 0; i < 60 && !frame().includes(`${quit.keys}`); i++) await type('j');
     expect(frame()).toContain(quit.keys);
     await type('G');

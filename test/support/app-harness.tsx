@@ -13,7 +13,7 @@ import { AppController } from '../../components/app/app-controller.js';
 import { App } from '../../components/app/app.js';
 import type { RootIndex } from '../../src/storage/load-root.js';
 import type { ContentIndex } from '../../src/storage/content-index.js';
-import type { ViewName } from '../../src/view/app/keymap.js';
+import type { ViewName } from '../../src/view/app/surface.js';
 import { displayWidth } from '../../src/view/text/sanitize.js';
 
 export const KEY = { esc: '\x1b', enter: '\r', tab: '\t', shiftTab: '\x1b[Z', down: '\x1b[B', up: '\x1b[A', right: '\x1b[C', left: '\x1b[D', backspace: '\x7f' };

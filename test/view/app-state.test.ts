@@ -16,7 +16,10 @@ import { filterQueryError } from '../../src/view/sessions/session-filter.js';
 import { MAX_FIELD_LENGTH } from '../../src/view/text/text-field.js';
 import { MAX_QUERY_LENGTH } from '../../src/session/query.js';
 import { snapshotWorld, type World } from '../../src/view/app/world.js';
-import { hasTarget, target } from '../../src/view/app/target.js';
+import { hasTarget } from '../../src/view/app/target.js';
+import { APP } from '../../src/view/app/surfaces.js';
+
+const target = APP.target;
 import { partialSession } from '../../src/storage/partial-listing.js';
 import { lineageSessionCounts } from '../../src/view/lineage/lineage-layout.js';
 

@@ -3,9 +3,7 @@
 // it), and no surface that can have the keyboard is left out.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { everyKeyTable } from '../../src/view/app/surface-keys.js';
-import type { Surface } from '../../src/view/app/surface.js';
-import { SURFACE_TITLES } from '../../src/view/help/help.js';
+import { everyKeyTable, SURFACES } from '../../src/view/app/surfaces.js';
 import { keysMarkdown } from '../../src/view/help/keys-doc.js';
 import { REPO } from '../support/fixtures.js';
 
@@ -15,7 +13,7 @@ describe('docs/keys.md', () => {
   });
 
   it('has a table for every surface that can have the keyboard', () => {
-    const documented = new Set(everyKeyTable().map((t) => t.surface));
-    expect(Object.keys(SURFACE_TITLES).filter((s) => !documented.has(s as Surface))).toEqual([]);
+    const documented = new Set(everyKeyTable().map((t) => t.surface.id));
+    expect(SURFACES.map((s) => s.id).filter((s) => !documented.has(s))).toEqual([]);
   });
 });

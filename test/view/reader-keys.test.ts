@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { pagerCommand, READER_BINDINGS, readerCommandFor, readerHints, readerPromptKey } from '../../src/view/reader/reader-keys.js';
+import { pagerCommand, READER_BINDINGS, READER_PROMPT_KEYS, readerBindingFor, readerPromptKey, type ReaderBinding } from '../../src/view/reader/reader-keys.js';
+import type { KeyFlags } from '../../src/view/app/binding.js';
+
+/** What a key does in the reader: its ReaderAction, or the app command its binding stands for (by its help). */
+const APP_COMMANDS: Record<string, string> = { O: 'pager', 'Esc / q': 'close', '?': 'help' };
+const described = (b: ReaderBinding | undefined) => (b === undefined ? undefined : b.action ? { action: b.action } : { app: APP_COMMANDS[b.keys] });
+const readerCommandFor = (input: string, key: KeyFlags) => described(readerBindingFor(input, key));
+const readerHints = (promptOpen: boolean) => (promptOpen ? READER_PROMPT_KEYS : READER_BINDINGS).filter((b) => b.hint).map((b) => ({ keys: b.keys.split(' / ')[0], label: b.hint as string }));
 import { initialReaderState, readerDoc, readerReducer, type ReaderState } from '../../src/view/reader/reader-state.js';
 
 describe('reader keys', () => {

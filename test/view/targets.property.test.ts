@@ -12,12 +12,16 @@ import { compareEnter } from '../../src/view/compare/compare-state.js';
 import { helpLines } from '../../src/view/help/help.js';
 import { labelOf, shortKey } from '../../src/view/app/binding.js';
 import { footerHints } from '../../src/view/app/key-hints.js';
-import { bindingsFor } from '../../src/view/app/keymap.js';
 import { splitKeys } from '../../src/view/app/keys.js';
 import { reduce } from '../../src/view/app/reducer.js';
 import { sessionsRows, type AppAction, type AppState, type Effect } from '../../src/view/app/state.js';
-import { activeSurface, rowSurface } from '../../src/view/app/surface.js';
-import { hasTarget, target, turnsCursor } from '../../src/view/app/target.js';
+import { APP } from '../../src/view/app/surfaces.js';
+import { hasTarget } from '../../src/view/app/target.js';
+import { turnsCursor } from '../../src/view/turns/surface.js';
+
+const rowSurface = (s: AppState) => APP.rows(s).id;
+const activeSurface = (s: AppState) => APP.active(s).id;
+const target = (s: AppState, world: World) => APP.target(s, world);
 import type { World } from '../../src/view/app/world.js';
 import { menuItems } from '../../src/view/menu/action-menu.js';
 import { runs } from '../support/property.js';
@@ -98,17 +102,17 @@ describe('every surface acts on what it highlights', () => {
           const surface = activeSurface(state);
           const hints = footerHints(state, world);
           if (isView(surface)) {
-            const table = bindingsFor(surface as 'sessions');
-            const items = menuItems(state, world);
-            const help = helpLines(surface, state);
+            const table = APP.surface(surface).keys(state);
+            const items = menuItems(state, world, APP);
+            const help = helpLines(surface, state, APP);
             for (const b of table) {
-              const why = b.disabled?.(state, world);
+              const why = b.disabled?.(state, world, APP);
               if (b.hint !== undefined) {
-                const hint = hints.find((x) => x.keys === shortKey(b) && x.label === labelOf(b.hint!, state, world));
-                expect(hint, `hint of ${b.command}`).toBeDefined();
+                const hint = hints.find((x) => x.keys === shortKey(b) && x.label === labelOf(b.hint!, state, world, APP));
+                expect(hint, `hint of ${b.keys}`).toBeDefined();
                 expect(hint!.disabled).toBe(why);
               }
-              if (b.menu !== undefined) expect(items.find((i) => i.command === b.command)!.disabled).toBe(why);
+              if (b.menu !== undefined) expect(items.find((i) => i.binding === b)!.disabled).toBe(why);
               expect(help.some((l) => l.keys === b.keys && l.text === b.help)).toBe(true);
             }
           }

@@ -1,5 +1,5 @@
-// The actions on the target (app/target.ts) that every view shares: f, y / R, m, c, x
-// and Enter in a list. Pure steps of the reducer in reducer.ts.
+// The actions on the target (app.target) that every view shares: f, y / R, m,
+// c, x and Enter in a list: the handlers of view-keys.ts's bindings.
 import { SessionStore } from '../../session/store.js';
 import { compareSessions, type Comparison } from '../../session/compare.js';
 import { resumeCommand } from '../../session/resume-command.js';
@@ -10,40 +10,41 @@ import { sanitizeInline } from '../text/sanitize.js';
 import type { World } from './world.js';
 import { forkVerdict, resumeDisabled, compareDisabled, workBusy } from './verdicts.js';
 import { usesIndex } from '../../storage/indexed-turns.js';
-import { hasTarget, target } from './target.js';
-import { type AppAction, type AppState, type BackgroundWork, type Step, compareBody, openTurns, select, step, withStatus } from './state.js';
+import { hasTarget } from './target.js';
+import type { App } from './surface.js';
+import { type AppAction, type AppState, type BackgroundWork, type Step, compareBody, openTurns, step, withStatus } from './state.js';
 
 /** f: the fork dialog for the target at its cut (a store refusal opens as the refusal dialog, with b to a boundary). */
-export function forkCommand(s: AppState, world: World): Step {
-  const v = forkVerdict(s, world);
+export function forkCommand(s: AppState, world: World, app: App): Step {
+  const v = forkVerdict(s, world, app);
   if (!v.session || (v.disabled && !v.storeRefusal)) return withStatus(s, `${v.label}: ${v.disabled ?? 'no session selected'}`, 'error');
   if (v.problem) return step({ ...s, dialog: { kind: 'refused', sourceKey: SessionStore.keyOf(v.session), sourceId: v.session.id, error: v.problem } });
   return step({ ...s, dialog: openForkDialog(world, v.session, v.cut, world.newChildId) });
 }
 
 /** y / R: the command that continues the target session in the harness. */
-export function resumeKey(s: AppState, cmd: 'copyResume' | 'resume', world: World): Step {
-  const t = target(s, world);
-  const why = resumeDisabled(s, world, cmd === 'resume');
+export function resumeKey(s: AppState, world: World, app: App, run: boolean): Step {
+  const t = app.target(s, world);
+  const why = resumeDisabled(s, world, app, run);
   if (why || !hasTarget(t)) return withStatus(s, `${hasTarget(t) ? `session ${sanitizeInline(t.session.id)}: ` : ''}${why ?? 'no session selected'}`, 'error');
   const rc = resumeCommand(t.session);
-  if (cmd === 'resume') return step(s, [{ type: 'run', command: rc }]);
+  if (run) return step(s, [{ type: 'run', command: rc }]);
   const shown = withStatus(s, `copied: ${sanitizeInline(rc.shell)}`, 'ok');
   return { state: shown.state, effects: [{ type: 'copy', text: rc.shell }, ...shown.effects] };
 }
 
 /** m: marks the target session, or unmarks it when it is the mark. */
-export function markKey(s: AppState, world: World): Step {
-  const t = target(s, world);
+export function markKey(s: AppState, world: World, app: App): Step {
+  const t = app.target(s, world);
   if (!hasTarget(t)) return withStatus(s, t.none, 'error');
   if (s.mark === t.key) return withStatus({ ...s, mark: undefined }, `unmarked ${sanitizeInline(t.session.id)}`);
   return withStatus({ ...s, mark: t.key }, `marked ${sanitizeInline(t.session.id)}: select another session and press c to compare`);
 }
 
 /** c: the marked session (left) against the target (right), from their common ancestor (a large log's in the background). */
-export function openCompare(s: AppState, world: World): Step {
-  const why = compareDisabled(s, world);
-  const t = target(s, world);
+export function openCompare(s: AppState, world: World, app: App): Step {
+  const why = compareDisabled(s, world, app);
+  const t = app.target(s, world);
   if (why || !hasTarget(t)) return withStatus(s, `compare: ${why ?? 'no session selected'}`, 'error');
   const left = world.session(s.mark!)!;
   if (usesIndex(left) || usesIndex(t.session)) {
@@ -66,8 +67,8 @@ function showComparison(s: AppState, comparison: Comparison): Step {
 }
 
 /** x: a transcript of the target session (in Turns up to the highlighted row) to a new file (a large log's in the background). */
-export function exportKey(s: AppState, world: World): Step {
-  const t = target(s, world);
+export function exportKey(s: AppState, world: World, app: App): Step {
+  const t = app.target(s, world);
   if (!hasTarget(t)) return withStatus(s, `${t.none}: nothing to export`, 'error');
   const why = workBusy(s);
   if (why) return withStatus(s, `export: ${why}`, 'error');
@@ -103,8 +104,8 @@ export function workAnswer(s: AppState, a: Extract<AppAction, { type: 'workProgr
 export const exported = (s: AppState, file: string, bytes: number): Step => withStatus(s, `exported to ${sanitizeInline(file)} (${bytes} bytes)`, 'ok');
 
 /** Enter in a list: the target session in Turns, at the target's seq (a problem's event, a child's fork point). */
-export function openTarget(s: AppState, world: World): Step {
-  const t = target(s, world);
+export function openTarget(s: AppState, world: World, app: App): Step {
+  const t = app.target(s, world);
   if (!hasTarget(t)) return withStatus(s, `${t.none}: nothing to open`, 'error');
   return step(openTurns(s, t.key, world, t.seq));
 }

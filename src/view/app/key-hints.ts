@@ -2,9 +2,8 @@
 // generated from its key table (so a hint never names a key the app does not
 // bind, and a disabled hint gives the binding's own reason, lazygit style).
 import { labelOf, shortKey, type KeyDoc } from './binding.js';
-import { activeSurface } from './surface.js';
-import { surfaceKeys } from './surface-keys.js';
 import type { AppState } from './state.js';
+import { APP } from './surfaces.js';
 import type { World } from './world.js';
 
 export interface KeyHint {
@@ -18,15 +17,15 @@ export function hintsOf(table: readonly KeyDoc[], s: AppState, world: World): Ke
   const out: KeyHint[] = [];
   for (const b of table) {
     if (b.hint === undefined) continue;
-    const hint: KeyHint = { keys: shortKey(b), label: labelOf(b.hint, s, world) };
-    const why = b.disabled?.(s, world);
+    const hint: KeyHint = { keys: shortKey(b), label: labelOf(b.hint, s, world, APP) };
+    const why = b.disabled?.(s, world, APP);
     if (why) hint.disabled = why;
     out.push(hint);
   }
   return out;
 }
 
-export const footerHints = (s: AppState, world: World): KeyHint[] => hintsOf(surfaceKeys(activeSurface(s), s), s, world);
+export const footerHints = (s: AppState, world: World): KeyHint[] => hintsOf(APP.active(s).keys(s), s, world);
 
 /** A reason, short enough for the footer: its code when it starts with one (`OPEN_TURN: …` -> `OPEN_TURN`). */
 export function shortReason(reason: string): string {

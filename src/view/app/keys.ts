@@ -3,7 +3,7 @@
 // those runs into single presses so every press is applied on its own, in
 // order. A bracketed paste (ESC[200~ … ESC[201~) stays one `paste` press, so a
 // text field receives it as text and a list view can ignore it.
-import type { KeyFlags } from './keymap.js';
+import type { KeyFlags } from './binding.js';
 
 export interface KeyPress {
   /** the printable text of the press ('' for a control key) */

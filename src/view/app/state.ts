@@ -1,9 +1,9 @@
 // The app's one state: its shape, the actions and effects of its reducer
 // (reducer.ts), and the values every part derives from it (the rows on
-// screen, the selected session, the layout). The reducer's steps live in
-// reducer.ts (dispatch, normalize), commands.ts (the actions every view
-// shares) and each surface's folder (its commands, its on-key steps); who has
-// the keyboard is surface.ts, what the highlighted row means is target.ts.
+// screen, the selected session, the layout). The reducer's steps are the
+// handlers in each surface's key table (src/view/<surface>/surface.ts) and
+// the actions every view shares (commands.ts); the registry (surfaces.ts)
+// says who has the keyboard and what the highlighted row means.
 import type { Query } from '../../session/query.js';
 import { type Comparison } from '../../session/compare.js';
 import { type ResumeCommand } from '../../session/resume-command.js';
@@ -14,9 +14,7 @@ import { appLayout, AUTO_DETAIL_HEIGHT, turnsLayout, type AppLayout, type Size }
 import { type Dialog, type Problem } from '../dialog/fork-dialog-state.js';
 import type { KeyPress } from './keys.js';
 import { type ReaderState } from '../reader/reader-state.js';
-import { menuBindings, type ViewName } from './keymap.js';
-import type { Surface } from './surface.js';
-import { VIEW_NAMES } from './views.js';
+import type { SurfaceId, ViewName } from './surface.js';
 import { openToSeq } from '../turns/turn-search.js';
 import { ItemRows, listItemOf, rowOf, type SessionRow, type SortOrder } from '../sessions/session-list.js';
 import type { RowSeq } from './window.js';
@@ -24,8 +22,6 @@ import { textField, type TextField } from '../text/text-field.js';
 import { rowIndexForSeq, type TurnRow } from '../turns/turn-rows.js';
 import { initialTurnsState, turnsReducer, type RowsView, type TurnsState } from '../turns/turns-state.js';
 import type { TurnsData, World } from './world.js';
-
-export const VIEWS = VIEW_NAMES;
 
 export interface Status {
   text: string;
@@ -54,7 +50,7 @@ export interface AppState {
   /** every project's sessions, or only the current project's (when the world has a scope) */
   allProjects: boolean;
   /** the help overlay: about the keys of the surface it was opened on */
-  help?: { scroll: number; of: Surface };
+  help?: { scroll: number; of: SurfaceId };
   dialog?: Dialog;
   /** each opened session's Turns state (cursor, expansion, scroll), by key: kept across views and help */
   turns: ReadonlyMap<string, TurnsState>;
@@ -65,7 +61,7 @@ export interface AppState {
   /** the Compare surface: open over the views, or hidden while one of its turns is open in Turns (Esc returns) */
   compare?: CompareSurface;
   /** the action menu (`a`): what can be done on the selection, disabled entries with their reason */
-  menu?: { cursor: number };
+  menu?: { cursor: number; entries: number };
   /** where Turns was opened from (Esc there returns to it, as Compare does) */
   turnsFrom?: ViewName;
   /** the full-screen reader of one event's content (Enter/o in Turns); Esc returns to the same row */
@@ -182,7 +178,7 @@ export function initialAppState(size: Size, view: ViewName = 'sessions'): AppSta
 // ---- derived values (read by the reducer and the views alike) ------------
 
 /** A view's action menu always lists the same entries (disabled ones with their reason): the layout reserves their rows. */
-export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, s.menu ? menuBindings(s.view).length : 0);
+export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, s.menu?.entries ?? 0);
 
 /** The Sessions rows as shown: the filtered, sorted list, plus a deleted selection kept in place. */
 export function sessionsRows(s: AppState, world: World): RowSeq<SessionRow> {
@@ -271,8 +267,4 @@ export function openTurns(s: AppState, key: string, world: World, seq?: number, 
   const t1 = { ...t0, showHistory: false, expansion: openToSeq(t0.expansion, data.tree, seq) };
   const t = turnsReducer(t1, { type: 'pick', view: turnsView(next, data), pick: (rows) => rowIndexForSeq(rows, seq) });
   return setTurns(next, key, t);
-}
-
-export function cycleView(view: ViewName, by: number): ViewName {
-  return VIEWS[(VIEWS.indexOf(view) + by + VIEWS.length) % VIEWS.length];
 }

@@ -4,8 +4,8 @@
 import { resumeCommand } from '../../session/resume-command.js';
 import type { Session } from '../../session/session.js';
 import { sanitizeInline } from '../text/sanitize.js';
-import { rowSurface } from './surface.js';
-import { hasTarget, target } from './target.js';
+import type { App } from './surface.js';
+import { hasTarget } from './target.js';
 import type { AppState, BackgroundWork } from './state.js';
 import type { World } from './world.js';
 
@@ -23,10 +23,10 @@ export interface ForkVerdict {
   problem?: { code: string; message: string };
 }
 
-export function forkVerdict(s: AppState, world: World): ForkVerdict {
-  const t = target(s, world);
+export function forkVerdict(s: AppState, world: World, app: App): ForkVerdict {
+  const t = app.target(s, world);
   if (!hasTarget(t)) return { label: 'fork', disabled: t.none };
-  const inTurns = rowSurface(s) === 'turns';
+  const inTurns = app.rows(s).id === 'turns';
   if (inTurns) {
     const data = world.turns(t.session);
     // (the store's refusal would read the events: not while they load in the background)
@@ -56,8 +56,8 @@ export function resumeRefusal(session: Session, world: World): string | undefine
 }
 
 /** y copies the resume command; R runs it. Both only where the harness would resume the session. */
-export function resumeDisabled(s: AppState, world: World, run: boolean): string | undefined {
-  const t = target(s, world);
+export function resumeDisabled(s: AppState, world: World, app: App, run: boolean): string | undefined {
+  const t = app.target(s, world);
   if (!hasTarget(t)) return t.none;
   if (t.gone) return 'its file was deleted; nothing to resume';
   const why = resumeRefusal(t.session, world);
@@ -67,12 +67,12 @@ export function resumeDisabled(s: AppState, world: World, run: boolean): string 
 }
 
 /** Why `c` cannot compare now. */
-export function compareDisabled(s: AppState, world: World): string | undefined {
+export function compareDisabled(s: AppState, world: World, app: App): string | undefined {
   const busy = workBusy(s);
   if (busy) return busy;
   if (s.mark === undefined) return 'mark a session first (m)';
   if (!world.session(s.mark)) return 'the marked session is gone';
-  const t = target(s, world);
+  const t = app.target(s, world);
   if (!hasTarget(t)) return t.none;
   if (t.key === s.mark) return 'select another session than the marked one';
   return undefined;
@@ -88,19 +88,19 @@ export function workLine(w: BackgroundWork): string {
   return `${w.kind === 'export' ? 'exporting' : 'comparing'} ${w.label} ${Math.floor(100 * w.done)}%`;
 }
 
-/** x: a session under the cursor, and no background work under way. (A declaration: the keymap's table reads it while the modules load.) */
-export function exportDisabled(s: AppState, world: World): string | undefined {
-  return workBusy(s) ?? needsTarget(s, world);
+/** x: a session under the cursor, and no background work under way. */
+export function exportDisabled(s: AppState, world: World, app: App): string | undefined {
+  return workBusy(s) ?? needsTarget(s, world, app);
 }
 
 /** Actions that need a session under the cursor (m, x, Enter in the lists). */
-export function needsTarget(s: AppState, world: World): string | undefined {
-  const t = target(s, world);
+export function needsTarget(s: AppState, world: World, app: App): string | undefined {
+  const t = app.target(s, world);
   return hasTarget(t) ? undefined : t.none;
 }
 
 /** `copy the resume command (bump-vitest): <why>`: the action, the session it was meant for, the binding's reason. */
-export function disabledStatus(s: AppState, world: World, label: string, why: string): string {
-  const t = target(s, world);
+export function disabledStatus(s: AppState, world: World, app: App, label: string, why: string): string {
+  const t = app.target(s, world);
   return `${label}${hasTarget(t) ? ` (${sanitizeInline(t.session.id)})` : ''}: ${why}`;
 }

@@ -2,6 +2,7 @@
 // list items, the lineage layout, each session's turn rows) at one version.
 // Derived data is computed lazily and memoised, so a key press costs only what
 // it reads; a new snapshot is taken after every store change.
+import { sessionKey } from '../../session/session-key.js';
 import { AuditIndex } from '../../session/audit-index.js';
 import { isQueryError, parseQuery } from '../../session/query.js';
 import { filterByQuery, queryBase, searching, type FilterAnswers, type QueryBase } from '../sessions/session-filter.js';
@@ -16,7 +17,6 @@ import { eventAtSeq } from '../../session/turn-summary.js';
 import type { TurnIndex } from '../../session/turn-index.js';
 import { cancelHistory, cancelIndex, historyOf, historyProgress, historyStep, historyUpTo, indexProgress, indexStep, turnIndexOf, usesIndex } from '../../storage/indexed-turns.js';
 import { pauseWhileSkipping, type LoadProgress, type Session } from '../../session/session.js';
-import { SessionStore } from '../../session/store.js';
 import { fileDiagnosticCount, generationDiagnostics, olderGenerations, type RootIndex } from '../../storage/load-root.js';
 import { layoutLineage, type LineageLayout } from '../lineage/lineage-layout.js';
 import { lineageNodes } from '../lineage/lineage-model.js';
@@ -79,6 +79,8 @@ export interface World {
   filterSearching(filter: string): boolean;
   /** the current project's scope (dsh's own root), when the app was started with one */
   readonly scope?: ProjectScope;
+  /** the session is in the project scope (always, without one) */
+  inScope(session: Session): boolean;
   /** Why `dsh --resume` would refuse the session, or undefined when it would resume it. */
   resumeRefusal(session: Session): string | undefined;
   /** the session's cwd is a folder on this machine (R runs dsh there); read once per snapshot */
@@ -114,11 +116,10 @@ function withRootRows(refusals: ReadonlyMap<string, ListRefusal>, rows: ProblemR
   const top: ProblemRow[] = [];
   for (const [root, r] of refusals) {
     const s = session(r.file);
-    top.push({ severity: 'error', code: 'ROOT_NOT_LISTABLE', file: r.file, ...(s ? { sessionKey: keyOf(s), sessionId: s.id } : {}), message: `rc.8's session list fails for the whole root ${root}: ${r.reason}` });
+    top.push({ severity: 'error', code: 'ROOT_NOT_LISTABLE', file: r.file, ...(s ? { sessionKey: sessionKey(s), sessionId: s.id } : {}), message: `rc.8's session list fails for the whole root ${root}: ${r.reason}` });
   }
   return [...top, ...rows];
 }
-const keyOf = SessionStore.keyOf;
 
 /** Turn data survives snapshots: it is rebuilt only when its session's log changed. */
 const turnsMemo = new WeakMap<Session, TurnsMemo>();
@@ -412,6 +413,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     },
     filterSearching: (filter) => opts.filterAnswers?.text === filter && searching(opts.filterAnswers),
     scope: opts.scope,
+    inScope: (s) => !opts.scope || inProjectScope(s, opts.scope),
     resumeRefusal: (s) => model.resumeRefusal(s),
     cwdExists(s) {
       if (s.cwd === undefined) return true; // no cwd: dsh runs where the browser was started
@@ -455,4 +457,3 @@ export const scopeTest =
   (i: SessionListItem): boolean =>
     inProjectScope({ file: i.key, cwd: i.cwd }, scope);
 
-export { keyOf };

@@ -1,10 +1,8 @@
 // The help overlay's lines: the key table of the surface it was opened on
 // (the same table the app dispatches with), the text-field keys where there
 // is a text field, and the legend of the views.
-import { surfaceKeys, HAS_TEXT } from '../app/surface-keys.js';
 import type { AppState } from '../app/state.js';
-import type { Surface } from '../app/surface.js';
-import { VIEW_NAMES } from '../app/views.js';
+import type { App, SurfaceId } from '../app/surface.js';
 import { wrapText } from '../text/text-wrap.js';
 
 export interface HelpLine {
@@ -12,12 +10,6 @@ export interface HelpLine {
   text: string;
   heading?: boolean;
 }
-
-/** Each surface's name, as help and docs/keys.md title it. */
-export const SURFACE_TITLES: Record<Surface, string> = {
-  sessions: 'Sessions', turns: 'Turns', lineage: 'Lineage', problems: 'Problems', reader: 'Reader', compare: 'Compare',
-  filter: 'Filter prompt', search: 'Search prompt', dialog: 'Fork dialog', menu: 'Action menu', help: 'Help',
-};
 
 /** The keys of every text field (text-field.ts applies them). */
 export const TEXT_FIELD_KEYS: readonly HelpLine[] = [
@@ -40,14 +32,15 @@ export const LEGEND: readonly HelpLine[] = [
   { keys: '⚠ CODE', text: 'the worst problem of the session (the Problems tab lists them all)' },
 ];
 
-export function helpLines(surface: Surface, s: AppState): HelpLine[] {
-  const lines: HelpLine[] = [{ keys: '', text: `${SURFACE_TITLES[surface]} keys`, heading: true }];
-  for (const b of surfaceKeys(surface, s)) lines.push({ keys: b.keys, text: b.help });
-  if (HAS_TEXT.has(surface)) {
+export function helpLines(of: SurfaceId, s: AppState, app: App): HelpLine[] {
+  const surface = app.surface(of);
+  const lines: HelpLine[] = [{ keys: '', text: `${surface.title} keys`, heading: true }];
+  for (const b of surface.keys(s)) lines.push({ keys: b.keys, text: b.help });
+  if (surface.hasText) {
     lines.push({ keys: '', text: 'Text fields (filter, search, child id)', heading: true });
     lines.push(...TEXT_FIELD_KEYS);
   }
-  if ((VIEW_NAMES as readonly string[]).includes(surface)) {
+  if (surface.view) {
     lines.push({ keys: '', text: 'Legend', heading: true });
     lines.push(...LEGEND);
   }
@@ -58,10 +51,10 @@ export function helpLines(surface: Surface, s: AppState): HelpLine[] {
 export const HELP_KEY_WIDTH = 14;
 
 /** The help lines wrapped to the overlay's inner width (borders and padding aside): nothing is cut, long lines continue below. */
-export function helpRows(surface: Surface, s: AppState, width: number): HelpLine[] {
+export function helpRows(of: SurfaceId, s: AppState, app: App, width: number): HelpLine[] {
   const inner = Math.max(10, width - 4);
   const out: HelpLine[] = [];
-  for (const l of helpLines(surface, s)) {
+  for (const l of helpLines(of, s, app)) {
     if (l.heading) {
       for (const t of wrapText(l.text, inner)) out.push({ keys: '', text: t, heading: true });
       continue;
@@ -70,8 +63,6 @@ export function helpRows(surface: Surface, s: AppState, width: number): HelpLine
   }
   return out;
 }
-
-export const helpRowCount = (surface: Surface, s: AppState, width: number): number => helpRows(surface, s, width).length;
 
 /** Lines that fit: the box uses two border rows and a title row. */
 export const helpPageSize = (height: number): number => Math.max(1, height - 3);

@@ -3,8 +3,8 @@
 // keys: test/view/keys-doc.test.ts fails when the file is stale, and
 // `npm run docs:keys` writes it again.
 import type { KeyDoc } from '../app/binding.js';
-import { everyKeyTable } from '../app/surface-keys.js';
-import { LEGEND, SURFACE_TITLES, TEXT_FIELD_KEYS, type HelpLine } from './help.js';
+import { everyKeyTable } from '../app/surfaces.js';
+import { LEGEND, TEXT_FIELD_KEYS, type HelpLine } from './help.js';
 
 /** A table cell: one line, its pipes escaped, the keys as code. */
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -29,7 +29,7 @@ export function keysMarkdown(): string {
     'greyed with the reason, in the footer and in the `a` menu.',
   ];
   for (const t of everyKeyTable()) {
-    out.push('', `## ${SURFACE_TITLES[t.surface]}${t.when ? ` (${t.when})` : ''}`, '', ...table(fromDocs(t.keys)));
+    out.push('', `## ${t.surface.title}${t.when ? ` (${t.when})` : ''}`, '', ...table(fromDocs(t.keys)));
   }
   out.push('', '## Text fields', '', "In every text field (the Sessions filter, the Turns search, the fork dialog's child id):", '', ...table(fromHelp(TEXT_FIELD_KEYS)));
   out.push('', '## Legend', '', 'The marks in the views\' rows:', '', '| mark | means |', '|---|---|', ...fromHelp(LEGEND).map((r) => `| ${cell(r.keys)} | ${cell(r.text)} |`));

@@ -1,65 +1,52 @@
-// The reader's keys, in the shape of the main key table (keymap.ts): input ->
-// a ReaderAction (for readerReducer) or a command for the app (close, pager).
-// The footer and help read the same table. Plus the $PAGER command line.
-import type { KeyDoc, KeyFlags } from '../app/binding.js';
-import type { ReaderAction } from './reader-state.js';
+// The reader's keys: a scroll, a search step or a wrap is a ReaderAction for
+// readerReducer (kept on the binding, so a key's action can be read back);
+// close, help and $PAGER act on the app. Plus the $PAGER command line.
+import { ch, either, flag, type Binding, type Handler, type KeyFlags } from '../app/binding.js';
+import { step, type AppState } from '../app/state.js';
+import { openHelp } from '../help/open-help.js';
+import { readerReducer, type ReaderAction } from './reader-state.js';
 
-export type ReaderCommand = { action: ReaderAction } | { app: 'close' | 'pager' | 'help' };
+export type ReaderBinding = Binding & { action?: ReaderAction };
 
-export interface ReaderBinding {
-  keys: string;
-  help: string;
-  /** short footer label, when the footer shows it */
-  hint?: string;
-  command: ReaderCommand;
-  match(input: string, key: KeyFlags): boolean;
-}
+/** A leftover status (a search's "match 1 of 3") gives the footer back to the keys on the next key. */
+const quiet = (s: AppState): AppState => (s.status ? { ...s, status: undefined } : s);
 
-const ch = (c: string) => (input: string, key: KeyFlags) => input === c && !key.ctrl && !key.meta;
-const act = (action: ReaderAction): ReaderCommand => ({ action });
+const act = (action: ReaderAction, keepStatus = false): Pick<ReaderBinding, 'action' | 'run'> => ({
+  action,
+  run: (s) => step({ ...(keepStatus ? s : quiet(s)), reader: readerReducer(s.reader!, action) }),
+});
+
+const pager: Handler = (s) => step(quiet(s), [{ type: 'pager', content: s.reader!.doc.lines.map((l) => l.text).join('\n') + '\n' }]);
 
 export const READER_BINDINGS: readonly ReaderBinding[] = [
-  { keys: '↓ / j', help: 'scroll down a line', command: act({ type: 'scroll', by: 1 }), match: (i, k) => Boolean(k.downArrow) || ch('j')(i, k) },
-  { keys: '↑ / k', help: 'scroll up a line', command: act({ type: 'scroll', by: -1 }), match: (i, k) => Boolean(k.upArrow) || ch('k')(i, k) },
-  { keys: 'Space / PgDn', help: 'page down', hint: 'page', command: act({ type: 'page', by: 1 }), match: (i, k) => Boolean(k.pageDown) || ch(' ')(i, k) },
-  { keys: 'b / PgUp', help: 'page up', command: act({ type: 'page', by: -1 }), match: (i, k) => Boolean(k.pageUp) || ch('b')(i, k) },
-  { keys: 'g / Home', help: 'top', command: act({ type: 'top' }), match: (i, k) => Boolean(k.home) || ch('g')(i, k) },
-  { keys: 'G / End', help: 'bottom', command: act({ type: 'bottom' }), match: (i, k) => Boolean(k.end) || ch('G')(i, k) },
-  { keys: '← / h', help: 'scroll left (wrap off)', command: act({ type: 'left' }), match: (i, k) => Boolean(k.leftArrow) || ch('h')(i, k) },
-  { keys: '→ / l', help: 'scroll right (wrap off)', command: act({ type: 'right' }), match: (i, k) => Boolean(k.rightArrow) || ch('l')(i, k) },
-  { keys: 'w', help: 'wrap long lines on/off', hint: 'wrap', command: act({ type: 'toggleWrap' }), match: ch('w') },
-  { keys: '/', help: 'search', hint: 'search', command: act({ type: 'searchStart' }), match: ch('/') },
-  { keys: 'n', help: 'next match', hint: 'next', command: act({ type: 'next' }), match: ch('n') },
-  { keys: 'N', help: 'previous match', command: act({ type: 'prev' }), match: ch('N') },
-  { keys: 'O', help: 'open in $PAGER (default less -R), then come back', hint: 'pager', command: { app: 'pager' }, match: ch('O') },
-  { keys: 'Esc / q', help: 'back to the same row', hint: 'back', command: { app: 'close' }, match: (i, k) => Boolean(k.escape) || ch('q')(i, k) },
-  { keys: '?', help: 'these keys', hint: 'help', command: { app: 'help' }, match: ch('?') },
+  { keys: '↓ / j', help: 'scroll down a line', match: either(flag('downArrow'), ch('j')), ...act({ type: 'scroll', by: 1 }) },
+  { keys: '↑ / k', help: 'scroll up a line', match: either(flag('upArrow'), ch('k')), ...act({ type: 'scroll', by: -1 }) },
+  { keys: 'Space / PgDn', help: 'page down', hint: 'page', match: either(flag('pageDown'), ch(' ')), ...act({ type: 'page', by: 1 }) },
+  { keys: 'b / PgUp', help: 'page up', match: either(flag('pageUp'), ch('b')), ...act({ type: 'page', by: -1 }) },
+  { keys: 'g / Home', help: 'top', match: either(flag('home'), ch('g')), ...act({ type: 'top' }) },
+  { keys: 'G / End', help: 'bottom', match: either(flag('end'), ch('G')), ...act({ type: 'bottom' }) },
+  { keys: '← / h', help: 'scroll left (wrap off)', match: either(flag('leftArrow'), ch('h')), ...act({ type: 'left' }) },
+  { keys: '→ / l', help: 'scroll right (wrap off)', match: either(flag('rightArrow'), ch('l')), ...act({ type: 'right' }) },
+  { keys: 'w', help: 'wrap long lines on/off', hint: 'wrap', match: ch('w'), ...act({ type: 'toggleWrap' }) },
+  { keys: '/', help: 'search', hint: 'search', match: ch('/'), ...act({ type: 'searchStart' }) },
+  { keys: 'n', help: 'next match', hint: 'next', match: ch('n'), ...act({ type: 'next' }) },
+  { keys: 'N', help: 'previous match', match: ch('N'), ...act({ type: 'prev' }) },
+  { keys: 'O', help: 'open in $PAGER (default less -R), then come back', hint: 'pager', match: ch('O'), run: pager },
+  { keys: 'Esc / q', help: 'back to the same row', hint: 'back', match: either(flag('escape'), ch('q')), run: (s) => step({ ...quiet(s), reader: undefined }) },
+  { keys: '?', help: 'these keys', hint: 'help', match: ch('?'), run: (s, _w, app) => openHelp(quiet(s), app) },
 ];
 
 /** The keys of the reader's search prompt (anything else is text for it). */
-export const READER_PROMPT_KEYS: readonly KeyDoc[] = [
-  { keys: 'Enter', help: 'search', hint: 'search' },
-  { keys: 'Esc', help: 'cancel the search', hint: 'cancel' },
+export const READER_PROMPT_KEYS: readonly ReaderBinding[] = [
+  { keys: 'Enter', help: 'search', hint: 'search', match: flag('return'), ...act({ type: 'searchCommit' }, true) },
+  { keys: 'Esc', help: 'cancel the search', hint: 'cancel', match: flag('escape'), ...act({ type: 'searchCancel' }, true) },
 ];
 
-/** What a key does in the reader (not while its search prompt is open: see readerPromptKey). */
-export function readerCommandFor(input: string, key: KeyFlags): ReaderCommand | undefined {
-  for (const b of READER_BINDINGS) if (b.match(input, key)) return b.command;
-  return undefined;
-}
+/** What a key means in the reader (not while its search prompt is open: see readerPromptKey). */
+export const readerBindingFor = (input: string, key: KeyFlags): ReaderBinding | undefined => READER_BINDINGS.find((b) => b.match(input, key));
 
 /** While the search prompt is open: Enter commits, Esc cancels; anything else is text for the field. */
-export function readerPromptKey(_input: string, key: KeyFlags): ReaderAction | undefined {
-  if (key.return) return { type: 'searchCommit' };
-  if (key.escape) return { type: 'searchCancel' };
-  return undefined;
-}
-
-/** The footer while the reader is open: its own keys, short. */
-export function readerHints(promptOpen: boolean): Array<{ keys: string; label: string }> {
-  const table: readonly KeyDoc[] = promptOpen ? READER_PROMPT_KEYS : READER_BINDINGS;
-  return table.filter((b) => b.hint).map((b) => ({ keys: b.keys.split(' / ')[0], label: b.hint as string }));
-}
+export const readerPromptKey = (input: string, key: KeyFlags): ReaderAction | undefined => READER_PROMPT_KEYS.find((b) => b.match(input, key))?.action;
 
 /**
  * $PAGER as a command and arguments (whitespace-separated, with '…' and "…"

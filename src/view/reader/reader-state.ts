@@ -2,6 +2,7 @@
 // as a pure reducer. Content -> safe lines (JSON pretty-printed, unified diffs
 // given line kinds), wrapped or not at a width, scrolled by line/page/top/bottom,
 // searched with n/N. The view maps readerWindow(state) and nothing else.
+import { firstNotBefore } from '../../session/sorted.js';
 import stringWidth from 'string-width';
 import { contentText, messageOf, type SessionEvent } from '../../session/events.js';
 import { safeStringify, textOf } from '../../session/json-safe.js';
@@ -183,16 +184,9 @@ export function findMatches(doc: ReaderDoc, query: string): ReaderMatch[] {
 
 /** The visual row that shows code unit `offset` of line `line`. */
 export function rowOf(s: ReaderState, line: number, offset = 0): number {
-  let lo = 0;
-  let hi = s.rows.length - 1;
-  while (lo < hi) {
-    // first row with (line, start) > (line, offset), minus one
-    const mid = (lo + hi + 1) >> 1;
-    const r = s.rows[mid];
-    if (r.line < line || (r.line === line && r.start <= offset)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  // the first row with (line, start) after (line, offset), minus one
+  const after = firstNotBefore(s.rows.length, (i) => s.rows[i].line < line || (s.rows[i].line === line && s.rows[i].start <= offset));
+  return Math.max(0, after - 1);
 }
 
 /** Scrolls so the current match is visible (a third down the page when it must move) and, without wrap, in the columns. */
@@ -328,16 +322,7 @@ export function readerWindow(s: ReaderState): ReaderWindow {
   return { rows, top: s.top, total, position: `${firstShown}–${lastShown} of ${total} line${total === 1 ? '' : 's'} · ${pct}%`, searchStatus };
 }
 
-function lowerBound(matches: readonly ReaderMatch[], line: number): number {
-  let lo = 0;
-  let hi = matches.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (matches[mid].line < line) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+const lowerBound = (matches: readonly ReaderMatch[], line: number): number => firstNotBefore(matches.length, (i) => matches[i].line < line);
 
 /** What the reader shows for an event: its long content, with a title. */
 export function eventReaderContent(e: SessionEvent): { title: string; content: string } {

@@ -5,6 +5,7 @@
 // 58,495 turns: its whole row list took ~40 MB, twice that while an expansion
 // was rebuilt), from the size of each top-level node's block of rows.
 // Pure: no Ink, no I/O. Every string from a file is sanitised (turn-row-text).
+import { firstNotBefore } from '../../session/sorted.js';
 import { emptyUsage, usageOfSeqs } from '../../session/usage.js';
 import { eventAtSeq } from '../../session/turn-summary.js';
 import { lastAtOrBefore } from '../../session/sorted.js';
@@ -242,14 +243,8 @@ export class TurnRows implements RowSeq<TurnRow> {
   /** whether a toggled key other than the node's own has a seq in its range */
   private toggledInside(n: TreeNode): boolean {
     const t = this.toggledSeqs;
-    let lo = 0;
-    let hi = t.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (t[mid] <= n.seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < t.length && t[lo] <= n.lastSeq;
+    const i = firstNotBefore(t.length, (j) => t[j] <= n.seq);
+    return i < t.length && t[i] <= n.lastSeq;
   }
 
   /** Makes top-level node b a wide block; its size. */

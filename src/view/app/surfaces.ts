@@ -1,0 +1,52 @@
+// The registry: every surface, in the order they take the keyboard (the
+// overlays, the prompts, the reader and Compare, then the views, whose order
+// is the tabs'). The reducer, the footer, help, the action menu, the tab bar,
+// the body and docs/keys.md all iterate this list; a new surface is a folder
+// and a line here.
+import type { KeyDoc } from './binding.js';
+import { initialAppState, type AppState } from './state.js';
+import type { App, SurfaceId, SurfaceModule, ViewName } from './surface.js';
+import type { TargetOf } from './target.js';
+import type { World } from './world.js';
+import { DIALOG } from '../dialog/surface.js';
+import { MENU } from '../menu/surface.js';
+import { HELP } from '../help/surface.js';
+import { FILTER } from '../filter/surface.js';
+import { SEARCH } from '../search/surface.js';
+import { READER } from '../reader/surface.js';
+import { COMPARE } from '../compare/surface.js';
+import { SESSIONS } from '../sessions/surface.js';
+import { TURNS } from '../turns/surface.js';
+import { LINEAGE } from '../lineage/surface.js';
+import { PROBLEMS } from '../problems/surface.js';
+
+export const SURFACES: readonly SurfaceModule[] = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, SESSIONS, TURNS, LINEAGE, PROBLEMS];
+
+const byId = new Map<SurfaceId, SurfaceModule>(SURFACES.map((m) => [m.id, m]));
+const VIEWS = SURFACES.filter((m) => m.view).map((m) => m.id as ViewName);
+const CONTENT = SURFACES.filter((m) => !m.overlay);
+
+function content(s: AppState): SurfaceModule {
+  return CONTENT.find((m) => m.active(s)) ?? byId.get(s.view)!;
+}
+
+function rows(s: AppState): SurfaceModule {
+  const c = content(s);
+  return c.rowsOf ? byId.get(c.rowsOf)! : c;
+}
+
+export const APP: App = {
+  surface: <Id extends SurfaceId>(id: Id) => byId.get(id) as SurfaceModule<Id>,
+  views: VIEWS,
+  active: (s) => SURFACES.find((m) => m.active(s)) ?? byId.get(s.view)!,
+  content,
+  rows,
+  target: (s: AppState, world: World): TargetOf => rows(s).target?.(s, world, APP) ?? { none: 'no session selected' },
+};
+
+/** Every table a surface can show, with the state that selects it: what docs/keys.md lists (views first, as the tabs). */
+export function everyKeyTable(): Array<{ surface: SurfaceModule; when?: string; keys: readonly KeyDoc[] }> {
+  const any = initialAppState({ columns: 80, rows: 24 });
+  const order = [...SURFACES.filter((m) => m.view), ...SURFACES.filter((m) => !m.view && !m.overlay), ...SURFACES.filter((m) => m.overlay)];
+  return order.flatMap((m) => (m.docs ?? [{ keys: m.keys(any) }]).map((d) => ({ surface: m, ...d })));
+}

@@ -1,0 +1,23 @@
+// The reader: one event's content full screen over Turns (Enter on a leaf,
+// or o), scrolled, wrapped and searched; Esc returns to the same row.
+import { step } from '../app/state.js';
+import type { SurfaceModule } from '../app/surface.js';
+import { editField, textField } from '../text/text-field.js';
+import { READER_BINDINGS, READER_PROMPT_KEYS } from './reader-keys.js';
+import { readerReducer } from './reader-state.js';
+
+export const READER: SurfaceModule<'reader'> = {
+  id: 'reader',
+  title: 'Reader',
+  rowsOf: 'turns',
+  active: (s) => Boolean(s.reader),
+  keys: (s) => (s.reader?.prompt !== null && s.reader?.prompt !== undefined ? READER_PROMPT_KEYS : READER_BINDINGS),
+  docs: [{ keys: READER_BINDINGS }, { when: 'its search prompt open', keys: READER_PROMPT_KEYS }],
+  // the search prompt's text; anything else (a paste) does nothing
+  other: (s, _world, _app, p) => {
+    const r = s.reader!;
+    if (r.prompt === null) return step(s);
+    const field = editField(textField(r.prompt), p);
+    return step(field && field.text !== r.prompt ? { ...s, reader: readerReducer(r, { type: 'searchInput', text: field.text }) } : s);
+  },
+};

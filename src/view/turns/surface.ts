@@ -1,0 +1,230 @@
+// The Turns view: one session's turns as a tree (or the model history), the
+// cursor on a row. Its keys (fold, history, detail, b, o, / n N) around the
+// common ones, the tail -F follow of a growing log, and its target: the
+// cursor's event, with the cut `f` forks at and `x` exports up to.
+import type { Session } from '../../session/session.js';
+import type { SessionEvent } from '../../session/events.js';
+import { SessionStore } from '../../session/store.js';
+import { nearestBoundaries } from '../../session/log-facts.js';
+import { ch, either, flag, type Handler } from '../app/binding.js';
+import type { Move } from '../app/list-cursor.js';
+import type { RowSeq } from '../app/window.js';
+import type { SurfaceModule } from '../app/surface.js';
+import { hasTarget, selectionTarget, type TargetOf } from '../app/target.js';
+import { viewKeys } from '../app/view-keys.js';
+import type { TurnsData, World } from '../app/world.js';
+import { type AppState, type Step, autoDetail, cutOfRow, layoutOf, readerHeight, selectedSession, setTurns, step, turnsStateOf, turnsView, withStatus } from '../app/state.js';
+import { initialReaderState, readerDoc, eventReaderContent } from '../reader/reader-state.js';
+import { pointSessionsRow } from '../sessions/surface.js';
+import { sanitizeInline } from '../text/sanitize.js';
+import { textField } from '../text/text-field.js';
+import type { EventAt } from './turn-detail.js';
+import { seedDiffText } from './seed-diff.js';
+import { partialPercent } from './turn-loading.js';
+import { openToSeq, stepMatch } from './turn-search.js';
+import { nearestBoundary, rowIndexForSeq, type TurnRow } from './turn-rows.js';
+import { cursorIndex, hasSomethingToClose, initialTurnsState, turnsReducer, type RowsView, type TurnsAction, type TurnsState } from './turns-state.js';
+
+/** The Turns cursor: the one owner of "the selected turn row" (tree or history). */
+export interface TurnsCursor {
+  session: Session;
+  data: Extract<TurnsData, { ok: true }>;
+  t: TurnsState;
+  view: RowsView;
+  index: number;
+  row: TurnRow | undefined;
+}
+
+export function turnsCursor(s: AppState, world: World, session = selectedSession(s, world)): TurnsCursor | undefined {
+  if (!session) return undefined;
+  const data = world.turns(session);
+  if (!data.ok) return undefined;
+  const t = turnsStateOf(s, SessionStore.keyOf(session));
+  const view = turnsView(s, data)(t);
+  const index = cursorIndex(t.showHistory ? t.history : t.tree, view);
+  return { session, data, t, view, index, row: view.rows.at(index) };
+}
+
+/** The cursor's event, with the cut a fork or an export takes. */
+function turnsTarget(s: AppState, world: World): TargetOf {
+  const base = selectionTarget(s, world);
+  if (!hasTarget(base)) return base;
+  const c = turnsCursor(s, world, base.session);
+  if (!c) return base;
+  if (c.t.showHistory) return { ...base, seq: c.row?.seq, cut: c.t.historyUpTo, history: true };
+  return { ...base, seq: c.row?.seq, cut: c.row ? cutOfRow(c.row) : undefined };
+}
+
+/** The event a Turns row shows in the reader: its own, a turn's prompt. */
+export function readerEvent(row: TurnRow, eventAt: EventAt): SessionEvent | undefined {
+  if (row.kind === 'turn') {
+    for (let seq = row.seq; seq <= row.lastSeq; seq++) {
+      const e = eventAt(seq);
+      if (e?.type === 'user/message') return e;
+    }
+  }
+  return eventAt(row.seq);
+}
+
+/** Enter on a leaf / o: the selected event full screen. */
+export function openReader(s: AppState, world: World): Step {
+  const session = selectedSession(s, world);
+  if (!session) return step(s);
+  const data = world.turns(session);
+  if (data.loading) return withStatus(s, 'this session is still loading');
+  if (!data.ok) return withStatus(s, `cannot read this session: ${sanitizeInline(data.error ?? '')}`, 'error');
+  const row = turnsCursor(s, world, session)?.row;
+  if (!row || row.kind === 'boundary' || row.kind === 'inherited-divider') return withStatus(s, 'nothing to read on this row');
+  const div = data.divergence;
+  let doc; // (readerDoc sanitises the title and the content)
+  if (div && row.seq <= div.seq && div.seq <= row.lastSeq) doc = readerDoc(seedDiffText(div), `${session.id} · seq ${div.seq} differs from the parent's seed`);
+  else {
+    const e = row.entry ? data.event(row.entry.seq) : readerEvent(row, data.event);
+    if (!e) return withStatus(s, 'nothing to read on this row');
+    const { title, content } = eventReaderContent(e);
+    doc = readerDoc(content, `${session.id} · ${title}`);
+  }
+  return step({ ...s, reader: initialReaderState(doc, layoutOf(s).width, readerHeight(s)), status: undefined });
+}
+
+/** n / N: the next (previous) match from the cursor; folded parents open to show it. */
+export function gotoMatch(s: AppState, world: World, dir: 1 | -1, inclusive = false): Step {
+  const t = s.turnSearch;
+  const session = selectedSession(s, world);
+  if (!t || !t.seqs.length || !session || t.key !== s.selection) return withStatus(s, 'no search here: / searches this session');
+  const data = world.turns(session);
+  if (!data.ok) return step(s);
+  const ts = turnsStateOf(s, t.key);
+  const row = turnsCursor(s, world, session)?.row;
+  const from = row === undefined ? undefined : inclusive ? row.seq - dir : row.seq;
+  const seq = stepMatch(t.seqs, from, dir);
+  if (seq === undefined) return step(s);
+  const expansion = openToSeq(ts.expansion, data.tree, seq);
+  const opened = { ...ts, showHistory: false, expansion };
+  const next = turnsReducer(opened, { type: 'pick', view: turnsView(s, data), pick: (rows) => rowIndexForSeq(rows, seq) });
+  const k = t.seqs.indexOf(seq) + 1;
+  return withStatus(setTurns(s, t.key, next), `match ${k} of ${t.seqs.length}: seq ${seq} (n/N)`);
+}
+
+/** b: the nearest boundary; on a boundary already, the next one. */
+export function pickBoundary(session: Session) {
+  return (rows: RowSeq<TurnRow>, index: number): number | undefined => {
+    const row = rows.at(index);
+    if (!row) return undefined;
+    let b = nearestBoundary(session, row.lastSeq);
+    if (b !== undefined && rowIndexForSeq(rows, b) === index) b = nearestBoundaries(session.facts, row.lastSeq).after;
+    return b === undefined ? undefined : rowIndexForSeq(rows, b);
+  };
+}
+
+/** What a Turns key works on: the session shown, its rows, its state. */
+interface Shown {
+  s: AppState;
+  world: World;
+  session: Session;
+  key: string;
+  data: Extract<TurnsData, { ok: true }>;
+  t: TurnsState;
+  view: (st: TurnsState) => RowsView;
+  auto: boolean;
+  apply(action: TurnsAction): Step;
+}
+
+/** A key on the session shown (nothing happens while none is, or its rows cannot be built). */
+const onShown = (fn: (c: Shown) => Step): Handler => (s, world) => {
+  const session = selectedSession(s, world);
+  const key = s.selection;
+  if (!session || key === undefined) return step(s);
+  const data = world.turns(session);
+  if (!data.ok) return step(s);
+  const t = turnsStateOf(s, key);
+  return fn({ s, world, session, key, data, t, view: turnsView(s, data), auto: autoDetail(s), apply: (action) => step(setTurns(s, key, turnsReducer(t, action))) });
+};
+
+const move = (m: Move): Handler =>
+  onShown(({ data, t, view, apply }) => {
+    const moved = apply({ type: m, view });
+    // tail first: while the earlier turns are indexed, the top is the first turn read so far
+    const p = data.partial;
+    return m === 'top' && p && !t.showHistory ? withStatus(moved.state, `turn 1 is not read yet (${partialPercent(p)}% indexed): this is the earliest turn read so far`) : moved;
+  });
+
+/** Esc: a search read cancelled, the history or the detail pane closed, Compare again, else back where Turns was opened from. */
+const back: Handler = (s, world) => {
+  const leave = (): Step => step({ ...s, view: s.turnsFrom && s.turnsFrom !== 'turns' ? s.turnsFrom : 'sessions' });
+  const session = selectedSession(s, world);
+  const key = s.selection;
+  if (!session || key === undefined) return leave();
+  const data = world.turns(session);
+  if (!data.ok) return leave();
+  const t = turnsStateOf(s, key);
+  const auto = autoDetail(s);
+  if (s.turnSearch?.scanning && s.turnSearch.key === key) return withStatus({ ...s, turnSearch: undefined }, 'search cancelled'); // (the app drops its read)
+  if (hasSomethingToClose(t, auto)) return step(setTurns(s, key, turnsReducer(t, { type: 'back', autoDetail: auto })));
+  if (s.compare) return step({ ...s, compare: { ...s.compare, open: true } }); // opened from Compare: back to it
+  return leave();
+};
+
+/** Enter folds a parent row; on a leaf it opens the event in the reader. */
+const open = onShown(({ s, world, session, t, view, auto, apply }) => {
+  const row = turnsCursor(s, world, session)?.row;
+  if (row && (t.showHistory || !row.expandable) && row.kind !== 'boundary' && row.kind !== 'inherited-divider') return openReader(s, world);
+  return apply({ type: 'toggle', view, autoDetail: auto });
+});
+
+const KEYS = viewKeys({
+  move,
+  open: { help: 'fold / unfold the row; on a leaf, read its event full screen', menu: 'open / fold the row', run: open },
+  back: { help: 'close the history or the detail pane, else back to where Turns was opened from', hint: 'back', run: back },
+  exportsUpTo: true,
+  own: [
+    { keys: 'b', help: 'jump to the nearest fork boundary', hint: 'boundary', match: ch('b'), run: onShown(({ session, view, apply }) => apply({ type: 'pick', view, pick: pickBoundary(session) })) },
+    { keys: 't', help: 'toggle model history (what the model sees up to the selection)', hint: 'history', match: ch('t'), run: onShown(({ view, apply }) => apply({ type: 'toggleHistory', view })) },
+    { keys: 'o', help: 'read the selected event full screen (scroll, wrap, / search, O opens $PAGER)', match: ch('o'), run: onShown(({ s, world }) => openReader(s, world)) },
+    // empty, as / in less and vim
+    { keys: '/', help: 'search this session (same query language as the filter)', match: ch('/'), run: onShown(({ s, key }) => step({ ...s, turnSearch: { key, field: textField(''), editing: true, seqs: [] } })) },
+    { keys: 'n', help: 'next search match', match: ch('n'), run: onShown(({ s, world }) => gotoMatch(s, world, 1)) },
+    { keys: 'N', help: 'previous search match', match: ch('N'), run: onShown(({ s, world }) => gotoMatch(s, world, -1)) },
+    { keys: '→ / l', help: 'expand / go to the first child', match: either(flag('rightArrow'), ch('l')), run: onShown(({ view, apply }) => apply({ type: 'expand', view })) },
+    { keys: '← / h', help: 'collapse / go to the parent', match: either(flag('leftArrow'), ch('h')), run: onShown(({ view, apply }) => apply({ type: 'collapse', view })) },
+    { keys: 'e', help: 'expand all', match: ch('e'), run: onShown(({ apply }) => apply({ type: 'expandAll' })) },
+    { keys: 'E', help: 'collapse all', match: ch('E'), run: onShown(({ view, apply }) => apply({ type: 'collapseAll', view })) },
+    { keys: 'd', help: 'toggle the detail pane', match: ch('d'), run: onShown(({ auto, apply }) => apply({ type: 'toggleDetail', autoDetail: auto })) },
+  ],
+});
+
+/** tail -F: a cursor parked on the end by G follows a growing log; a large log opens on its end. */
+function follow(s0: AppState, world: World): AppState {
+  if (s0.selection === undefined) return pointSessionsRow(s0, world);
+  let s = s0;
+  const key = s.selection!;
+  let t = s.turns.get(key);
+  const session = selectedSession(s, world);
+  if (!t && session) {
+    // a large log (opened tail first): its cursor starts on the end, and stays there as the earlier turns fill in above
+    // (whether or not its index was done at once: the same place whatever the machine's speed)
+    const data = world.turns(session);
+    if (data.ok && data.indexed) s = setTurns(s, key, (t = turnsReducer(initialTurnsState(), { type: 'bottom', view: turnsView(s, data) })));
+  }
+  if (t?.follow && session) {
+    const data = world.turns(session);
+    if (data.ok) {
+      const next = turnsReducer(t, { type: 'bottom', view: turnsView(s, data) });
+      if (next.tree.key !== t.tree.key || next.tree.top !== t.tree.top) s = setTurns(s, key, next);
+    }
+  }
+  return s;
+}
+
+export const TURNS: SurfaceModule<'turns'> = {
+  id: 'turns',
+  title: 'Turns',
+  view: true,
+  explainsDisabled: true,
+  hasText: true,
+  active: (s) => s.view === 'turns',
+  keys: () => KEYS,
+  normalize: follow,
+  target: turnsTarget,
+  enter: (s, _world, from) => ({ ...s, turnsFrom: from }),
+};
