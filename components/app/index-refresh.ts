@@ -1,12 +1,12 @@
 // The content index brought up to date in the browser's background, once the
 // first scan's list is drawn: its manifest read then (not at start-up), each
-// session's log refreshed in ~8 ms slices (an unchanged log is known by the
-// scan's own stat of it; a new one is read again from the page cache, a
-// large one over many slices), then the index saved. None of it is in the
-// scan: the complete list comes first. Until it is done, the Sessions filter
-// treats every log as a candidate; after it, a query's words rule out the
-// logs that cannot hold them (search-index.ts `mayHold`). A browser closed
-// before the pass is over saves what it indexed so far.
+// session's log refreshed in the background jobs' ~8 ms slices (an unchanged
+// log is known by the scan's own stat of it; a new one is read again from the
+// page cache, a large one over many slices), then the index saved. None of it
+// is in the scan: the complete list comes first. Until it is done, the
+// Sessions filter treats every log as a candidate; after it, a query's words
+// rule out the logs that cannot hold them (search-index.ts `mayHold`). A
+// browser closed before the pass is over saves what it indexed so far.
 //
 // With no index kept for the root (a first run), the pass waits until a
 // query asks for words: building it reads every log again, ~9 s of CPU at
@@ -17,11 +17,11 @@ import { requiredLiterals } from '../../src/session/search.js';
 import { trigramsOf } from '../../src/session/trigrams.js';
 import type { Query } from '../../src/session/query.js';
 import type { Session } from '../../src/session/session.js';
-
-const SLICE_MS = 8;
+import { BackgroundJobs, type Job, type Slice } from './background-jobs.js';
 
 export class IndexRefresh {
-  private timer?: ReturnType<typeof setTimeout>;
+  /** the pass's slices */
+  private readonly slices: Job;
   private todo?: string[];
   /** the log being refreshed over several slices (a large one) */
   private job?: RefreshJob;
@@ -37,10 +37,14 @@ export class IndexRefresh {
     private readonly root: RootIndex,
     /** called when the pass is over (the filter starts again, narrowed) */
     private readonly onDone: () => void,
-  ) {}
+    /** the runner the slices take turns in (the app's; a runner of its own when tested alone) */
+    jobs: BackgroundJobs = new BackgroundJobs(),
+  ) {
+    this.slices = jobs.add({ step: (slice) => this.step(slice) });
+  }
 
   get busy(): boolean {
-    return this.timer !== undefined;
+    return this.slices.armed;
   }
 
   /** The first scan's list is drawn: the pass starts when an index was kept for the root (else it waits for want()). */
@@ -59,28 +63,23 @@ export class IndexRefresh {
       .map((s) => s.file)
       .filter((f): f is string => f !== undefined)
       .reverse();
-    this.schedule();
+    this.slices.arm();
   }
 
-  private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (!this.slice()) return this.schedule();
-      // entries of logs not looked at (older generations) are kept for the next find
-      this.index!.save(false);
-      this.ready = true;
-      this.onDone();
-    }, 0);
-    this.timer.unref?.();
+  /** One slice of the pass; true while logs are left. */
+  private step(slice: Slice): boolean {
+    if (!this.slice(slice)) return true;
+    // entries of logs not looked at (older generations) are kept for the next find
+    this.index!.save(false);
+    this.ready = true;
+    this.onDone();
+    return false;
   }
 
   /** Refreshes logs for one slice; true when every log is done. */
-  private slice(): boolean {
+  private slice({ spent }: Slice): boolean {
     const todo = this.todo!;
     const index = this.index!;
-    const until = performance.now() + SLICE_MS;
-    const spent = () => performance.now() >= until;
     do {
       if (!this.job) {
         const file = todo.pop();
@@ -119,8 +118,7 @@ export class IndexRefresh {
   }
 
   close(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.slices.cancel();
     this.job?.cancel();
     this.job = undefined;
     // closed before the pass was over: what it indexed is kept (the rest is looked at next time)
