@@ -15,8 +15,9 @@ import { initialAppState, selectedSession, type AppAction, type AppState, type E
 import type { Size } from '../../src/view/app/layout.js';
 import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
 import type { ViewName } from '../../src/view/app/surface.js';
-import { scopeTest, snapshotWorld, type World } from '../../src/view/app/world.js';
-import { RootModel } from '../../src/view/app/root-model.js';
+import { scopeTest, snapshotWorld } from '../../src/world/world.js';
+import type { World } from '../../src/view/app/world.js';
+import { RootModel } from '../../src/world/root-model.js';
 import type { Query } from '../../src/session/query.js';
 import type { Session } from '../../src/session/session.js';
 import type { ContentIndex } from '../../src/storage/content-index.js';

@@ -10,7 +10,7 @@ import { indexOfKey, layoutOf, selectedSession, sessionsRows, turnsStateOf, type
 import { footerHints } from '../../src/view/app/key-hints.js';
 import { hasTarget } from '../../src/view/app/target.js';
 import { APP } from '../../src/view/app/surfaces.js';
-import { highlightedProblem } from '../../src/view/problems/surface.js';
+import { highlightedProblem } from '../../src/view/problems/highlighted.js';
 import type { ViewName } from '../../src/view/app/surface.js';
 import { ancestryKeys } from '../../src/view/lineage/lineage-layout.js';
 import { sanitizeInline } from '../../src/view/text/sanitize.js';

@@ -5,7 +5,7 @@
 // no longer is. Its own file because it is the one job that follows what the
 // Turns view shows rather than an action.
 import type { Session } from '../../src/session/session.js';
-import { cancelOpen, openStep, opening } from '../../src/view/app/world.js';
+import { cancelOpen, openStep, opening } from '../../src/world/world.js';
 import type { BackgroundJobs, Job, Slice } from './background-jobs.js';
 
 /** the progress of a load is drawn at most this often (a frame after every slice took as long as the slice: a 1 GB log indexed at half speed) */

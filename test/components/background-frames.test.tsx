@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { indexFileSafe, loadRootSync, newRootIndex } from '../../src/storage/load-root.js';
 import { RootShapes } from '../../src/storage/root-refusals.js';
 import { scanRoot } from '../../src/storage/scan.js';
-import { RootModel } from '../../src/view/app/root-model.js';
+import { RootModel } from '../../src/world/root-model.js';
 import { AuditIndex } from '../../src/session/audit-index.js';
 import { mountApp } from '../support/app-harness.js';
 import { cleanupTmp, evs, hdr, logText, tmpDir, turnRows, writeLog } from '../support/fixtures.js';

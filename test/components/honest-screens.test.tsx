@@ -12,7 +12,7 @@ import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
 import { projectScope } from '../../src/storage/project-scope.js';
 import { reduce } from '../../src/view/app/reducer.js';
 import { initialAppState } from '../../src/view/app/state.js';
-import { snapshotWorld } from '../../src/view/app/world.js';
+import { snapshotWorld } from '../../src/world/world.js';
 import { boundaryLabel, openForkDialog } from '../../src/view/dialog/fork-dialog-state.js';
 import { KEY, mountApp } from '../support/app-harness.js';
 

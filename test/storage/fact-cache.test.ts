@@ -12,7 +12,7 @@ import { writeHooks } from '../../src/storage/atomic-lines.js';
 import { FactCache, RACY_MS, cacheFileFor, factShortKeys } from '../../src/storage/fact-cache.js';
 import { AuditIndex } from '../../src/session/audit-index.js';
 import { emptyFacts } from '../../src/session/log-facts.js';
-import { RootModel } from '../../src/view/app/root-model.js';
+import { RootModel } from '../../src/world/root-model.js';
 import { ITEM_FIELDS } from '../../src/view/sessions/session-list.js';
 import { applyChange } from '../../src/storage/follow.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';

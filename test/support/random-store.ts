@@ -8,7 +8,8 @@ import { memorySession, type SessionStore } from '../../src/session/store.js';
 import type { RootIndex } from '../../src/storage/load-root.js';
 import { reduce } from '../../src/view/app/reducer.js';
 import { initialAppState, type AppAction, type AppState } from '../../src/view/app/state.js';
-import { snapshotWorld, type World } from '../../src/view/app/world.js';
+import { snapshotWorld } from '../../src/world/world.js';
+import type { World } from '../../src/view/app/world.js';
 import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
 
 export const NOW = 1795990000000;

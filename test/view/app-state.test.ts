@@ -15,7 +15,8 @@ import { splitKeys } from '../../src/view/app/keys.js';
 import { filterQueryError } from '../../src/view/sessions/session-filter.js';
 import { MAX_FIELD_LENGTH } from '../../src/view/text/text-field.js';
 import { MAX_QUERY_LENGTH } from '../../src/session/query.js';
-import { snapshotWorld, type World } from '../../src/view/app/world.js';
+import { snapshotWorld } from '../../src/world/world.js';
+import type { World } from '../../src/view/app/world.js';
 import { hasTarget } from '../../src/view/app/target.js';
 import { APP } from '../../src/view/app/surfaces.js';
 

@@ -12,7 +12,7 @@ import { foldEvent } from '../../src/session/log-facts.js';
 import { problemRows, worstBySession } from '../../src/session/problems.js';
 import type { Session } from '../../src/session/session.js';
 import { memorySession, SessionStore } from '../../src/session/store.js';
-import { RootModel } from '../../src/view/app/root-model.js';
+import { RootModel } from '../../src/world/root-model.js';
 import { ITEM_FIELDS, ItemRows, sortSessions } from '../../src/view/sessions/session-list.js';
 import { fullGc } from '../../src/quiet-gc.js';
 

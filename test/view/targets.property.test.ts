@@ -17,7 +17,7 @@ import { reduce } from '../../src/view/app/reducer.js';
 import { sessionsRows, type AppAction, type AppState, type Effect } from '../../src/view/app/state.js';
 import { APP } from '../../src/view/app/surfaces.js';
 import { hasTarget } from '../../src/view/app/target.js';
-import { turnsCursor } from '../../src/view/turns/surface.js';
+import { turnsCursor } from '../../src/view/turns/turns-cursor.js';
 
 const rowSurface = (s: AppState) => APP.rows(s).id;
 const activeSurface = (s: AppState) => APP.active(s).id;

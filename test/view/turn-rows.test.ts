@@ -20,7 +20,7 @@ import {
   type Expansion,
   type TurnRow,
 } from '../../src/view/turns/turn-rows.js';
-import { snapshotWorld } from '../../src/view/app/world.js';
+import { snapshotWorld } from '../../src/world/world.js';
 import { cursorIndex, initialTurnsState, turnsReducer, type RowsView, type TurnsState } from '../../src/view/turns/turns-state.js';
 
 const { store } = loadRootSync('sample-sessions');

@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRootSync } from '../../src/storage/load-root.js';
-import { RootModel } from '../../src/view/app/root-model.js';
-import { snapshotWorld } from '../../src/view/app/world.js';
+import { RootModel } from '../../src/world/root-model.js';
+import { snapshotWorld } from '../../src/world/world.js';
 import { AuditIndex } from '../../src/session/audit-index.js';
 import { ItemRows } from '../../src/view/sessions/session-list.js';
 

@@ -9,7 +9,6 @@ import { openForkDialog } from '../dialog/fork-dialog-state.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import type { World } from './world.js';
 import { forkVerdict, resumeDisabled, compareDisabled, workBusy } from './verdicts.js';
-import { usesIndex } from '../../storage/indexed-turns.js';
 import { hasTarget } from './target.js';
 import type { App } from './surface.js';
 import { type AppAction, type AppState, type BackgroundWork, type Step, compareBody, openTurns, step, withStatus } from './state.js';
@@ -47,7 +46,7 @@ export function openCompare(s: AppState, world: World, app: App): Step {
   const t = app.target(s, world);
   if (why || !hasTarget(t)) return withStatus(s, `compare: ${why ?? 'no session selected'}`, 'error');
   const left = world.session(s.mark!)!;
-  if (usesIndex(left) || usesIndex(t.session)) {
+  if (world.indexed(left) || world.indexed(t.session)) {
     const work = startWork(s, 'compare', `${sanitizeInline(left.id)} with ${sanitizeInline(t.session.id)}`);
     return step(work.state, [{ type: 'compare', left, right: t.session, work: work.id }]);
   }
@@ -73,7 +72,7 @@ export function exportKey(s: AppState, world: World, app: App): Step {
   const why = workBusy(s);
   if (why) return withStatus(s, `export: ${why}`, 'error');
   const upTo = s.view === 'turns' ? t.cut : undefined;
-  if (!usesIndex(t.session)) return step(s, [{ type: 'export', session: t.session, upTo }]);
+  if (!world.indexed(t.session)) return step(s, [{ type: 'export', session: t.session, upTo }]);
   const work = startWork(s, 'export', sanitizeInline(t.session.id));
   return step(work.state, [{ type: 'export', session: t.session, upTo, work: work.id }]);
 }

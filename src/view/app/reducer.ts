@@ -18,7 +18,6 @@ import { textField } from '../text/text-field.js';
 import type { World } from './world.js';
 import { type AppState, type AppAction, type Step, layoutOf, readerHeight, select, step, withStatus } from './state.js';
 import { exported, workAnswer } from './commands.js';
-import { searchAnswer } from '../search/surface.js';
 
 /** Runs after every action: re-points the selection and clamps every window. */
 export function normalize(s0: AppState, world: World): AppState {
@@ -44,6 +43,10 @@ export function reduce(state: AppState, action: AppAction, world: World): Step {
 }
 
 function reduceRaw(s: AppState, a: AppAction, world: World): Step {
+  for (const m of SURFACES) {
+    const answered = m.answer?.(s, a, world);
+    if (answered) return answered;
+  }
   switch (a.type) {
     case 'key':
       return onKey(s, a.press, world);
@@ -58,7 +61,7 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
     case 'searchProgress':
     case 'searchDone':
     case 'searchFailed':
-      return searchAnswer(s, a, world);
+      return step(s); // (the search surface answers its own)
     case 'forked':
       return afterFork(s, a.child, a.source, world);
     case 'exported':

@@ -9,7 +9,7 @@
 // registry's): the registry imports every surface, so no surface imports it.
 import type { Binding, KeyDoc } from './binding.js';
 import type { KeyPress } from './keys.js';
-import type { AppState, Step } from './state.js';
+import type { AppAction, AppState, Step } from './state.js';
 import type { TargetOf } from './target.js';
 import type { World } from './world.js';
 
@@ -33,6 +33,8 @@ export interface SurfaceModule<Id extends SurfaceId = SurfaceId> {
   keys(s: AppState): readonly Binding[];
   /** every table it can show, and the state that selects it (docs/keys.md); default: its table in any state */
   docs?: ReadonlyArray<{ when?: string; keys: readonly KeyDoc[] }>;
+  /** an answer from the background that is this surface's (its search's progress and matches); undefined: not its */
+  answer?(s: AppState, a: AppAction, world: World): Step | undefined;
   /** a key no binding took: text for its field, an entry's own key in the menu (default: nothing happens) */
   other?(s: AppState, world: World, app: App, p: KeyPress): Step;
   /** a disabled binding says why in the status line instead of running (the views' actions) */

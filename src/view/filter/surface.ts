@@ -5,7 +5,7 @@ import type { Move } from '../app/list-cursor.js';
 import { step } from '../app/state.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { editField, textField } from '../text/text-field.js';
-import { moveSessions } from '../sessions/surface.js';
+import { moveSessions } from '../sessions/selection.js';
 
 const move = (m: Move): Handler => (s, world) => moveSessions(s, m, world);
 

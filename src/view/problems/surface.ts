@@ -1,7 +1,6 @@
 // The Problems view: every diagnostic of the root, worst first. The
 // selection follows the highlighted problem (its session), and every action
 // means that problem's session at its event.
-import type { ProblemRow } from '../../session/problems.js';
 import { openTarget } from '../app/commands.js';
 import type { Handler } from '../app/binding.js';
 import { problemsListHeight } from '../app/layout.js';
@@ -14,9 +13,7 @@ import { viewKeys } from '../app/view-keys.js';
 import { visibleWindow } from '../app/window.js';
 import type { World } from '../app/world.js';
 import { sanitizeInline } from '../text/sanitize.js';
-
-/** The highlighted problem's index: the one owner of it (-1: none, as when Problems was entered on a session without problems). */
-export const highlightedProblem = (s: AppState, rows: readonly ProblemRow[]): number => (rows.length && s.problems.hint >= 0 ? Math.min(s.problems.hint, rows.length - 1) : -1);
+import { highlightedProblem } from './highlighted.js';
 
 const move = (m: Move): Handler => (s, world) => {
   const rows = world.problems();

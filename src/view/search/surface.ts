@@ -9,7 +9,7 @@ import type { World } from '../app/world.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { editField } from '../text/text-field.js';
 import { turnMatches } from '../turns/turn-search.js';
-import { gotoMatch } from '../turns/surface.js';
+import { gotoMatch } from '../turns/turns-cursor.js';
 
 /** Enter: the matches, the first one at or after the cursor; a large log is read in the background (searchDone brings them). */
 const search: Handler = (s, world) => {
@@ -43,7 +43,8 @@ function foundMatches(s: AppState, world: World): Step {
 }
 
 /** The background search of a large log read on (progress) or ended (its matches), if it is still the one asked for. */
-export function searchAnswer(s: AppState, a: Extract<AppAction, { type: 'searchProgress' | 'searchDone' | 'searchFailed' }>, world: World): Step {
+function searchAnswer(s: AppState, a: AppAction, world: World): Step | undefined {
+  if (a.type !== 'searchProgress' && a.type !== 'searchDone' && a.type !== 'searchFailed') return undefined;
   const t = s.turnSearch;
   if (!t?.scanning || t.key !== a.key || t.query !== a.query) return step(s); // cancelled, or another search since
   if (a.type === 'searchProgress') return step({ ...s, turnSearch: { ...t, scanning: { ...t.scanning, seen: a.seen } } });
@@ -64,6 +65,7 @@ export const SEARCH: SurfaceModule<'search'> = {
   rowsOf: 'turns',
   active: (s) => s.view === 'turns' && Boolean(s.turnSearch?.editing),
   keys: () => KEYS,
+  answer: searchAnswer,
   other: (s, _world, _app, p) => {
     const t = s.turnSearch!;
     const field = editField(t.field, p);

@@ -3,50 +3,19 @@
 // around the common ones, the clamp of its window, and its target: the
 // selected session as a whole.
 import { openTarget } from '../app/commands.js';
-import { sessionsListHeight } from '../app/layout.js';
 import type { Move } from '../app/list-cursor.js';
-import { moveCursor } from '../app/list-cursor.js';
 import { ch, type Handler } from '../app/binding.js';
-import { indexOfKey, layoutOf, select, sessionsRows, step, withStatus, type AppState } from '../app/state.js';
+import { step, withStatus } from '../app/state.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { selectionTarget } from '../app/target.js';
 import { needsTarget } from '../app/verdicts.js';
 import { viewKeys } from '../app/view-keys.js';
-import { visibleWindow } from '../app/window.js';
-import type { World } from '../app/world.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { textField } from '../text/text-field.js';
 import { nextOrder } from './session-list.js';
-
-/** Moves the selection in the Sessions list (the filter prompt moves it too, while typing). */
-export function moveSessions(s: AppState, move: Move, world: World) {
-  const rows = sessionsRows(s, world);
-  if (!rows.length) return step(s);
-  const from = Math.max(0, indexOfKey(rows, s.selection, s.sessions.hint));
-  const i = moveCursor(from, move, rows.length, sessionsListHeight(layoutOf(s).view));
-  return step({ ...select(s, rows.at(i)!.key, world), sessions: { ...s.sessions, hint: i } });
-}
+import { moveSessions, pointSessionsRow } from './selection.js';
 
 const move = (m: Move): Handler => (s, world) => moveSessions(s, m, world);
-
-/**
- * The selection is on a Sessions row: the top one until the first key (the
- * first scan keeps adding rows above), else the same session, else the row
- * where it was. Turns with nothing selected lands here too.
- */
-export function pointSessionsRow(s0: AppState, world: World): AppState {
-  let s = s0;
-  const rows = sessionsRows(s, world);
-  if (s.pinTop && rows.length && s.selection !== rows.at(0)!.key) s = { ...select(s, rows.at(0)!.key, world), sessions: { ...s.sessions, hint: 0 } };
-  let i = indexOfKey(rows, s.selection, s.sessions.hint);
-  if (i < 0) {
-    i = rows.length ? Math.min(Math.max(0, s.sessions.hint), rows.length - 1) : 0;
-    s = select(s, rows.at(i)?.key, world);
-  }
-  const top = visibleWindow(rows, i, sessionsListHeight(layoutOf(s).view), s.sessions.top).top;
-  if (i !== s.sessions.hint || top !== s.sessions.top) s = { ...s, sessions: { hint: i, top } };
-  return s;
-}
 
 const toggleScope: Handler = (s, world) => {
   if (!world.scope) return withStatus(s, 'no project scope here: every session of this folder is shown');

@@ -4,7 +4,6 @@
 // cursor's event, with the cut `f` forks at and `x` exports up to.
 import type { Session } from '../../session/session.js';
 import type { SessionEvent } from '../../session/events.js';
-import { SessionStore } from '../../session/store.js';
 import { nearestBoundaries } from '../../session/log-facts.js';
 import { ch, either, flag, type Handler } from '../app/binding.js';
 import type { Move } from '../app/list-cursor.js';
@@ -15,35 +14,15 @@ import { viewKeys } from '../app/view-keys.js';
 import type { TurnsData, World } from '../app/world.js';
 import { type AppState, type Step, autoDetail, cutOfRow, layoutOf, readerHeight, selectedSession, setTurns, step, turnsStateOf, turnsView, withStatus } from '../app/state.js';
 import { initialReaderState, readerDoc, eventReaderContent } from '../reader/reader-state.js';
-import { pointSessionsRow } from '../sessions/surface.js';
+import { pointSessionsRow } from '../sessions/selection.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { textField } from '../text/text-field.js';
 import type { EventAt } from './turn-detail.js';
 import { seedDiffText } from './seed-diff.js';
 import { partialPercent } from './turn-loading.js';
-import { openToSeq, stepMatch } from './turn-search.js';
 import { nearestBoundary, rowIndexForSeq, type TurnRow } from './turn-rows.js';
-import { cursorIndex, hasSomethingToClose, initialTurnsState, turnsReducer, type RowsView, type TurnsAction, type TurnsState } from './turns-state.js';
-
-/** The Turns cursor: the one owner of "the selected turn row" (tree or history). */
-export interface TurnsCursor {
-  session: Session;
-  data: Extract<TurnsData, { ok: true }>;
-  t: TurnsState;
-  view: RowsView;
-  index: number;
-  row: TurnRow | undefined;
-}
-
-export function turnsCursor(s: AppState, world: World, session = selectedSession(s, world)): TurnsCursor | undefined {
-  if (!session) return undefined;
-  const data = world.turns(session);
-  if (!data.ok) return undefined;
-  const t = turnsStateOf(s, SessionStore.keyOf(session));
-  const view = turnsView(s, data)(t);
-  const index = cursorIndex(t.showHistory ? t.history : t.tree, view);
-  return { session, data, t, view, index, row: view.rows.at(index) };
-}
+import { hasSomethingToClose, initialTurnsState, turnsReducer, type RowsView, type TurnsAction, type TurnsState } from './turns-state.js';
+import { gotoMatch, turnsCursor } from './turns-cursor.js';
 
 /** The cursor's event, with the cut a fork or an export takes. */
 function turnsTarget(s: AppState, world: World): TargetOf {
@@ -85,25 +64,6 @@ export function openReader(s: AppState, world: World): Step {
     doc = readerDoc(content, `${session.id} · ${title}`);
   }
   return step({ ...s, reader: initialReaderState(doc, layoutOf(s).width, readerHeight(s)), status: undefined });
-}
-
-/** n / N: the next (previous) match from the cursor; folded parents open to show it. */
-export function gotoMatch(s: AppState, world: World, dir: 1 | -1, inclusive = false): Step {
-  const t = s.turnSearch;
-  const session = selectedSession(s, world);
-  if (!t || !t.seqs.length || !session || t.key !== s.selection) return withStatus(s, 'no search here: / searches this session');
-  const data = world.turns(session);
-  if (!data.ok) return step(s);
-  const ts = turnsStateOf(s, t.key);
-  const row = turnsCursor(s, world, session)?.row;
-  const from = row === undefined ? undefined : inclusive ? row.seq - dir : row.seq;
-  const seq = stepMatch(t.seqs, from, dir);
-  if (seq === undefined) return step(s);
-  const expansion = openToSeq(ts.expansion, data.tree, seq);
-  const opened = { ...ts, showHistory: false, expansion };
-  const next = turnsReducer(opened, { type: 'pick', view: turnsView(s, data), pick: (rows) => rowIndexForSeq(rows, seq) });
-  const k = t.seqs.indexOf(seq) + 1;
-  return withStatus(setTurns(s, t.key, next), `match ${k} of ${t.seqs.length}: seq ${seq} (n/N)`);
 }
 
 /** b: the nearest boundary; on a boundary already, the next one. */

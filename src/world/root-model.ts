@@ -7,18 +7,18 @@
 // background slice costs what the slice changed, not a pass over the root,
 // and a 100,000-session root stays as quick to browse while it is scanned
 // and audited as a small one.
-import { upgradeRefusal } from '../../session/upgrade.js';
-import { NumberedMap } from '../../session/key-table.js';
-import type { AuditIndex } from '../../session/audit-index.js';
-import { lineageCycles } from '../../session/audit.js';
-import { parentLink } from '../../session/lineage.js';
-import { compareSeverity, type ProblemRow, type SessionBadge } from '../../session/problems.js';
-import type { Session } from '../../session/session.js';
-import { SessionStore } from '../../session/store.js';
-import { layoutOf } from '../../storage/layout.js';
-import { resumeVerdict } from '../../storage/resume.js';
-import { rootRefusalOf } from '../../storage/root-refusals.js';
-import { activity, byOrder, ITEM_FIELDS, ListStats, listItemOf, type ListItem, type SessionListItem, type SortOrder } from '../sessions/session-list.js';
+import { upgradeRefusal } from '../session/upgrade.js';
+import { NumberedMap } from '../session/key-table.js';
+import type { AuditIndex } from '../session/audit-index.js';
+import { lineageCycles } from '../session/audit.js';
+import { parentLink } from '../session/lineage.js';
+import { compareSeverity, type ProblemRow, type SessionBadge } from '../session/problems.js';
+import type { Session } from '../session/session.js';
+import { SessionStore } from '../session/store.js';
+import { layoutOf } from '../storage/layout.js';
+import { resumeVerdict } from '../storage/resume.js';
+import { rootRefusalOf } from '../storage/root-refusals.js';
+import { activity, byOrder, ITEM_FIELDS, ListStats, listItemOf, type ListItem, type SessionListItem, type SortOrder } from '../view/sessions/session-list.js';
 
 const keyOf = SessionStore.keyOf;
 const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
