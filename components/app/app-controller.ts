@@ -11,6 +11,7 @@ import type { ProjectScope } from '../../src/storage/project-scope.js';
 import type { ResumeCommand } from '../../src/session/resume-command.js';
 import type { RootIndex } from '../../src/storage/load-root.js';
 import { reduce } from '../../src/view/app/reducer.js';
+import { APP } from '../../src/view/app/surfaces.js';
 import { initialAppState, selectedSession, type AppAction, type AppState, type Effect } from '../../src/view/app/state.js';
 import type { Size } from '../../src/view/app/layout.js';
 import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
@@ -203,7 +204,7 @@ export class AppController {
   /** The session the Turns view shows. */
   private shownSession(): Session | undefined {
     const s = this.snap.state;
-    return s.view === 'turns' ? selectedSession(s, this.snap.world) : undefined;
+    return APP.surface(s.view).showsSession ? selectedSession(s, this.snap.world) : undefined;
   }
 
   /**

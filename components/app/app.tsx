@@ -6,7 +6,9 @@ import { workLine } from '../../src/view/app/verdicts.js';
 import { Box, Text, useApp, useStdout } from 'ink';
 import React, { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import type { RootIndex } from '../../src/storage/load-root.js';
-import { indexOfKey, layoutOf, selectedSession, sessionsRows, turnsStateOf, type AppState } from '../../src/view/app/state.js';
+import { indexOfKey, layoutOf, selectedSession, type AppState } from '../../src/view/app/state.js';
+import { sessionsRows } from '../../src/view/sessions/rows.js';
+import { turnsStateOf } from '../../src/view/turns/turns-slice.js';
 import { footerHints } from '../../src/view/app/key-hints.js';
 import { hasTarget } from '../../src/view/app/target.js';
 import { APP } from '../../src/view/app/surfaces.js';
@@ -69,10 +71,19 @@ function menuTitle(state: AppState, world: World): string {
   return `Actions: ${sanitizeInline(t.session.id)}${t.seq !== undefined && state.view !== 'sessions' && state.view !== 'lineage' ? ` · seq ${t.seq}` : ''}`;
 }
 
+/** The tabs' text: each view's title, and what it shows beside it (Turns: its session). */
+function tabsOf(state: AppState, world: World): Array<{ view: ViewName; text: string }> {
+  return APP.views.map((v) => {
+    const m = APP.surface(v);
+    const label = m.tabLabel?.(state, world);
+    return { view: v, text: label !== undefined ? `${m.title}: ${sanitizeInline(label)}` : m.title };
+  });
+}
+
 /** A prompt is drawn by the view it belongs to (the filter in Sessions, the search in Turns). */
 const drawnSurface = (state: AppState) => {
   const c = APP.content(state);
-  return c.rowsOf && c.id !== 'reader' ? c.rowsOf : c.id;
+  return c.prompt ? state.view : c.id;
 };
 
 function Body({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
@@ -151,13 +162,12 @@ export function App(props: AppProps): React.JSX.Element {
   const lay = layoutOf(state);
   const index = props.index;
   const liveNotice: Status | undefined = state.work ? { tone: 'info', text: `${workLine(state.work)} · Esc cancels` } : index.live?.message ? { tone: 'info', text: sanitizeInline(index.live.message) } : undefined;
-  const selected = selectedSession(state, world);
   return (
     <ThemeProvider color={props.color ?? colorFromEnv()}>
       {/* the terminal's size at once (the state's follows in a layout effect): a resize never draws past the screen */}
       <Box flexDirection="column" width={Math.min(lay.width, size.columns)} height={Math.max(1, Math.min(state.size.rows, size.rows) - 1)} overflow="hidden">
         <TitleBar root={sanitizeInline(world.rootLabel)} sessions={world.total} diagnostics={world.diagnostics} unlisted={world.listRefusals.size} status={liveNotice} background={backgroundText(index)} width={lay.width} />
-        <TabBar view={state.view} turnsLabel={selected ? sanitizeInline(selected.id) : undefined} width={lay.width} />
+        <TabBar view={state.view} tabs={tabsOf(state, world)} width={lay.width} />
         <Box flexDirection="column" height={lay.content} overflowY="hidden">
           <Body state={state} world={world} />
           {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} root={world.root} liveLength={world.session(state.dialog.sourceKey)?.length} width={lay.width} height={lay.dialog} /> : null}

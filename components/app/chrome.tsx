@@ -2,7 +2,6 @@
 // key-hint footer (disabled hints greyed with their reason, lazygit style).
 import { Text } from 'ink';
 import React from 'react';
-import { APP } from '../../src/view/app/surfaces.js';
 import { shortReason, type KeyHint } from '../../src/view/app/key-hints.js';
 import type { ViewName } from '../../src/view/app/surface.js';
 import { displayWidth, pathTail, truncate } from '../../src/view/text/sanitize.js';
@@ -54,12 +53,10 @@ export function TitleBar(props: { root: string; sessions: number; diagnostics: n
   );
 }
 
-export function TabBar(props: { view: ViewName; turnsLabel?: string; width: number }): React.JSX.Element {
+export function TabBar(props: { view: ViewName; tabs: ReadonlyArray<{ view: ViewName; text: string }>; width: number }): React.JSX.Element {
   const tone = useTone();
   let used = 0;
-  const parts = APP.views.map((v) => {
-    const title = APP.surface(v).title;
-    const label = v === 'turns' && props.turnsLabel ? `${title}: ${props.turnsLabel}` : title;
+  const parts = props.tabs.map(({ view: v, text: label }) => {
     const text = truncate(` ${label} `, Math.max(4, Math.floor((props.width - 16) / 2)));
     used += displayWidth(text) + 1;
     return { v, text };

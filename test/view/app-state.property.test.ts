@@ -2,13 +2,14 @@
 // that open and close turns, new sessions, deletes, replaced files). After
 // every step, the session `f`, Enter and Tab act on is the highlighted row,
 // and an open fork dialog's cut never changes.
+import { sessionsRows } from '../../src/view/sessions/rows.js';
 import fc from 'fast-check';
 import { runs } from '../support/property.js';
 import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/session/store.js';
 import { applyStoreOp, driveApp, IDS, NOW, opArb, session } from '../support/random-store.js';
 import { reduce } from '../../src/view/app/reducer.js';
-import { indexOfKey, initialAppState, sessionsRows, type AppAction, type AppState } from '../../src/view/app/state.js';
+import { indexOfKey, initialAppState, type AppAction, type AppState } from '../../src/view/app/state.js';
 import { splitKeys } from '../../src/view/app/keys.js';
 import type { World } from '../../src/view/app/world.js';
 

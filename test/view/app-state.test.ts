@@ -1,6 +1,7 @@
 // The app reducer with no Ink: key sequences (split from raw bursts) and store
 // changes between them -> state. Real session files on disk; store changes go
 // through the live follower's own applyChange.
+import { sessionsRows } from '../../src/view/sessions/rows.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { SessionStore } from '../../src/session/store.js';
 import { applyChange } from '../../src/storage/follow.js';
 import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
 import { reduce } from '../../src/view/app/reducer.js';
-import { indexOfKey, initialAppState, selectedSession, sessionsRows, type AppAction, type AppState } from '../../src/view/app/state.js';
+import { indexOfKey, initialAppState, selectedSession, type AppAction, type AppState } from '../../src/view/app/state.js';
 import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
 import { splitKeys } from '../../src/view/app/keys.js';
 import { filterQueryError } from '../../src/view/sessions/session-filter.js';

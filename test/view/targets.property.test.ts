@@ -3,6 +3,7 @@
 // keys interleaved with store changes, the target of every action is what the
 // highlighted row means (app/target.ts), and each command's footer hint, help
 // line and menu entry agree on enabled/disabled and the reason.
+import { sessionsRows } from '../../src/view/sessions/rows.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resumeCommand } from '../../src/session/resume-command.js';
@@ -14,7 +15,7 @@ import { labelOf, shortKey } from '../../src/view/app/binding.js';
 import { footerHints } from '../../src/view/app/key-hints.js';
 import { splitKeys } from '../../src/view/app/keys.js';
 import { reduce } from '../../src/view/app/reducer.js';
-import { sessionsRows, type AppAction, type AppState, type Effect } from '../../src/view/app/state.js';
+import { type AppAction, type AppState, type Effect } from '../../src/view/app/state.js';
 import { APP } from '../../src/view/app/surfaces.js';
 import { hasTarget } from '../../src/view/app/target.js';
 import { turnsCursor } from '../../src/view/turns/turns-cursor.js';

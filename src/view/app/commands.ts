@@ -1,25 +1,14 @@
-// The actions on the target (app.target) that every view shares: f, y / R, m,
-// c, x and Enter in a list: the handlers of view-keys.ts's bindings.
-import { SessionStore } from '../../session/store.js';
-import { compareSessions, type Comparison } from '../../session/compare.js';
+// The actions on the target (app.target) that every view shares: y / R, m,
+// x and Enter in a list, and the background work's answers: the handlers of
+// view-keys.ts's bindings (f opens the dialog: dialog/open-fork.ts; c
+// Compare: compare/open-compare.ts).
 import { resumeCommand } from '../../session/resume-command.js';
-import { compareRows } from '../compare/compare-model.js';
-import { initialCompareState } from '../compare/compare-state.js';
-import { openForkDialog } from '../dialog/fork-dialog-state.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import type { World } from './world.js';
-import { forkVerdict, resumeDisabled, compareDisabled, workBusy } from './verdicts.js';
+import { resumeDisabled, workBusy } from './verdicts.js';
 import { hasTarget } from './target.js';
 import type { App } from './surface.js';
-import { type AppAction, type AppState, type BackgroundWork, type Step, compareBody, openTurns, step, withStatus } from './state.js';
-
-/** f: the fork dialog for the target at its cut (a store refusal opens as the refusal dialog, with b to a boundary). */
-export function forkCommand(s: AppState, world: World, app: App): Step {
-  const v = forkVerdict(s, world, app);
-  if (!v.session || (v.disabled && !v.storeRefusal)) return withStatus(s, `${v.label}: ${v.disabled ?? 'no session selected'}`, 'error');
-  if (v.problem) return step({ ...s, dialog: { kind: 'refused', sourceKey: SessionStore.keyOf(v.session), sourceId: v.session.id, error: v.problem } });
-  return step({ ...s, dialog: openForkDialog(world, v.session, v.cut, world.newChildId) });
-}
+import { type AppAction, type AppState, type BackgroundWork, type Step, step, withStatus } from './state.js';
 
 /** y / R: the command that continues the target session in the harness. */
 export function resumeKey(s: AppState, world: World, app: App, run: boolean): Step {
@@ -40,29 +29,9 @@ export function markKey(s: AppState, world: World, app: App): Step {
   return withStatus({ ...s, mark: t.key }, `marked ${sanitizeInline(t.session.id)}: select another session and press c to compare`);
 }
 
-/** c: the marked session (left) against the target (right), from their common ancestor (a large log's in the background). */
-export function openCompare(s: AppState, world: World, app: App): Step {
-  const why = compareDisabled(s, world, app);
-  const t = app.target(s, world);
-  if (why || !hasTarget(t)) return withStatus(s, `compare: ${why ?? 'no session selected'}`, 'error');
-  const left = world.session(s.mark!)!;
-  if (world.indexed(left) || world.indexed(t.session)) {
-    const work = startWork(s, 'compare', `${sanitizeInline(left.id)} with ${sanitizeInline(t.session.id)}`);
-    return step(work.state, [{ type: 'compare', left, right: t.session, work: work.id }]);
-  }
-  let comparison: Comparison;
-  try {
-    comparison = compareSessions(left, t.session, world.sessions());
-  } catch (e) {
-    return withStatus(s, `compare failed: ${sanitizeInline(e instanceof Error ? e.message : String(e))}`, 'error');
-  }
-  return showComparison(s, comparison);
-}
-
-/** The Compare surface over the current view, on a comparison made (now, or by the background). */
-function showComparison(s: AppState, comparison: Comparison): Step {
-  const rows = compareRows(comparison);
-  return step({ ...s, compare: { comparison, rows, cs: initialCompareState(rows, compareBody(s)), open: true, from: s.view }, help: undefined, menu: undefined });
+export function startWork(s: AppState, kind: BackgroundWork['kind'], label: string): { state: AppState; id: number } {
+  const id = s.workSeq + 1;
+  return { state: { ...s, workSeq: id, work: { id, kind, label, done: 0 } }, id };
 }
 
 /** x: a transcript of the target session (in Turns up to the highlighted row) to a new file (a large log's in the background). */
@@ -71,15 +40,10 @@ export function exportKey(s: AppState, world: World, app: App): Step {
   if (!hasTarget(t)) return withStatus(s, `${t.none}: nothing to export`, 'error');
   const why = workBusy(s);
   if (why) return withStatus(s, `export: ${why}`, 'error');
-  const upTo = s.view === 'turns' ? t.cut : undefined;
+  const upTo = app.surface(s.view).showsSession ? t.cut : undefined;
   if (!world.indexed(t.session)) return step(s, [{ type: 'export', session: t.session, upTo }]);
   const work = startWork(s, 'export', sanitizeInline(t.session.id));
   return step(work.state, [{ type: 'export', session: t.session, upTo, work: work.id }]);
-}
-
-function startWork(s: AppState, kind: BackgroundWork['kind'], label: string): { state: AppState; id: number } {
-  const id = s.workSeq + 1;
-  return { state: { ...s, workSeq: id, work: { id, kind, label, done: 0 } }, id };
 }
 
 /** Esc while a background work runs: it is dropped (the app closes its reads and its temp file). */
@@ -96,7 +60,7 @@ export function workAnswer(s: AppState, a: Extract<AppAction, { type: 'workProgr
   const rest = { ...s, work: undefined };
   if (a.type === 'workFailed') return withStatus(rest, `${w.kind} failed: ${sanitizeInline(a.message)}`, 'error');
   if (a.result.kind === 'export') return exported(rest, a.result.file, a.result.bytes);
-  return showComparison(rest, a.result.comparison);
+  return step(rest); // (a comparison: Compare answers it first)
 }
 
 /** The export file is written. */
@@ -106,5 +70,5 @@ export const exported = (s: AppState, file: string, bytes: number): Step => with
 export function openTarget(s: AppState, world: World, app: App): Step {
   const t = app.target(s, world);
   if (!hasTarget(t)) return withStatus(s, `${t.none}: nothing to open`, 'error');
-  return step(openTurns(s, t.key, world, t.seq));
+  return step(app.openSession(s, world, t.key, t.seq));
 }

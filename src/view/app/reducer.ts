@@ -6,17 +6,13 @@
 import { resumeCommand } from '../../session/resume-command.js';
 import { SessionStore } from '../../session/store.js';
 import type { Session } from '../../session/session.js';
-import { afterForkFailure } from '../dialog/fork-dialog-state.js';
 import type { KeyPress } from './keys.js';
-import { readerReducer } from '../reader/reader-state.js';
 import { bindingFor, labelOf } from './binding.js';
 import { APP, SURFACES } from './surfaces.js';
 import { disabledStatus, resumeRefusal } from './verdicts.js';
 import { sanitizeInline } from '../text/sanitize.js';
-import { filterSessions, listItemOf } from '../sessions/session-list.js';
-import { textField } from '../text/text-field.js';
 import type { World } from './world.js';
-import { type AppState, type AppAction, type Step, layoutOf, readerHeight, select, step, withStatus } from './state.js';
+import { type AppState, type AppAction, type Step, select, step, withStatus } from './state.js';
 import { exported, workAnswer } from './commands.js';
 
 /** Runs after every action: re-points the selection and clamps every window. */
@@ -51,8 +47,9 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
     case 'key':
       return onKey(s, a.press, world);
     case 'resize': {
-      const next = { ...s, size: a.size };
-      return step(next.reader ? { ...next, reader: readerReducer(next.reader, { type: 'resize', width: layoutOf(next).width, height: readerHeight(next) }) } : next);
+      let next = { ...s, size: a.size };
+      for (const m of SURFACES) next = m.resized?.(next) ?? next;
+      return step(next);
     }
     case 'world':
       return step(s);
@@ -72,11 +69,9 @@ function reduceRaw(s: AppState, a: AppAction, world: World): Step {
       return workAnswer(s, a);
     case 'exportFailed':
       return withStatus(s, `${a.pager ? 'pager' : 'export'} failed: ${sanitizeInline(a.message)}`, 'error');
-    case 'forkFailed': {
-      const d = s.dialog;
-      if (d?.kind !== 'confirm') return withStatus(s, `fork failed: ${a.error.code}: ${sanitizeInline(a.error.message)}`, 'error');
-      return step({ ...s, dialog: afterForkFailure(world, d, a.error) });
-    }
+    case 'forkFailed':
+      // (the dialog shows it when it is still open)
+      return withStatus(s, `fork failed: ${a.error.code}: ${sanitizeInline(a.error.message)}`, 'error');
   }
 }
 
@@ -104,15 +99,15 @@ function afterFork(s: AppState, child: Session, source: Session, world: World): 
   const key = SessionStore.keyOf(child);
   let next: AppState = { ...s, dialog: undefined };
   const notes: string[] = [];
-  if (next.filter.text && filterSessions([listItemOf(child)], next.filter.text).length === 0) {
-    notes.push(`filter "${sanitizeInline(next.filter.text)}" cleared to show it`);
-    next = { ...next, filter: textField(''), filterEditing: false };
+  for (const m of SURFACES) {
+    const shown = m.reveal?.(next, world, child);
+    if (shown) {
+      notes.push(shown.note);
+      next = shown.state;
+    }
   }
-  if (!next.allProjects && !world.inScope(child)) {
-    notes.push('showing all projects: it is outside this one (p)');
-    next = { ...next, allProjects: true };
-  }
-  next = { ...select(next, key, world), view: next.view === 'turns' ? 'sessions' : next.view };
+  // forked from Turns: the child is shown in the list, selected
+  next = { ...select(next, key, world), view: APP.surface(next.view).showsSession ? APP.home : next.view };
   const file = child.file ? child.file.replace(world.root + '/', '') : 'in memory';
   const why = resumeRefusal(child, world);
   const resume = why ? `y is off: ${why}` : `y copies: ${sanitizeInline(resumeCommand(child).command)}`;

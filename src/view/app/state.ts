@@ -10,18 +10,16 @@ import { type ResumeCommand } from '../../session/resume-command.js';
 import { type CompareRow } from '../compare/compare-model.js';
 import { type CompareState } from '../compare/compare-state.js';
 import type { Session } from '../../session/session.js';
-import { appLayout, AUTO_DETAIL_HEIGHT, turnsLayout, type AppLayout, type Size } from './layout.js';
+import { appLayout, type AppLayout, type Size } from './layout.js';
 import { type Dialog, type Problem } from '../dialog/fork-dialog-state.js';
 import type { KeyPress } from './keys.js';
 import { type ReaderState } from '../reader/reader-state.js';
 import type { SurfaceId, ViewName } from './surface.js';
-import { openToSeq } from '../turns/turn-search.js';
-import { ItemRows, listItemOf, rowOf, type SessionRow, type SortOrder } from '../sessions/session-list.js';
+import { ItemRows, type SortOrder } from '../sessions/session-list.js';
 import type { RowSeq } from './window.js';
 import { textField, type TextField } from '../text/text-field.js';
-import { rowIndexForSeq, type TurnRow } from '../turns/turn-rows.js';
-import { initialTurnsState, turnsReducer, type RowsView, type TurnsState } from '../turns/turns-state.js';
-import type { TurnsData, World } from './world.js';
+import type { TurnsState } from '../turns/turns-state.js';
+import type { World } from './world.js';
 
 export interface Status {
   text: string;
@@ -180,16 +178,6 @@ export function initialAppState(size: Size, view: ViewName = 'sessions'): AppSta
 /** A view's action menu always lists the same entries (disabled ones with their reason): the layout reserves their rows. */
 export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, s.menu?.entries ?? 0);
 
-/** The Sessions rows as shown: the filtered, sorted list, plus a deleted selection kept in place. */
-export function sessionsRows(s: AppState, world: World): RowSeq<SessionRow> {
-  const rows = world.rows(s.filter.text, s.order, s.allProjects);
-  if (!s.ghost || !s.selected) return rows;
-  // rare (the selection's file was deleted): every row is built
-  const ghost = { ...rowOf(listItemOf(s.selected), 0, world.now), badge: 'file deleted', tone: 'red' as const, forkable: false };
-  const at = Math.min(Math.max(0, s.sessions.hint), rows.length);
-  return [...rows.slice(0, at), ghost, ...rows.slice(at)];
-}
-
 /**
  * The row of `key` (-1: none). `near` is where it was last (the view's hint):
  * looked at first, so a key press on a 100,000-row list does not search it.
@@ -207,32 +195,7 @@ export function selectedSession(s: AppState, world: World): Session | undefined 
   return world.session(s.selection) ?? (s.ghost ? s.selected : undefined);
 }
 
-export const turnsStateOf = (s: AppState, key: string | undefined): TurnsState => (key !== undefined ? s.turns.get(key) : undefined) ?? initialTurnsState();
-
-export const autoDetail = (s: AppState): boolean => layoutOf(s).view >= AUTO_DETAIL_HEIGHT;
-
-/** The rows a Turns state shows (tree under its expansion, or the history) and the list height. */
-export function turnsView(s: AppState, data: Extract<TurnsData, { ok: true }>): (st: TurnsState) => RowsView {
-  const height = layoutOf(s).view;
-  const auto = autoDetail(s);
-  return (st) => {
-    const list = turnsLayout(height, st.showDetail ?? auto).list;
-    if (st.showHistory) return { rows: data.history(st.historyUpTo), height: list };
-    const m = data.rows(st.expansion);
-    return { rows: m.rows, index: m.index, height: list };
-  };
-}
-
-/** What `f` on a Turns row cuts at: a boundary marker at its seq, any other row at its last seq. */
-export const cutOfRow = (row: TurnRow): number => (row.kind === 'boundary' ? row.seq : row.lastSeq);
-
 // ---- helpers ----------------------------------------------------------------
-
-/** Lines for compare rows: the surface's header (2) and hint (1) lines aside. */
-export const compareBody = (s: AppState): number => Math.max(1, layoutOf(s).content - 3);
-
-/** Rows of reader text: the content area less its title and status lines. */
-export const readerHeight = (s: AppState): number => Math.max(1, layoutOf(s).content - 2);
 
 export const step = (state: AppState, effects: Effect[] = []): Step => ({ state, effects });
 
@@ -241,30 +204,7 @@ export function withStatus(s: AppState, text: string, tone: Status['tone'] = 'in
   return { state: { ...s, status: { text, tone, id }, statusSeq: id }, effects: [{ type: 'expireStatus', id, ms: STATUS_MS }] };
 }
 
-export function setTurns(s: AppState, key: string, t: TurnsState): AppState {
-  const turns = new Map(s.turns);
-  turns.set(key, t);
-  return { ...s, turns };
-}
-
 export function select(s: AppState, key: string | undefined, world: World): AppState {
   if (key === s.selection) return s;
   return { ...s, selection: key, selected: key === undefined ? undefined : world.session(key), ghost: false };
-}
-
-/**
- * Opens the Turns view on `key`, at `seq` when given: its folded parents open
- * and the cursor lands on that event's row (a boundary marker at a cut).
- * `from` is where Esc in Turns returns.
- */
-export function openTurns(s: AppState, key: string, world: World, seq?: number, from: ViewName = s.view === 'turns' ? (s.turnsFrom ?? 'sessions') : s.view): AppState {
-  let next: AppState = { ...select(s, key, world), view: 'turns', help: undefined, dialog: undefined, menu: undefined, turnsFrom: from };
-  const session = selectedSession(next, world);
-  if (seq === undefined || !session) return next;
-  const data = world.turns(session);
-  if (!data.ok) return next;
-  const t0 = turnsStateOf(next, key);
-  const t1 = { ...t0, showHistory: false, expansion: openToSeq(t0.expansion, data.tree, seq) };
-  const t = turnsReducer(t1, { type: 'pick', view: turnsView(next, data), pick: (rows) => rowIndexForSeq(rows, seq) });
-  return setTurns(next, key, t);
 }

@@ -8,18 +8,19 @@
 // A surface reaches the others only through the `App` it is handed (the
 // registry's): the registry imports every surface, so no surface imports it.
 import type { Binding, KeyDoc } from './binding.js';
+import type { Session } from '../../session/session.js';
 import type { KeyPress } from './keys.js';
 import type { AppAction, AppState, Step } from './state.js';
+import type { SurfaceIds, ViewIds } from './surfaces.js';
 import type { TargetOf } from './target.js';
 import type { World } from './world.js';
 
-/** The tabs. */
-export type ViewName = 'sessions' | 'turns' | 'lineage' | 'problems';
-export type Overlay = 'dialog' | 'menu' | 'help';
-export type Prompt = 'filter' | 'search';
-export type SurfaceId = Overlay | Prompt | 'reader' | 'compare' | ViewName;
+/** A surface's name: one of the registry's. */
+export type SurfaceId = SurfaceIds;
+/** The tabs: the registry's views. */
+export type ViewName = ViewIds;
 
-export interface SurfaceModule<Id extends SurfaceId = SurfaceId> {
+export interface SurfaceModule<Id extends string = SurfaceId> {
   id: Id;
   /** as help and docs/keys.md title it */
   title: string;
@@ -41,8 +42,10 @@ export interface SurfaceModule<Id extends SurfaceId = SurfaceId> {
   explainsDisabled?: boolean;
   /** after every action while it is shown: re-points its highlighted row, clamps its window */
   normalize?(s: AppState, world: World, app: App): AppState;
-  /** the view whose rows the actions mean while this surface is on screen (a prompt's, the reader's) */
-  rowsOf?: ViewName;
+  /** it is opened over the current view, whose rows the actions still mean (the reader over Turns) */
+  overView?: boolean;
+  /** a prompt typed over the current view, which draws it (the Sessions filter, the Turns search) */
+  prompt?: boolean;
   /** what its highlighted row means (the row surfaces: the views and Compare) */
   target?(s: AppState, world: World, app: App): TargetOf;
   /** entered with Tab / Shift-Tab (Problems highlights the selection's worst problem) */
@@ -51,13 +54,30 @@ export interface SurfaceModule<Id extends SurfaceId = SurfaceId> {
   dropsDeleted?: boolean;
   /** help lists the text-field keys */
   hasText?: boolean;
+  /** it shows one session's log (Turns): its rows are cuts `f` forks at, `x` exports up to, and its session loads while shown */
+  showsSession?: boolean;
+  /** opens session `key` in this view, at `seq` when given (the view that shows a session) */
+  openSession?(s: AppState, world: World, app: App, key: string, seq?: number): AppState;
+  /** what its tab says beside its title (Turns: the session it shows) */
+  tabLabel?(s: AppState, world: World): string | undefined;
+  /** the terminal was resized */
+  resized?(s: AppState): AppState;
+  /** lifts what would hide `session` here (a filter, a project scope), with a note saying so */
+  reveal?(s: AppState, world: World, session: Session): { state: AppState; note: string } | undefined;
 }
+
+/** A tab's module. */
+export type ViewModule<Id extends string> = SurfaceModule<Id> & { view: true };
 
 /** The registry, as the surfaces see it. */
 export interface App {
   surface<Id extends SurfaceId>(id: Id): SurfaceModule<Id>;
   /** the tabs, in order */
   readonly views: readonly ViewName[];
+  /** the first tab (Sessions): where Esc from a list, or from Turns opened from nowhere else, returns */
+  readonly home: ViewName;
+  /** session `key` opened in the view that shows one session, at `seq` when given */
+  openSession(s: AppState, world: World, key: string, seq?: number): AppState;
   /** the surface that receives the next key */
   active(s: AppState): SurfaceModule;
   /** the surface under the overlays: what the body shows, what a help or menu opened now is about */

@@ -20,11 +20,15 @@ import { TURNS } from '../turns/surface.js';
 import { LINEAGE } from '../lineage/surface.js';
 import { PROBLEMS } from '../problems/surface.js';
 
-export const SURFACES: readonly SurfaceModule[] = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, SESSIONS, TURNS, LINEAGE, PROBLEMS];
+export const SURFACES = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, SESSIONS, TURNS, LINEAGE, PROBLEMS] as const;
 
-const byId = new Map<SurfaceId, SurfaceModule>(SURFACES.map((m) => [m.id, m]));
-const VIEWS = SURFACES.filter((m) => m.view).map((m) => m.id as ViewName);
-const CONTENT = SURFACES.filter((m) => !m.overlay);
+export type SurfaceIds = (typeof SURFACES)[number]['id'];
+export type ViewIds = Extract<(typeof SURFACES)[number], { view: true }>['id'];
+
+const byId = new Map<SurfaceId, SurfaceModule>(SURFACES.map((m) => [m.id, m as SurfaceModule]));
+const ALL: readonly SurfaceModule[] = SURFACES;
+const VIEWS = ALL.filter((m) => m.view).map((m) => m.id as ViewName);
+const CONTENT = ALL.filter((m) => !m.overlay);
 
 function content(s: AppState): SurfaceModule {
   return CONTENT.find((m) => m.active(s)) ?? byId.get(s.view)!;
@@ -32,13 +36,18 @@ function content(s: AppState): SurfaceModule {
 
 function rows(s: AppState): SurfaceModule {
   const c = content(s);
-  return c.rowsOf ? byId.get(c.rowsOf)! : c;
+  return c.overView || c.prompt ? byId.get(s.view)! : c;
 }
+
+/** The view that shows one session (Turns): where a session is opened. */
+const SHOWS = ALL.find((m) => m.openSession)!;
 
 export const APP: App = {
   surface: <Id extends SurfaceId>(id: Id) => byId.get(id) as SurfaceModule<Id>,
   views: VIEWS,
-  active: (s) => SURFACES.find((m) => m.active(s)) ?? byId.get(s.view)!,
+  home: VIEWS[0],
+  openSession: (s, world, key, seq) => SHOWS.openSession!(s, world, APP, key, seq),
+  active: (s) => ALL.find((m) => m.active(s)) ?? byId.get(s.view)!,
   content,
   rows,
   target: (s: AppState, world: World): TargetOf => rows(s).target?.(s, world, APP) ?? { none: 'no session selected' },
@@ -47,6 +56,6 @@ export const APP: App = {
 /** Every table a surface can show, with the state that selects it: what docs/keys.md lists (views first, as the tabs). */
 export function everyKeyTable(): Array<{ surface: SurfaceModule; when?: string; keys: readonly KeyDoc[] }> {
   const any = initialAppState({ columns: 80, rows: 24 });
-  const order = [...SURFACES.filter((m) => m.view), ...SURFACES.filter((m) => !m.view && !m.overlay), ...SURFACES.filter((m) => m.overlay)];
+  const order = [...ALL.filter((m) => m.view), ...ALL.filter((m) => !m.view && !m.overlay), ...ALL.filter((m) => m.overlay)];
   return order.flatMap((m) => (m.docs ?? [{ keys: m.keys(any) }]).map((d) => ({ surface: m, ...d })));
 }

@@ -26,7 +26,7 @@ export interface ForkVerdict {
 export function forkVerdict(s: AppState, world: World, app: App): ForkVerdict {
   const t = app.target(s, world);
   if (!hasTarget(t)) return { label: 'fork', disabled: t.none };
-  const inTurns = app.rows(s).id === 'turns';
+  const inTurns = app.rows(s).showsSession === true;
   if (inTurns) {
     const data = world.turns(t.session);
     // (the store's refusal would read the events: not while they load in the background)

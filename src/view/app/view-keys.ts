@@ -3,7 +3,9 @@
 // over how its list moves, what Enter and Esc mean there and its own keys;
 // the actions on the target are the same handlers everywhere (commands.ts).
 import { ch, either, flag, type Binding, type Handler, type Reason } from './binding.js';
-import { exportKey, forkCommand, markKey, openCompare, resumeKey, cancelWork } from './commands.js';
+import { exportKey, markKey, resumeKey, cancelWork } from './commands.js';
+import { openCompare } from '../compare/open-compare.js';
+import { openFork } from '../dialog/open-fork.js';
 import type { Move } from './list-cursor.js';
 import { step, type AppState } from './state.js';
 import { hasTarget } from './target.js';
@@ -54,7 +56,7 @@ export function viewKeys(p: ViewParts): Binding[] {
     ...moveKeys(p.move),
     { keys: 'Enter', help: p.open.help, hint: 'open', menu: p.open.menu, match: flag('return'), run: p.open.run, disabled: p.open.disabled },
     {
-      keys: 'f', help: 'fork at the selection (only at a turn boundary)', hint: 'fork', match: ch('f'), run: forkCommand, showsRefusal: true,
+      keys: 'f', help: 'fork at the selection (only at a turn boundary)', hint: 'fork', match: ch('f'), run: openFork, showsRefusal: true,
       menu: (s, w, app) => forkVerdict(s, w, app).label, disabled: (s, w, app) => forkVerdict(s, w, app).disabled,
     },
     // the menu's rows are reserved by the layout: how many entries it lists is known when it opens

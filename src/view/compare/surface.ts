@@ -3,13 +3,15 @@
 // turn in Turns (Esc there comes back), Esc closes.
 import { SessionStore } from '../../session/store.js';
 import { ch, either, flag, type Binding, type Handler } from '../app/binding.js';
-import { compareBody, openTurns, step, withStatus, type AppState } from '../app/state.js';
+import { step, withStatus, type AppState } from '../app/state.js';
+import { compareBody } from './compare-size.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { hasTarget, type TargetOf } from '../app/target.js';
 import type { World } from '../app/world.js';
 import { openHelp } from '../help/open-help.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { compareEnter, compareReducer, type CompareAction } from './compare-state.js';
+import { comparisonDone } from './open-compare.js';
 
 const act = (type: CompareAction['type']): Handler => (s) => {
   const c = s.compare!;
@@ -19,7 +21,7 @@ const act = (type: CompareAction['type']): Handler => (s) => {
 const open: Handler = (s, world, app) => {
   const t = app.target(s, world);
   if (!hasTarget(t)) return withStatus(s, t.none, 'error');
-  return step(openTurns({ ...s, compare: { ...s.compare!, open: false } }, t.key, world, t.seq));
+  return step(app.openSession({ ...s, compare: { ...s.compare!, open: false } }, world, t.key, t.seq));
 };
 
 const KEYS: readonly Binding[] = [
@@ -53,5 +55,6 @@ export const COMPARE: SurfaceModule<'compare'> = {
   title: 'Compare',
   active: (s) => Boolean(s.compare?.open),
   keys: () => KEYS,
+  answer: comparisonDone,
   target: compareTarget,
 };

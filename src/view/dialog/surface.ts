@@ -1,9 +1,10 @@
 // The fork dialog: confirming a fork (the child id is a text field), or the
 // store's typed refusal with b to the nearest boundary.
 import { ch, flag, textKey, type Binding } from '../app/binding.js';
-import { openTurns, step, withStatus, type AppState } from '../app/state.js';
+import { step, withStatus, type AppState } from '../app/state.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { editField } from '../text/text-field.js';
+import { afterForkFailure } from './fork-dialog-state.js';
 
 const quit = { keys: 'q', help: 'quit', hint: 'quit', match: ch('q'), run: (s) => step(s, [{ type: 'exit' }]) } satisfies Binding;
 
@@ -32,9 +33,9 @@ export const REFUSED_KEYS: readonly Binding[] = [
     keys: 'b', help: 'go to the nearest boundary, where a fork is allowed', match: ch('b'),
     hint: (s) => (jumpSeq(s) !== undefined ? `boundary (seq ${jumpSeq(s)})` : 'boundary'),
     disabled: (s) => (jumpSeq(s) !== undefined ? undefined : 'no boundary to go to'),
-    run: (s, world) => {
+    run: (s, world, app) => {
       const seq = jumpSeq(s);
-      return s.dialog?.kind === 'refused' && seq !== undefined ? step(openTurns({ ...s, dialog: undefined }, s.dialog.sourceKey, world, seq)) : step(s);
+      return s.dialog?.kind === 'refused' && seq !== undefined ? step(app.openSession({ ...s, dialog: undefined }, world, s.dialog.sourceKey, seq)) : step(s);
     },
   },
   { keys: 'Esc / Enter', help: 'close', hint: 'close', hintKeys: 'Esc', match: (_i, k) => Boolean(k.escape || k.return), run: (s) => step({ ...s, dialog: undefined }) },
@@ -48,6 +49,8 @@ export const DIALOG: SurfaceModule<'dialog'> = {
   hasText: true,
   active: (s) => Boolean(s.dialog),
   keys: (s) => (s.dialog?.kind === 'refused' ? REFUSED_KEYS : CONFIRM_KEYS),
+  // the store refused the fork while the dialog is open: it says why there (the id field kept)
+  answer: (s, a, world) => (a.type === 'forkFailed' && s.dialog?.kind === 'confirm' ? step({ ...s, dialog: afterForkFailure(world, s.dialog, a.error) }) : undefined),
   docs: [{ when: 'at a boundary', keys: CONFIRM_KEYS }, { when: 'refused', keys: REFUSED_KEYS }],
   // the child id's text (the refusal has no field)
   other: (s, _world, _app, p) => {

@@ -6,6 +6,8 @@ import { step } from '../app/state.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { editField, textField } from '../text/text-field.js';
 import { moveSessions } from '../sessions/selection.js';
+import { filterSessions, listItemOf } from '../sessions/session-list.js';
+import { sanitizeInline } from '../text/sanitize.js';
 
 const move = (m: Move): Handler => (s, world) => moveSessions(s, m, world);
 
@@ -23,9 +25,14 @@ export const FILTER: SurfaceModule<'filter'> = {
   id: 'filter',
   title: 'Filter prompt',
   hasText: true,
-  rowsOf: 'sessions',
+  prompt: true,
   active: (s) => s.view === 'sessions' && s.filterEditing,
   keys: () => KEYS,
+  // a fork's child the filter would hide: the filter is cleared to show it
+  reveal: (s, _world, session) =>
+    s.filter.text && filterSessions([listItemOf(session)], s.filter.text).length === 0
+      ? { state: { ...s, filter: textField(''), filterEditing: false }, note: `filter "${sanitizeInline(s.filter.text)}" cleared to show it` }
+      : undefined,
   other: (s, _world, _app, p) => {
     const field = editField(s.filter, p);
     return step(field && field !== s.filter ? { ...s, filter: field } : s);

@@ -2,4 +2,7 @@
 import { step, type AppState, type Step } from '../app/state.js';
 import type { App } from '../app/surface.js';
 
-export const openHelp = (s: AppState, app: App): Step => step({ ...s, help: { scroll: 0, of: s.menu ? 'menu' : s.dialog ? 'dialog' : app.content(s).id } });
+export function openHelp(s: AppState, app: App): Step {
+  const on = app.active(s);
+  return step({ ...s, help: { scroll: 0, of: on.overlay ? on.id : app.content(s).id } });
+}

@@ -6,7 +6,7 @@ import { ch, either, flag, type Handler } from '../app/binding.js';
 import { lineageListHeight } from '../app/layout.js';
 import { moveCursor, type Move } from '../app/list-cursor.js';
 import { indexOfKey, layoutOf, select, step, type AppState } from '../app/state.js';
-import type { SurfaceModule } from '../app/surface.js';
+import type { ViewModule } from '../app/surface.js';
 import { hasTarget, selectionTarget, type TargetOf } from '../app/target.js';
 import { needsTarget } from '../app/verdicts.js';
 import { viewKeys } from '../app/view-keys.js';
@@ -51,7 +51,7 @@ const fold = (hide: boolean): Handler => (s, world) => {
 const KEYS = viewKeys({
   move,
   open: { help: 'open the session in Turns at its fork point', menu: 'open at its fork point', run: openTarget, disabled: needsTarget },
-  back: { help: 'back to Sessions', hint: 'back', run: (s) => step({ ...s, view: 'sessions' }) },
+  back: { help: 'back to Sessions', hint: 'back', run: (s, _w, app) => step({ ...s, view: app.home }) },
   own: [
     { keys: '→ / l', help: "show the selected node's subtree", match: either(flag('rightArrow'), ch('l')), run: fold(false) },
     { keys: '← / h', help: "hide the selected node's subtree", match: either(flag('leftArrow'), ch('h')), run: fold(true) },
@@ -79,7 +79,7 @@ function lineageTarget(s: AppState, world: World): TargetOf {
   return hasTarget(t) && t.session.kind === 'fork' && t.session.seedLength ? { ...t, seq: t.session.seedLength - 1 } : t;
 }
 
-export const LINEAGE: SurfaceModule<'lineage'> = {
+export const LINEAGE: ViewModule<'lineage'> = {
   id: 'lineage',
   title: 'Lineage',
   view: true,

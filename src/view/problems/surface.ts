@@ -6,7 +6,7 @@ import type { Handler } from '../app/binding.js';
 import { problemsListHeight } from '../app/layout.js';
 import { moveCursor, type Move } from '../app/list-cursor.js';
 import { layoutOf, select, step, type AppState } from '../app/state.js';
-import type { SurfaceModule } from '../app/surface.js';
+import type { ViewModule } from '../app/surface.js';
 import type { TargetOf } from '../app/target.js';
 import { needsTarget } from '../app/verdicts.js';
 import { viewKeys } from '../app/view-keys.js';
@@ -26,7 +26,7 @@ const move = (m: Move): Handler => (s, world) => {
 const KEYS = viewKeys({
   move,
   open: { help: "open the problem's session in Turns at that event", menu: 'open at this event', run: openTarget, disabled: needsTarget },
-  back: { help: 'back to Sessions', hint: 'back', run: (s) => step({ ...s, view: 'sessions' }) },
+  back: { help: 'back to Sessions', hint: 'back', run: (s, _w, app) => step({ ...s, view: app.home }) },
   own: [],
 });
 
@@ -52,7 +52,7 @@ function problemTarget(s: AppState, world: World): TargetOf {
   return { key: row.sessionKey, session, gone: false, seq: row.seq };
 }
 
-export const PROBLEMS: SurfaceModule<'problems'> = {
+export const PROBLEMS: ViewModule<'problems'> = {
   id: 'problems',
   title: 'Problems',
   view: true,

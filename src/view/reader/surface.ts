@@ -1,6 +1,7 @@
 // The reader: one event's content full screen over Turns (Enter on a leaf,
 // or o), scrolled, wrapped and searched; Esc returns to the same row.
-import { step } from '../app/state.js';
+import { layoutOf, step } from '../app/state.js';
+import { readerHeight } from './reader-size.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { editField, textField } from '../text/text-field.js';
 import { READER_BINDINGS, READER_PROMPT_KEYS } from './reader-keys.js';
@@ -9,9 +10,10 @@ import { readerReducer } from './reader-state.js';
 export const READER: SurfaceModule<'reader'> = {
   id: 'reader',
   title: 'Reader',
-  rowsOf: 'turns',
+  overView: true,
   active: (s) => Boolean(s.reader),
   keys: (s) => (s.reader?.prompt !== null && s.reader?.prompt !== undefined ? READER_PROMPT_KEYS : READER_BINDINGS),
+  resized: (s) => (s.reader ? { ...s, reader: readerReducer(s.reader, { type: 'resize', width: layoutOf(s).width, height: readerHeight(s) }) } : s),
   docs: [{ keys: READER_BINDINGS }, { when: 'its search prompt open', keys: READER_PROMPT_KEYS }],
   // the search prompt's text; anything else (a paste) does nothing
   other: (s, _world, _app, p) => {

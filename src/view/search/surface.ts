@@ -62,7 +62,7 @@ export const SEARCH: SurfaceModule<'search'> = {
   id: 'search',
   title: 'Search prompt',
   hasText: true,
-  rowsOf: 'turns',
+  prompt: true,
   active: (s) => s.view === 'turns' && Boolean(s.turnSearch?.editing),
   keys: () => KEYS,
   answer: searchAnswer,

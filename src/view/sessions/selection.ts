@@ -3,7 +3,8 @@
 // Turns' while nothing is selected).
 import { sessionsListHeight } from '../app/layout.js';
 import { moveCursor, type Move } from '../app/list-cursor.js';
-import { indexOfKey, layoutOf, select, sessionsRows, step, type AppState, type Step } from '../app/state.js';
+import { indexOfKey, layoutOf, select, step, type AppState, type Step } from '../app/state.js';
+import { sessionsRows } from './rows.js';
 import { visibleWindow } from '../app/window.js';
 import type { World } from '../app/world.js';
 

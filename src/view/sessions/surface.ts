@@ -6,7 +6,7 @@ import { openTarget } from '../app/commands.js';
 import type { Move } from '../app/list-cursor.js';
 import { ch, type Handler } from '../app/binding.js';
 import { step, withStatus } from '../app/state.js';
-import type { SurfaceModule } from '../app/surface.js';
+import type { ViewModule } from '../app/surface.js';
 import { selectionTarget } from '../app/target.js';
 import { needsTarget } from '../app/verdicts.js';
 import { viewKeys } from '../app/view-keys.js';
@@ -36,7 +36,7 @@ const KEYS = viewKeys({
   ],
 });
 
-export const SESSIONS: SurfaceModule<'sessions'> = {
+export const SESSIONS: ViewModule<'sessions'> = {
   id: 'sessions',
   title: 'Sessions',
   view: true,
@@ -45,5 +45,7 @@ export const SESSIONS: SurfaceModule<'sessions'> = {
   active: (s) => s.view === 'sessions',
   keys: () => KEYS,
   normalize: pointSessionsRow,
+  // a fork's child outside the project shown: all projects are
+  reveal: (s, world, session) => (!s.allProjects && !world.inScope(session) ? { state: { ...s, allProjects: true }, note: 'showing all projects: it is outside this one (p)' } : undefined),
   target: selectionTarget,
 };

@@ -8,11 +8,13 @@ import { nearestBoundaries } from '../../session/log-facts.js';
 import { ch, either, flag, type Handler } from '../app/binding.js';
 import type { Move } from '../app/list-cursor.js';
 import type { RowSeq } from '../app/window.js';
-import type { SurfaceModule } from '../app/surface.js';
+import type { ViewModule } from '../app/surface.js';
 import { hasTarget, selectionTarget, type TargetOf } from '../app/target.js';
 import { viewKeys } from '../app/view-keys.js';
 import type { TurnsData, World } from '../app/world.js';
-import { type AppState, type Step, autoDetail, cutOfRow, layoutOf, readerHeight, selectedSession, setTurns, step, turnsStateOf, turnsView, withStatus } from '../app/state.js';
+import { type AppState, type Step, layoutOf, selectedSession, step, withStatus } from '../app/state.js';
+import { readerHeight } from '../reader/reader-size.js';
+import { autoDetail, cutOfRow, openTurns, setTurns, turnsStateOf, turnsView } from './turns-slice.js';
 import { initialReaderState, readerDoc, eventReaderContent } from '../reader/reader-state.js';
 import { pointSessionsRow } from '../sessions/selection.js';
 import { sanitizeInline } from '../text/sanitize.js';
@@ -110,8 +112,8 @@ const move = (m: Move): Handler =>
   });
 
 /** Esc: a search read cancelled, the history or the detail pane closed, Compare again, else back where Turns was opened from. */
-const back: Handler = (s, world) => {
-  const leave = (): Step => step({ ...s, view: s.turnsFrom && s.turnsFrom !== 'turns' ? s.turnsFrom : 'sessions' });
+const back: Handler = (s, world, app) => {
+  const leave = (): Step => step({ ...s, view: s.turnsFrom && s.turnsFrom !== 'turns' ? s.turnsFrom : app.home });
   const session = selectedSession(s, world);
   const key = s.selection;
   if (!session || key === undefined) return leave();
@@ -176,7 +178,7 @@ function follow(s0: AppState, world: World): AppState {
   return s;
 }
 
-export const TURNS: SurfaceModule<'turns'> = {
+export const TURNS: ViewModule<'turns'> = {
   id: 'turns',
   title: 'Turns',
   view: true,
@@ -187,4 +189,7 @@ export const TURNS: SurfaceModule<'turns'> = {
   normalize: follow,
   target: turnsTarget,
   enter: (s, _world, from) => ({ ...s, turnsFrom: from }),
+  showsSession: true,
+  openSession: openTurns,
+  tabLabel: (s, world) => selectedSession(s, world)?.id,
 };

@@ -3,7 +3,8 @@
 // when a search ends).
 import { SessionStore } from '../../session/store.js';
 import type { Session } from '../../session/session.js';
-import { selectedSession, setTurns, step, turnsStateOf, turnsView, withStatus, type AppState, type Step } from '../app/state.js';
+import { selectedSession, step, withStatus, type AppState, type Step } from '../app/state.js';
+import { setTurns, turnsStateOf, turnsView } from './turns-slice.js';
 import type { TurnsData, World } from '../app/world.js';
 import { openToSeq, stepMatch } from './turn-search.js';
 import { rowIndexForSeq, type TurnRow } from './turn-rows.js';
