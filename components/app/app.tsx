@@ -3,36 +3,32 @@
 // one-line key-hint footer. No state of its own beyond the terminal size.
 import path from 'node:path';
 import { workLine } from '../../src/view/app/verdicts.js';
-import { Box, Text, useApp, useStdout } from 'ink';
+import { Box, useApp, useStdout } from 'ink';
 import React, { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import type { RootIndex } from '../../src/storage/load-root.js';
-import { indexOfKey, layoutOf, selectedSession, type AppState } from '../../src/view/app/state.js';
-import { sessionsRows } from '../../src/view/sessions/rows.js';
-import { turnsStateOf } from '../../src/view/turns/turns-slice.js';
 import { footerHints } from '../../src/view/app/key-hints.js';
 import { hasTarget } from '../../src/view/app/target.js';
 import { APP } from '../../src/view/app/surfaces.js';
-import { highlightedProblem } from '../../src/view/problems/highlighted.js';
-import type { ViewName } from '../../src/view/app/surface.js';
-import { ancestryKeys } from '../../src/view/lineage/lineage-layout.js';
 import { sanitizeInline } from '../../src/view/text/sanitize.js';
-import { filterQueryError } from '../../src/view/sessions/session-filter.js';
 import type { World } from '../../src/view/app/world.js';
 import { menuItems } from '../../src/view/menu/action-menu.js';
 import { ActionMenu } from '../menu/action-menu.js';
 import { AppController } from './app-controller.js';
-import { CompareView } from '../compare/compare-view.js';
 import { Footer, TabBar, TitleBar, type Status } from './chrome.js';
 import { ForkDialog } from '../dialog/fork-dialog.js';
 import { HelpOverlay } from '../help/help-overlay.js';
-import { LineageView } from '../lineage/lineage-view.js';
-import { ProblemsView } from '../problems/problems-view.js';
-import { ReaderView } from '../reader/reader-view.js';
-import { SessionsView } from '../sessions/sessions-view.js';
 import { colorFromEnv, ThemeProvider } from './theme.js';
-import { TurnsView } from '../turns/turns-view.js';
 import { partialPercent } from '../../src/view/turns/turn-loading.js';
 import { useKeyInput } from './use-key-input.js';
+import { layoutOf, type AppState } from '../../src/view/app/state.js';
+import type { SurfaceId, ViewName } from '../../src/view/app/surface.js';
+import type { Body } from './body.js';
+import { CompareBody } from '../compare/compare-body.js';
+import { LineageBody } from '../lineage/lineage-body.js';
+import { ProblemsBody } from '../problems/problems-body.js';
+import { ReaderBody } from '../reader/reader-body.js';
+import { SessionsBody } from '../sessions/sessions-body.js';
+import { TurnsBody } from '../turns/turns-body.js';
 import { useTerminalSize, type TermSize } from './use-terminal-size.js';
 
 export interface AppProps {
@@ -68,7 +64,7 @@ function backgroundText(index: RootIndex): string | undefined {
 function menuTitle(state: AppState, world: World): string {
   const t = APP.target(state, world);
   if (!hasTarget(t)) return `Actions: ${t.none}`;
-  return `Actions: ${sanitizeInline(t.session.id)}${t.seq !== undefined && state.view !== 'sessions' && state.view !== 'lineage' ? ` · seq ${t.seq}` : ''}`;
+  return `Actions: ${sanitizeInline(t.session.id)}${t.seq !== undefined && APP.surface(state.view).eventRows ? ` · seq ${t.seq}` : ''}`;
 }
 
 /** The tabs' text: each view's title, and what it shows beside it (Turns: its session). */
@@ -80,57 +76,16 @@ function tabsOf(state: AppState, world: World): Array<{ view: ViewName; text: st
   });
 }
 
-/** A prompt is drawn by the view it belongs to (the filter in Sessions, the search in Turns). */
-const drawnSurface = (state: AppState) => {
-  const c = APP.content(state);
-  return c.prompt ? state.view : c.id;
-};
+/** What each surface on screen draws in the body (a prompt is drawn by its view). */
+const BODIES: Partial<Record<SurfaceId, Body>> = { sessions: SessionsBody, turns: TurnsBody, lineage: LineageBody, problems: ProblemsBody, reader: ReaderBody, compare: CompareBody };
 
-function Body({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
+function BodyOf({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
   const lay = layoutOf(state);
-  // the body is whatever surface is under the overlays (activeSurface's order); help covers it, the dialog and menu sit below it
+  // help covers the body; the dialog and the menu sit below it (App draws them)
   if (state.help) return <HelpOverlay of={state.help.of} state={state} width={lay.width} height={lay.content} scroll={state.help.scroll} />;
-  const surface = drawnSurface(state);
-  if (surface === 'reader') return <ReaderView state={state.reader!} width={lay.width} />;
-  if (surface === 'compare') {
-    const c = state.compare!;
-    return <CompareView comparison={c.comparison} rows={c.rows} cursor={c.cs.cursor} side={c.cs.side} from={c.cs.from} width={lay.width} height={lay.content} />;
-  }
-  if (lay.view <= 0) return null;
-  if (surface === 'sessions') {
-    const rows = sessionsRows(state, world);
-    return (
-      <SessionsView
-        rows={rows}
-        total={world.total}
-        scoped={Boolean(world.scope && !state.allProjects)}
-        selected={indexOfKey(rows, state.selection, state.sessions.hint)}
-        top={state.sessions.top}
-        order={state.order}
-        filter={state.filter}
-        editing={state.filterEditing}
-        mark={state.mark}
-        scope={world.scope ? (state.allProjects ? 'all projects (p: this one)' : `project ${sanitizeInline(world.scope.cwd)} (p: all)`) : undefined}
-        width={lay.width}
-        height={lay.view}
-        scanning={world.scanning}
-        searching={world.filterSearching(state.filter.text)}
-        queryError={filterQueryError(state.filter.text)}
-      />
-    );
-  }
-  if (surface === 'lineage') {
-    const layout = world.lineage(state.lineage.collapsed);
-    const ancestry = state.selection ? ancestryKeys(layout, state.selection) : new Set<string>();
-    return <LineageView layout={layout} selected={indexOfKey(layout.rows, state.selection, state.lineage.hint)} top={state.lineage.top} ancestry={ancestry} mark={state.mark} width={lay.width} height={lay.view} />;
-  }
-  if (surface === 'problems') {
-    const rows = world.problems();
-    return <ProblemsView rows={rows} selected={highlightedProblem(state, rows)} top={state.problems.top} root={world.root} width={lay.width} height={lay.view} />;
-  }
-  const session = selectedSession(state, world);
-  if (!session) return <Text dimColor>  no session selected (Tab to Sessions)</Text>;
-  return <TurnsView state={state} world={world} session={session} turns={turnsStateOf(state, state.selection)} width={lay.width} height={lay.view} />;
+  const c = APP.content(state);
+  const Drawn = BODIES[c.prompt ? state.view : c.id];
+  return Drawn ? <Drawn state={state} world={world} lay={lay} /> : null;
 }
 
 export function App(props: AppProps): React.JSX.Element {
@@ -169,7 +124,7 @@ export function App(props: AppProps): React.JSX.Element {
         <TitleBar root={sanitizeInline(world.rootLabel)} sessions={world.total} diagnostics={world.diagnostics} unlisted={world.listRefusals.size} status={liveNotice} background={backgroundText(index)} width={lay.width} />
         <TabBar view={state.view} tabs={tabsOf(state, world)} width={lay.width} />
         <Box flexDirection="column" height={lay.content} overflowY="hidden">
-          <Body state={state} world={world} />
+          <BodyOf state={state} world={world} />
           {!state.help && state.dialog ? <ForkDialog dialog={state.dialog} root={world.root} liveLength={world.session(state.dialog.sourceKey)?.length} width={lay.width} height={lay.dialog} /> : null}
           {!state.help && !state.dialog && state.menu ? (
             <ActionMenu items={menuItems(state, world, APP)} cursor={state.menu.cursor} title={menuTitle(state, world)} width={lay.width} height={lay.dialog} />

@@ -8,7 +8,7 @@ import { isQueryError, parseQuery, type Query } from '../../src/session/query.js
 import { hasEventTerms } from '../../src/session/search.js';
 import { cancelFilter, indexSome, retryPending, runFilter, SearchIndex, startFilter, type FilterJob } from '../../src/session/search-index.js';
 import type { Session } from '../../src/session/session.js';
-import type { FilterAnswers } from '../../src/view/sessions/session-filter.js';
+import type { FilterAnswers } from '../../src/session/search-index.js';
 import { PROGRESS_MS, type BackgroundJobs, type Job, type Slice } from './background-jobs.js';
 
 export class FilterSearch {

@@ -5,7 +5,7 @@
 // read of a log on behalf of the Turns view.
 import type { Query } from '../../src/session/query.js';
 import type { Session } from '../../src/session/session.js';
-import { TurnScan } from '../../src/view/turns/turn-search.js';
+import { TurnScan } from '../../src/session/turn-matches.js';
 import type { AppAction, AppState } from '../../src/view/app/state.js';
 import { PROGRESS_MS, type BackgroundJobs, type Job, type Slice } from './background-jobs.js';
 

@@ -27,3 +27,12 @@ export class SessionForkError extends Error {
 }
 
 export const isSessionForkError = (e: unknown): e is SessionForkError => e instanceof SessionForkError;
+
+/** A refusal or failure as the browser shows it: the store's code (ERROR for any other error) and message. */
+export interface Problem {
+  code: string;
+  message: string;
+}
+
+export const problemOf = (e: unknown): Problem =>
+  isSessionForkError(e) ? { code: e.code, message: e.message } : { code: 'ERROR', message: e instanceof Error ? e.message : String(e) };

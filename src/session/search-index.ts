@@ -232,3 +232,11 @@ function stepScan(job: FilterJob, scan: Scan, spent: () => boolean): boolean {
   job.scan = undefined;
   return true;
 }
+
+/** The background answers for one query text (the Sessions filter's). */
+export interface FilterAnswers {
+  text: string;
+  results: ReadonlyMap<string, FilterAnswer>;
+  /** keys not looked at yet */
+  todo: ReadonlySet<string>;
+}

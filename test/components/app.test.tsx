@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { indexFile, loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
 import type { ViewName } from '../../src/view/app/surface.js';
 import { APP } from '../../src/view/app/surfaces.js';
-import { initialAppState } from '../../src/view/app/state.js';
+import { initialAppState } from '../../src/view/app/surfaces.js';
 
 const sessionsKeys = () => APP.surface('sessions').keys(initialAppState({ columns: 80, rows: 24 }));
 import { KEY, mountApp } from '../support/app-harness.js';

@@ -11,7 +11,7 @@ import { memorySession } from '../../src/session/store.js';
 import { loadRootSync, type RootIndex } from '../../src/storage/load-root.js';
 import { projectScope } from '../../src/storage/project-scope.js';
 import { reduce } from '../../src/view/app/reducer.js';
-import { initialAppState } from '../../src/view/app/state.js';
+import { initialAppState } from '../../src/view/app/surfaces.js';
 import { snapshotWorld } from '../../src/world/world.js';
 import { boundaryLabel, openForkDialog } from '../../src/view/dialog/fork-dialog-state.js';
 import { KEY, mountApp } from '../support/app-harness.js';

@@ -11,7 +11,7 @@ import { loadRootSync } from '../../src/storage/load-root.js';
 import { openSessionFile, readLog } from '../../src/storage/session-file.js';
 import { encodeStoredFrame } from '../../src/storage/zstd-frames.js';
 import { frameMapOf, setSeekStep } from '../../src/storage/zstd-seek.js';
-import { turnMatches } from '../../src/view/turns/turn-search.js';
+import { turnMatches } from '../../src/session/turn-matches.js';
 import { buildTurnRows, historyRows, rowsContext } from '../../src/view/turns/turn-rows.js';
 import { buildTurnTree } from '../../src/session/replay.js';
 import { detailLines } from '../../src/view/turns/turn-detail.js';

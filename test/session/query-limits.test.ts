@@ -13,7 +13,7 @@ import { isQueryError, MAX_QUERY_LENGTH, MAX_QUERY_TERMS, parseQuery, queryError
 import { buildSearchDoc, matchSession, sessionMeta } from '../../src/session/search.js';
 import { listSessionFiles } from '../../src/storage/walk.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
-import { turnMatches } from '../../src/view/turns/turn-search.js';
+import { turnMatches } from '../../src/session/turn-matches.js';
 import { PROPERTY_TIMEOUT, runs } from '../support/property.js';
 
 const SAMPLES = path.resolve(__dirname, '../../sample-sessions');

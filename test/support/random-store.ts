@@ -7,10 +7,11 @@ import { foldEvent } from '../../src/session/log-facts.js';
 import { memorySession, type SessionStore } from '../../src/session/store.js';
 import type { RootIndex } from '../../src/storage/load-root.js';
 import { reduce } from '../../src/view/app/reducer.js';
-import { initialAppState, type AppAction, type AppState } from '../../src/view/app/state.js';
+import { type AppAction, type AppState } from '../../src/view/app/state.js';
+import { initialAppState } from '../../src/view/app/surfaces.js';
 import { snapshotWorld } from '../../src/world/world.js';
 import type { World } from '../../src/view/app/world.js';
-import { problemOf } from '../../src/view/dialog/fork-dialog-state.js';
+import { problemOf } from '../../src/session/errors.js';
 
 export const NOW = 1795990000000;
 export const IDS = ['alpha', 'beta', 'gamma', 'delta', 'eps'];

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/session/store.js';
 import { applyStoreOp, driveApp, IDS, NOW, opArb, session } from '../support/random-store.js';
 import { reduce } from '../../src/view/app/reducer.js';
-import { indexOfKey, initialAppState, type AppAction, type AppState } from '../../src/view/app/state.js';
+import { indexOfKey, type AppAction, type AppState } from '../../src/view/app/state.js';
+import { initialAppState } from '../../src/view/app/surfaces.js';
 import { splitKeys } from '../../src/view/app/keys.js';
 import type { World } from '../../src/view/app/world.js';
 

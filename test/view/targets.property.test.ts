@@ -1,8 +1,8 @@
 // Property: on EVERY surface (Sessions, Turns, Lineage, Problems,
 // the reader, Compare, the action menu, the fork dialog, help), under random
 // keys interleaved with store changes, the target of every action is what the
-// highlighted row means (app/target.ts), and each command's footer hint, help
-// line and menu entry agree on enabled/disabled and the reason.
+// highlighted row means (each row surface's target), and each key's footer
+// hint, help line and menu entry agree on enabled/disabled and the reason.
 import { sessionsRows } from '../../src/view/sessions/rows.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -5,7 +5,8 @@ import { isQueryError, parseQuery, type Query } from '../../src/session/query.js
 import { buildTurnTree } from '../../src/session/replay.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { buildTurnRows, defaultExpansion, rowIndexForSeq, rowsContext, type Expansion } from '../../src/view/turns/turn-rows.js';
-import { openToSeq, pathToSeq, stepMatch, turnMatches } from '../../src/view/turns/turn-search.js';
+import { openToSeq, pathToSeq, stepMatch } from '../../src/view/turns/turn-search.js';
+import { turnMatches } from '../../src/session/turn-matches.js';
 import { SAMPLE_DIR } from '../support/fixtures.js';
 
 const ok = (s: string): Query => {

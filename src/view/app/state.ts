@@ -7,18 +7,13 @@
 import type { Query } from '../../session/query.js';
 import { type Comparison } from '../../session/compare.js';
 import { type ResumeCommand } from '../../session/resume-command.js';
-import { type CompareRow } from '../compare/compare-model.js';
-import { type CompareState } from '../compare/compare-state.js';
 import type { Session } from '../../session/session.js';
 import { appLayout, type AppLayout, type Size } from './layout.js';
-import { type Dialog, type Problem } from '../dialog/fork-dialog-state.js';
+import type { Problem } from '../../session/errors.js';
 import type { KeyPress } from './keys.js';
-import { type ReaderState } from '../reader/reader-state.js';
-import type { SurfaceId, ViewName } from './surface.js';
-import { ItemRows, type SortOrder } from '../sessions/session-list.js';
+import type { ViewName } from './surface.js';
+import type { AppState } from './surfaces.js';
 import type { RowSeq } from './window.js';
-import { textField, type TextField } from '../text/text-field.js';
-import type { TurnsState } from '../turns/turns-state.js';
 import type { World } from './world.js';
 
 export interface Status {
@@ -27,7 +22,8 @@ export interface Status {
   id: number;
 }
 
-export interface AppState {
+/** What every surface shares: the view, the one selection, the status line, the mark, a background work. */
+export interface CoreState {
   view: ViewName;
   size: Size;
   /** THE selection: a session key (file path), shared by every view */
@@ -38,38 +34,17 @@ export interface AppState {
   selected?: Session;
   /** the selection is a deleted session, shown until the user moves away */
   ghost: boolean;
-  /** highlighted row index and window top of each list (where a vanished selection's successor is) */
-  sessions: { hint: number; top: number };
-  lineage: { hint: number; top: number; collapsed: ReadonlySet<string> };
-  problems: { hint: number; top: number };
-  filter: TextField;
-  filterEditing: boolean;
-  order: SortOrder;
-  /** every project's sessions, or only the current project's (when the world has a scope) */
-  allProjects: boolean;
-  /** the help overlay: about the keys of the surface it was opened on */
-  help?: { scroll: number; of: SurfaceId };
-  dialog?: Dialog;
-  /** each opened session's Turns state (cursor, expansion, scroll), by key: kept across views and help */
-  turns: ReadonlyMap<string, TurnsState>;
   status?: Status;
   statusSeq: number;
   /** the session marked with `m` (a key), to compare another with */
   mark?: string;
-  /** the Compare surface: open over the views, or hidden while one of its turns is open in Turns (Esc returns) */
-  compare?: CompareSurface;
-  /** the action menu (`a`): what can be done on the selection, disabled entries with their reason */
-  menu?: { cursor: number; entries: number };
-  /** where Turns was opened from (Esc there returns to it, as Compare does) */
-  turnsFrom?: ViewName;
-  /** the full-screen reader of one event's content (Enter/o in Turns); Esc returns to the same row */
-  reader?: ReaderState;
-  /** the `/` search of the Turns session: the query being typed, then its matches (n/N) */
-  turnSearch?: TurnSearch;
   /** an export or a comparison of a large log, made in the background (Esc cancels) */
   work?: BackgroundWork;
   workSeq: number;
 }
+
+/** The whole state: the core and each surface's slice (the registry composes it). */
+export type { AppState } from './surfaces.js';
 
 /**
  * An export or a comparison that reads a large log (usesIndex): seconds of
@@ -87,27 +62,6 @@ export interface BackgroundWork {
 
 /** What a background work brings back. */
 export type WorkResult = { kind: 'export'; file: string; bytes: number } | { kind: 'compare'; comparison: Comparison };
-
-export interface TurnSearch {
-  /** the session it searched */
-  key: string;
-  field: TextField;
-  editing: boolean;
-  /** seqs of the matching events, ascending (after Enter) */
-  seqs: number[];
-  query?: string;
-  /** a large log is being searched in the background (searchTurns): events read of all (Esc cancels) */
-  scanning?: { seen: number; total: number };
-}
-
-export interface CompareSurface {
-  comparison: Comparison;
-  rows: CompareRow[];
-  cs: CompareState;
-  open: boolean;
-  /** the view Compare was opened from (closing it returns there) */
-  from: ViewName;
-}
 
 export type AppAction =
   | { type: 'key'; press: KeyPress }
@@ -154,23 +108,9 @@ export interface Step {
 /** How long a status message stays. */
 export const STATUS_MS = 5000;
 
-export function initialAppState(size: Size, view: ViewName = 'sessions'): AppState {
-  return {
-    view,
-    size,
-    pinTop: true,
-    ghost: false,
-    sessions: { hint: 0, top: 0 },
-    lineage: { hint: 0, top: 0, collapsed: new Set() },
-    problems: { hint: 0, top: 0 },
-    filter: textField(''),
-    filterEditing: false,
-    order: 'recent',
-    allProjects: true,
-    turns: new Map(),
-    statusSeq: 0,
-    workSeq: 0,
-  };
+/** The core of a first state (the registry adds each surface's slice: initialAppState). */
+export function initialCore(size: Size, view: ViewName): CoreState {
+  return { view, size, pinTop: true, ghost: false, statusSeq: 0, workSeq: 0 };
 }
 
 // ---- derived values (read by the reducer and the views alike) ------------
@@ -185,7 +125,9 @@ export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, 
 export function indexOfKey(rows: RowSeq<{ key: string | null }>, key: string | undefined, near?: number): number {
   if (key === undefined) return -1;
   if (near !== undefined) for (const i of [near, near - 1, near + 1]) if (i >= 0 && rows.at(i)?.key === key) return i;
-  if (rows instanceof ItemRows) return rows.indexOfKey(key);
+  // a list that builds only the rows read (ItemRows) finds a key without building them
+  const find = (rows as { indexOfKey?: (k: string) => number }).indexOfKey;
+  if (find) return find.call(rows, key);
   return rows.slice().findIndex((r) => r.key === key);
 }
 

@@ -58,6 +58,8 @@ export interface SurfaceModule<Id extends string = SurfaceId> {
   showsSession?: boolean;
   /** opens session `key` in this view, at `seq` when given (the view that shows a session) */
   openSession?(s: AppState, world: World, app: App, key: string, seq?: number): AppState;
+  /** its rows are events: the action menu's title gives the target's seq (Turns, Problems) */
+  eventRows?: boolean;
   /** what its tab says beside its title (Turns: the session it shows) */
   tabLabel?(s: AppState, world: World): string | undefined;
   /** the terminal was resized */

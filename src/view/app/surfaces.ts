@@ -4,7 +4,19 @@
 // the body and docs/keys.md all iterate this list; a new surface is a folder
 // and a line here.
 import type { KeyDoc } from './binding.js';
-import { initialAppState, type AppState } from './state.js';
+import { initialCore, type CoreState } from './state.js';
+import type { Size } from './layout.js';
+import { initialSessions, type SessionsSlice } from '../sessions/slice.js';
+import { initialFilter, type FilterSlice } from '../filter/slice.js';
+import { initialLineage, type LineageSlice } from '../lineage/slice.js';
+import { initialProblems, type ProblemsSlice } from '../problems/slice.js';
+import { initialTurns, type TurnsSlice } from '../turns/turns-slice.js';
+import type { SearchSlice } from '../search/slice.js';
+import type { ReaderSlice } from '../reader/slice.js';
+import type { CompareSlice } from '../compare/slice.js';
+import type { MenuSlice } from '../menu/slice.js';
+import type { DialogSlice } from '../dialog/slice.js';
+import type { HelpSlice } from '../help/slice.js';
 import type { App, SurfaceId, SurfaceModule, ViewName } from './surface.js';
 import type { TargetOf } from './target.js';
 import type { World } from './world.js';
@@ -21,6 +33,14 @@ import { LINEAGE } from '../lineage/surface.js';
 import { PROBLEMS } from '../problems/surface.js';
 
 export const SURFACES = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, SESSIONS, TURNS, LINEAGE, PROBLEMS] as const;
+
+/** The app's one state: the core, and each surface's slice. */
+export interface AppState extends CoreState, SessionsSlice, FilterSlice, LineageSlice, ProblemsSlice, TurnsSlice, SearchSlice, ReaderSlice, CompareSlice, MenuSlice, DialogSlice, HelpSlice {}
+
+/** The first state: on `view` (the first tab unless given), each slice at its start. */
+export function initialAppState(size: Size, view?: ViewName): AppState {
+  return { ...initialCore(size, view ?? VIEWS[0]), ...initialSessions, ...initialFilter, ...initialLineage, ...initialProblems, ...initialTurns };
+}
 
 export type SurfaceIds = (typeof SURFACES)[number]['id'];
 export type ViewIds = Extract<(typeof SURFACES)[number], { view: true }>['id'];

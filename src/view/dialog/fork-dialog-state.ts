@@ -2,7 +2,9 @@
 // (its file key) and the cut seq are fixed when it opens, so Enter forks
 // exactly that seq or gets the store's typed refusal: never a different
 // boundary than the one on screen, even if a live writer grew the log.
-import { isSessionForkError } from '../../session/errors.js';
+import { problemOf, type Problem } from '../../session/errors.js';
+
+export type { Problem };
 import { nearestBoundaries } from '../../session/log-facts.js';
 import type { Session } from '../../session/session.js';
 import { SessionStore } from '../../session/store.js';
@@ -10,11 +12,6 @@ import { sanitizeInline } from '../text/sanitize.js';
 import { textField, type TextField } from '../text/text-field.js';
 import { wrapText } from '../text/text-wrap.js';
 import type { World } from '../app/world.js';
-
-export interface Problem {
-  code: string;
-  message: string;
-}
 
 export type Dialog =
   | { kind: 'refused'; sourceKey: string; sourceId: string; error: Problem; jumpSeq?: number }
@@ -34,9 +31,6 @@ export type Dialog =
       error?: Problem;
       note?: string;
     };
-
-export const problemOf = (e: unknown): Problem =>
-  isSessionForkError(e) ? { code: e.code, message: e.message } : { code: 'ERROR', message: e instanceof Error ? e.message : String(e) };
 
 /** `SessionForkError OPEN_TURN: cannot fork …` — exactly the store's code and message. */
 export function problemText(p: Problem): string {

@@ -57,6 +57,7 @@ export const PROBLEMS: ViewModule<'problems'> = {
   title: 'Problems',
   view: true,
   explainsDisabled: true,
+  eventRows: true,
   active: (s) => s.view === 'problems',
   keys: () => KEYS,
   normalize: followProblem,

@@ -8,7 +8,7 @@ import type { SurfaceModule } from '../app/surface.js';
 import type { World } from '../app/world.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { editField } from '../text/text-field.js';
-import { turnMatches } from '../turns/turn-search.js';
+import { turnMatches } from '../../session/turn-matches.js';
 import { gotoMatch } from '../turns/turns-cursor.js';
 
 /** Enter: the matches, the first one at or after the cursor; a large log is read in the background (searchDone brings them). */

@@ -8,17 +8,11 @@
 // stays where it is.
 import { isEventTerm, isQueryError, parseQuery, queryErrorLine, type Query } from '../../session/query.js';
 import { containsWord, hasEventTerms, sessionMeta, sessionTermsMatch } from '../../session/search.js';
-import type { FilterAnswer } from '../../session/search-index.js';
+import type { FilterAnswers } from '../../session/search-index.js';
+
+export type { FilterAnswers };
 import type { Session } from '../../session/session.js';
 import type { SessionListItem } from './session-list.js';
-
-/** The background answers for one query text. */
-export interface FilterAnswers {
-  text: string;
-  results: ReadonlyMap<string, FilterAnswer>;
-  /** keys not looked at yet */
-  todo: ReadonlySet<string>;
-}
 
 /** Whether answers are still coming for this query (sessions not looked at, or waiting for their search document). */
 export const searching = (a: FilterAnswers | undefined): boolean => a !== undefined && (a.todo.size > 0 || [...a.results.values()].includes('pending'));

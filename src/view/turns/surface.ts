@@ -183,6 +183,7 @@ export const TURNS: ViewModule<'turns'> = {
   title: 'Turns',
   view: true,
   explainsDisabled: true,
+  eventRows: true,
   hasText: true,
   active: (s) => s.view === 'turns',
   keys: () => KEYS,

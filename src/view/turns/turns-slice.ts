@@ -9,6 +9,16 @@ import type { TurnsData, World } from '../app/world.js';
 import { openToSeq } from './turn-search.js';
 import { rowIndexForSeq, type TurnRow } from './turn-rows.js';
 import { initialTurnsState, turnsReducer, type RowsView, type TurnsState } from './turns-state.js';
+import type { ViewName } from '../app/surface.js';
+
+export interface TurnsSlice {
+  /** each opened session's Turns state (cursor, expansion, scroll), by key: kept across views and help */
+  turns: ReadonlyMap<string, TurnsState>;
+  /** where Turns was opened from (Esc there returns to it, as Compare does) */
+  turnsFrom?: ViewName;
+}
+
+export const initialTurns: TurnsSlice = { turns: new Map() };
 
 export const turnsStateOf = (s: AppState, key: string | undefined): TurnsState => (key !== undefined ? s.turns.get(key) : undefined) ?? initialTurnsState();
 
