@@ -23,7 +23,8 @@ import { layoutLineage, type LineageLayout } from '../view/lineage/lineage-layou
 import { lineageNodes } from '../view/lineage/lineage-model.js';
 import { ItemRows, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../view/sessions/session-list.js';
 import type { RowSeq } from '../view/app/window.js';
-import type { TurnsData, World } from '../view/app/world.js';
+import type { World } from '../view/app/world.js';
+import type { TurnsData } from '../view/turns/reads.js';
 import { RootModel } from './root-model.js';
 import { LABEL_CAP } from '../view/turns/turn-row-text.js';
 import { buildTurnRows, HistoryRows, historyRows, indexedContext, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from '../view/turns/turn-rows.js';

@@ -19,7 +19,11 @@ import type { DialogSlice } from '../dialog/slice.js';
 import type { HelpSlice } from '../help/slice.js';
 import type { App, SurfaceId, SurfaceModule, ViewName } from './surface.js';
 import type { TargetOf } from './target.js';
-import type { World } from './world.js';
+import type { CoreWorld } from './world.js';
+import type { SessionsReads } from '../sessions/reads.js';
+import type { LineageReads } from '../lineage/reads.js';
+import type { ProblemsReads } from '../problems/reads.js';
+import type { TurnsReads } from '../turns/reads.js';
 import { DIALOG } from '../dialog/surface.js';
 import { MENU } from '../menu/surface.js';
 import { HELP } from '../help/surface.js';
@@ -36,6 +40,9 @@ export const SURFACES = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, SE
 
 /** The app's one state: the core, and each surface's slice. */
 export interface AppState extends CoreState, SessionsSlice, FilterSlice, LineageSlice, ProblemsSlice, TurnsSlice, SearchSlice, ReaderSlice, CompareSlice, MenuSlice, DialogSlice, HelpSlice {}
+
+/** What the views read of the store: one snapshot (src/world/world.ts builds it). */
+export interface World extends CoreWorld, SessionsReads, LineageReads, TurnsReads, ProblemsReads {}
 
 /** The first state: on `view` (the first tab unless given), each slice at its start. */
 export function initialAppState(size: Size, view?: ViewName): AppState {

@@ -1,23 +1,25 @@
 // The Sessions filter prompt (`/` in Sessions): these keys while it is typed,
 // anything else edits the query (text-field.ts); the list moves under it.
-import { flag, textKey, type Binding, type Handler } from '../app/binding.js';
-import type { Move } from '../app/list-cursor.js';
+import { bindingFor, flag, textKey, type Binding, type Handler } from '../app/binding.js';
 import { step } from '../app/state.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { editField, textField } from '../text/text-field.js';
-import { moveSessions } from '../sessions/selection.js';
 import { filterSessions, listItemOf } from '../sessions/session-list.js';
 import { sanitizeInline } from '../text/sanitize.js';
 
-const move = (m: Move): Handler => (s, world) => moveSessions(s, m, world);
+/** ↑ ↓ PgUp PgDn move the list under the prompt: they run the view's own keys. */
+const move: Handler = (s, world, app, p) => {
+  const b = bindingFor(app.surface(s.view).keys(s), p);
+  return b?.run ? b.run(s, world, app, p) : step(s);
+};
 
 const KEYS: readonly Binding[] = [
   { keys: 'Enter', help: 'keep the filter and leave the prompt', hint: 'keep filter', match: flag('return'), run: (s) => step({ ...s, filterEditing: false }) },
   { keys: 'Esc', help: 'clear the filter and leave the prompt', hint: 'clear', match: flag('escape'), run: (s) => step({ ...s, filter: textField(''), filterEditing: false }) },
-  { keys: '↑', help: 'move up in the list while typing', hint: 'move', hintKeys: '↑↓', match: flag('upArrow'), run: move('up') },
-  { keys: '↓', help: 'move down in the list while typing', match: flag('downArrow'), run: move('down') },
-  { keys: 'PgUp', help: 'page up', match: flag('pageUp'), run: move('pageUp') },
-  { keys: 'PgDn', help: 'page down', match: flag('pageDown'), run: move('pageDown') },
+  { keys: '↑', help: 'move up in the list while typing', hint: 'move', hintKeys: '↑↓', match: flag('upArrow'), run: move },
+  { keys: '↓', help: 'move down in the list while typing', match: flag('downArrow'), run: move },
+  { keys: 'PgUp', help: 'page up', match: flag('pageUp'), run: move },
+  { keys: 'PgDn', help: 'page down', match: flag('pageDown'), run: move },
   { keys: '← / →', help: 'move the caret (text keys: see below)', hint: 'caret', hintKeys: '←→', match: textKey },
 ];
 

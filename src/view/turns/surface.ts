@@ -8,15 +8,15 @@ import { nearestBoundaries } from '../../session/log-facts.js';
 import { ch, either, flag, type Handler } from '../app/binding.js';
 import type { Move } from '../app/list-cursor.js';
 import type { RowSeq } from '../app/window.js';
-import type { ViewModule } from '../app/surface.js';
+import type { App, ViewModule } from '../app/surface.js';
 import { hasTarget, selectionTarget, type TargetOf } from '../app/target.js';
 import { viewKeys } from '../app/view-keys.js';
-import type { TurnsData, World } from '../app/world.js';
+import type { World } from '../app/world.js';
+import type { TurnsData } from './reads.js';
 import { type AppState, type Step, layoutOf, selectedSession, step, withStatus } from '../app/state.js';
 import { readerHeight } from '../reader/reader-size.js';
 import { autoDetail, cutOfRow, openTurns, setTurns, turnsStateOf, turnsView } from './turns-slice.js';
 import { initialReaderState, readerDoc, eventReaderContent } from '../reader/reader-state.js';
-import { pointSessionsRow } from '../sessions/selection.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { textField } from '../text/text-field.js';
 import type { EventAt } from './turn-detail.js';
@@ -156,8 +156,9 @@ const KEYS = viewKeys({
 });
 
 /** tail -F: a cursor parked on the end by G follows a growing log; a large log opens on its end. */
-function follow(s0: AppState, world: World): AppState {
-  if (s0.selection === undefined) return pointSessionsRow(s0, world);
+function follow(s0: AppState, world: World, app: App): AppState {
+  // nothing selected: the selection is pointed as the first tab points it
+  if (s0.selection === undefined) return app.surface(app.home).normalize?.(s0, world, app) ?? s0;
   let s = s0;
   const key = s.selection!;
   let t = s.turns.get(key);

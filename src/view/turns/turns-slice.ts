@@ -5,7 +5,8 @@
 import { layoutOf, select, selectedSession, type AppState } from '../app/state.js';
 import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../app/layout.js';
 import type { App } from '../app/surface.js';
-import type { TurnsData, World } from '../app/world.js';
+import type { World } from '../app/world.js';
+import type { TurnsData } from './reads.js';
 import { openToSeq } from './turn-search.js';
 import { rowIndexForSeq, type TurnRow } from './turn-rows.js';
 import { initialTurnsState, turnsReducer, type RowsView, type TurnsState } from './turns-state.js';
