@@ -1,13 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { pagerCommand, READER_BINDINGS, READER_PROMPT_KEYS, readerBindingFor, readerPromptKey, type ReaderBinding } from '../../src/view/reader/reader-keys.js';
 import type { KeyFlags } from '../../src/view/app/binding.js';
-
-/** What a key does in the reader: its ReaderAction, or the app command its binding stands for (by its help). */
-const APP_COMMANDS: Record<string, string> = { O: 'pager', 'Esc / q': 'close', '?': 'help' };
-const described = (b: ReaderBinding | undefined) => (b === undefined ? undefined : b.action ? { action: b.action } : { app: APP_COMMANDS[b.keys] });
-const readerCommandFor = (input: string, key: KeyFlags) => described(readerBindingFor(input, key));
-const readerHints = (promptOpen: boolean) => (promptOpen ? READER_PROMPT_KEYS : READER_BINDINGS).filter((b) => b.hint).map((b) => ({ keys: b.keys.split(' / ')[0], label: b.hint as string }));
+import { APP, initialAppState } from '../../src/view/app/surfaces.js';
+import type { World } from '../../src/view/app/world.js';
 import { initialReaderState, readerDoc, readerReducer, type ReaderState } from '../../src/view/reader/reader-state.js';
+
+/**
+ * What a key does in the reader: its ReaderAction, or what its handler does
+ * to the app when run on a state with the reader open (opens the pager,
+ * closes the reader, opens help).
+ */
+function readerCommandFor(input: string, key: KeyFlags): { action: unknown } | { app: string } | undefined {
+  const b: ReaderBinding | undefined = readerBindingFor(input, key);
+  if (!b) return undefined;
+  if (b.action) return { action: b.action };
+  const s = { ...initialAppState({ columns: 80, rows: 24 }, 'turns'), reader: initialReaderState(readerDoc('some text'), 80, 20) };
+  const out = b.run!(s, {} as World, APP, { input, key });
+  if (out.effects.some((e) => e.type === 'pager')) return { app: 'pager' };
+  if (out.state.help) return { app: 'help' };
+  if (!out.state.reader) return { app: 'close' };
+  return { app: 'unknown' };
+}
+const readerHints = (promptOpen: boolean) => (promptOpen ? READER_PROMPT_KEYS : READER_BINDINGS).filter((b) => b.hint).map((b) => ({ keys: b.keys.split(' / ')[0], label: b.hint as string }));
 
 describe('reader keys', () => {
   it('maps keys to reader actions and app commands', () => {

@@ -10,7 +10,7 @@ import type { Move } from './list-cursor.js';
 import { step, type AppState } from './state.js';
 import { hasTarget } from './target.js';
 import { compareDisabled, exportDisabled, forkVerdict, needsTarget, resumeDisabled } from './verdicts.js';
-import { openHelp } from '../help/open-help.js';
+import { openHelp } from './open-help.js';
 
 /** The moving keys of a list: ↑ ↓ g G PgUp PgDn, each running `run(move)`. */
 export function moveKeys(run: (move: Move) => Handler, help: Record<Move, string> = MOVE_HELP): Binding[] {

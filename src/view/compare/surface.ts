@@ -8,7 +8,7 @@ import { compareBody } from './compare-size.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { hasTarget, type TargetOf } from '../app/target.js';
 import type { World } from '../app/world.js';
-import { openHelp } from '../help/open-help.js';
+import { openHelp } from '../app/open-help.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { compareEnter, compareReducer, type CompareAction } from './compare-state.js';
 import { comparisonDone } from './open-compare.js';

@@ -3,7 +3,7 @@
 // close, help and $PAGER act on the app. Plus the $PAGER command line.
 import { ch, either, flag, type Binding, type Handler, type KeyFlags } from '../app/binding.js';
 import { step, type AppState } from '../app/state.js';
-import { openHelp } from '../help/open-help.js';
+import { openHelp } from '../app/open-help.js';
 import { readerReducer, type ReaderAction } from './reader-state.js';
 
 export type ReaderBinding = Binding & { action?: ReaderAction };
