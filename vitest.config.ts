@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
 // `npm test` runs unit and app. The app and huge tiers spawn dist/, so they
 // build it once before their first file (build-once.ts); run-cli.ts refuses
 // to spawn it from the unit tier, so a test in the wrong tier fails.
-const UNIT = ['test/session/**/*.test.ts', 'test/view/**/*.test.ts', 'test/export/**/*.test.ts', 'test/docs/**/*.test.ts'];
+const UNIT = ['test/session/**/*.test.ts', 'test/view/**/*.test.ts', 'test/world/**/*.test.ts', 'test/export/**/*.test.ts', 'test/docs/**/*.test.ts'];
 const HUGE = ['test/huge/**/*.test.ts'];
 
 export default defineConfig({

@@ -1,6 +1,6 @@
 // docs/keys.md, generated from the key tables the app dispatches with (the
 // same ones help and the footer show), so the document cannot drift from the
-// keys: test/view/keys-doc.test.ts fails when the file is stale, and
+// keys: test/view/help/keys-doc.test.ts fails when the file is stale, and
 // `npm run docs:keys` writes it again.
 import type { KeyDoc } from '../app/binding.js';
 import { everyKeyTable } from '../app/surfaces.js';
