@@ -1,8 +1,10 @@
 // The registry: every surface, in the order they take the keyboard (the
 // overlays, the prompts, the reader and Compare, then the views, whose order
 // is the tabs'). The reducer, the footer, help, the action menu, the tab bar,
-// the body and docs/keys.md all iterate this list; a new surface is a folder
-// and a line here.
+// the body and docs/keys.md all iterate this list, and the app's state and
+// world are composed here from each surface's slice and reads. A new surface
+// is a folder and its line in SURFACES (its slice and reads, if it has any,
+// in AppState and World), and its body's line in components/app/app.tsx.
 import type { KeyDoc } from './binding.js';
 import { initialCore, type CoreState } from './state.js';
 import type { Size } from './layout.js';
