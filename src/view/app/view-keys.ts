@@ -13,18 +13,16 @@ import { compareDisabled, exportDisabled, forkVerdict, needsTarget, resumeDisabl
 import { openHelp } from './open-help.js';
 
 /** The moving keys of a list: ↑ ↓ g G PgUp PgDn, each running `run(move)`. */
-export function moveKeys(run: (move: Move) => Handler, help: Record<Move, string> = MOVE_HELP): Binding[] {
+function moveKeys(run: (move: Move) => Handler): Binding[] {
   return [
-    { keys: '↑ / k', help: help.up, hint: 'move', hintKeys: '↑↓', match: either(flag('upArrow'), ch('k')), run: run('up') },
-    { keys: '↓ / j', help: help.down, match: either(flag('downArrow'), ch('j')), run: run('down') },
-    { keys: 'g / Home', help: help.top, match: either(flag('home'), ch('g')), run: run('top') },
-    { keys: 'G / End', help: help.bottom, match: either(flag('end'), ch('G')), run: run('bottom') },
-    { keys: 'PgUp', help: help.pageUp, match: flag('pageUp'), run: run('pageUp') },
-    { keys: 'PgDn', help: help.pageDown, match: flag('pageDown'), run: run('pageDown') },
+    { keys: '↑ / k', help: 'move up', hint: 'move', hintKeys: '↑↓', match: either(flag('upArrow'), ch('k')), run: run('up') },
+    { keys: '↓ / j', help: 'move down', match: either(flag('downArrow'), ch('j')), run: run('down') },
+    { keys: 'g / Home', help: 'go to top', match: either(flag('home'), ch('g')), run: run('top') },
+    { keys: 'G / End', help: 'go to bottom', match: either(flag('end'), ch('G')), run: run('bottom') },
+    { keys: 'PgUp', help: 'page up', match: flag('pageUp'), run: run('pageUp') },
+    { keys: 'PgDn', help: 'page down', match: flag('pageDown'), run: run('pageDown') },
   ];
 }
-
-const MOVE_HELP: Record<Move, string> = { up: 'move up', down: 'move down', top: 'go to top', bottom: 'go to bottom', pageUp: 'page up', pageDown: 'page down' };
 
 export interface ViewParts {
   /** how the view's list moves */

@@ -1,7 +1,7 @@
 // The reader's keys: a scroll, a search step or a wrap is a ReaderAction for
 // readerReducer (kept on the binding, so a key's action can be read back);
 // close, help and $PAGER act on the app. Plus the $PAGER command line.
-import { ch, either, flag, type Binding, type Handler, type KeyFlags } from '../app/binding.js';
+import { ch, either, flag, type Binding, type Handler } from '../app/binding.js';
 import { step, type AppState } from '../app/state.js';
 import { openHelp } from '../app/open-help.js';
 import { readerReducer, type ReaderAction } from './reader-state.js';
@@ -41,12 +41,6 @@ export const READER_PROMPT_KEYS: readonly ReaderBinding[] = [
   { keys: 'Enter', help: 'search', hint: 'search', match: flag('return'), ...act({ type: 'searchCommit' }, true) },
   { keys: 'Esc', help: 'cancel the search', hint: 'cancel', match: flag('escape'), ...act({ type: 'searchCancel' }, true) },
 ];
-
-/** What a key means in the reader (not while its search prompt is open: see readerPromptKey). */
-export const readerBindingFor = (input: string, key: KeyFlags): ReaderBinding | undefined => READER_BINDINGS.find((b) => b.match(input, key));
-
-/** While the search prompt is open: Enter commits, Esc cancels; anything else is text for the field. */
-export const readerPromptKey = (input: string, key: KeyFlags): ReaderAction | undefined => READER_PROMPT_KEYS.find((b) => b.match(input, key))?.action;
 
 /**
  * $PAGER as a command and arguments (whitespace-separated, with '…' and "…"

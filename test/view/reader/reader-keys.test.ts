@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { pagerCommand, READER_BINDINGS, READER_PROMPT_KEYS, readerBindingFor, readerPromptKey, type ReaderBinding } from '../../../src/view/reader/reader-keys.js';
+import { pagerCommand, READER_BINDINGS, READER_PROMPT_KEYS, type ReaderBinding } from '../../../src/view/reader/reader-keys.js';
 import type { KeyFlags } from '../../../src/view/app/binding.js';
 import { APP, initialAppState } from '../../../src/view/app/surfaces.js';
 import type { World } from '../../../src/view/app/world.js';
 import { initialReaderState, readerDoc, readerReducer, type ReaderState } from '../../../src/view/reader/reader-state.js';
+
+/** The binding a key means in the reader, and the prompt's action for a key while its search prompt is open. */
+const readerBindingFor = (input: string, key: KeyFlags): ReaderBinding | undefined => READER_BINDINGS.find((b) => b.match(input, key));
+const readerPromptKey = (input: string, key: KeyFlags) => READER_PROMPT_KEYS.find((b) => b.match(input, key))?.action;
 
 /**
  * What a key does in the reader: its ReaderAction, or what its handler does
