@@ -20,7 +20,7 @@ import { HelpOverlay } from '../help/help-overlay.js';
 import { colorFromEnv, ThemeProvider } from './theme.js';
 import { partialPercent } from '../../src/view/turns/turn-loading.js';
 import { useKeyInput } from './use-key-input.js';
-import { layoutOf, type AppState } from '../../src/view/app/state.js';
+import type { AppState } from '../../src/view/app/state.js';
 import type { SurfaceId, ViewName } from '../../src/view/app/surface.js';
 import type { Body } from './body.js';
 import { CompareBody } from '../compare/compare-body.js';
@@ -80,7 +80,7 @@ function tabsOf(state: AppState, world: World): Array<{ view: ViewName; text: st
 const BODIES: Partial<Record<SurfaceId, Body>> = { sessions: SessionsBody, turns: TurnsBody, lineage: LineageBody, problems: ProblemsBody, reader: ReaderBody, compare: CompareBody };
 
 function BodyOf({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
-  const lay = layoutOf(state);
+  const lay = APP.layout(state);
   // help covers the body; the dialog and the menu sit below it (App draws them)
   if (state.help) return <HelpOverlay of={state.help.of} state={state} width={lay.width} height={lay.content} scroll={state.help.scroll} />;
   const c = APP.content(state);
@@ -114,7 +114,7 @@ export function App(props: AppProps): React.JSX.Element {
   }, [controller, size, state.size]);
   useKeyInput(controller.dispatch);
 
-  const lay = layoutOf(state);
+  const lay = APP.layout(state);
   const index = props.index;
   const liveNotice: Status | undefined = state.work ? { tone: 'info', text: `${workLine(state.work)} · Esc cancels` } : index.live?.message ? { tone: 'info', text: sanitizeInline(index.live.message) } : undefined;
   return (

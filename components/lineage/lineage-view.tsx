@@ -5,7 +5,7 @@
 import { Box, Text } from 'ink';
 import React from 'react';
 import { LINEAGE_LEGEND, lineageMarker, lineageSessionCounts, type LineageLayout, type LineageRow } from '../../src/view/lineage/lineage-layout.js';
-import { lineageListHeight } from '../../src/view/app/layout.js';
+import { lineageListHeight } from '../../src/view/lineage/lineage-height.js';
 import { displayWidth, truncate } from '../../src/view/text/sanitize.js';
 import { visibleWindow } from '../../src/view/app/window.js';
 import { useTone, type Tone } from '../app/theme.js';

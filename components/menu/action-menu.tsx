@@ -8,7 +8,7 @@ import React from 'react';
 import type { MenuItem } from '../../src/view/menu/action-menu.js';
 import { fit, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { useTone } from '../app/theme.js';
-import { MENU_REASON_LINES } from '../../src/view/app/layout.js';
+import { MENU_REASON_LINES } from '../../src/view/menu/menu-height.js';
 import { wrapText } from '../../src/view/text/text-wrap.js';
 
 interface Entry {

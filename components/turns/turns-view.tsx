@@ -12,7 +12,7 @@ import { usageText, withSplit } from '../../src/session/usage.js';
 import { resumeAddsMarker } from '../../src/storage/resume.js';
 import { upgradeRefusal, upgradeVerdict } from '../../src/session/upgrade.js';
 import { textOf } from '../../src/session/json-safe.js';
-import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../../src/view/app/layout.js';
+import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../../src/view/turns/turns-layout.js';
 import type { AppState } from '../../src/view/app/state.js';
 import { turnsView } from '../../src/view/turns/turns-slice.js';
 import { displayWidth, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
@@ -167,7 +167,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   const auto = height >= AUTO_DETAIL_HEIGHT;
   const detailShown = t.showDetail ?? auto;
   const lay = turnsLayout(height, detailShown);
-  const active = turnsView(state, data)(t);
+  const active = turnsView(state, data, APP)(t);
   const sel = cursorWindow(t.showHistory ? t.history : t.tree, active);
   const selectedRow: TurnRow | undefined = active.rows.at(sel.index);
   const fork = forkVerdict(state, world, APP);

@@ -1,7 +1,7 @@
 // The actions on the target (app.target) that every view shares: y / R, m,
 // x and Enter in a list, and the background work's answers: the handlers of
-// view-keys.ts's bindings (f opens the dialog: dialog/open-fork.ts; c
-// Compare: compare/open-compare.ts).
+// view-keys.ts's bindings (f and c open their surfaces through the App:
+// app.fork, app.compare).
 import { resumeCommand } from '../../session/resume-command.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import type { World } from './world.js';

@@ -40,7 +40,7 @@ export function reduce(state: AppState, action: AppAction, world: World): Step {
 
 function reduceRaw(s: AppState, a: AppAction, world: World): Step {
   for (const m of SURFACES) {
-    const answered = m.answer?.(s, a, world);
+    const answered = m.answer?.(s, a, world, APP);
     if (answered) return answered;
   }
   switch (a.type) {

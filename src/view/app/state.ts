@@ -8,7 +8,7 @@ import type { Query } from '../../session/query.js';
 import { type Comparison } from '../../session/compare.js';
 import { type ResumeCommand } from '../../session/resume-command.js';
 import type { Session } from '../../session/session.js';
-import { appLayout, type AppLayout, type Size } from './layout.js';
+import { frame, type AppLayout, type Size } from './layout.js';
 import type { Problem } from '../../session/errors.js';
 import type { KeyPress } from './keys.js';
 import type { ViewName } from './surface.js';
@@ -115,8 +115,8 @@ export function initialCore(size: Size, view: ViewName): CoreState {
 
 // ---- derived values (read by the reducer and the views alike) ------------
 
-/** A view's action menu always lists the same entries (disabled ones with their reason): the layout reserves their rows. */
-export const layoutOf = (s: AppState): AppLayout => appLayout(s.size, s.dialog, s.menu?.entries ?? 0);
+/** The screen's width and content rows (the view's own rows, under the overlays: App.layout). */
+export const frameOf = (s: AppState): Pick<AppLayout, 'width' | 'content'> => frame(s.size);
 
 /**
  * The row of `key` (-1: none). `near` is where it was last (the view's hint):

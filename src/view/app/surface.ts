@@ -8,8 +8,10 @@
 // A surface reaches the others only through the `App` it is handed (the
 // registry's): the registry imports every surface, so no surface imports it.
 import type { Binding, KeyDoc } from './binding.js';
+import type { SessionEvent } from '../../session/events.js';
 import type { Session } from '../../session/session.js';
 import type { KeyPress } from './keys.js';
+import type { AppLayout } from './layout.js';
 import type { AppAction, AppState, Step } from './state.js';
 import type { SurfaceIds, ViewIds } from './surfaces.js';
 import type { TargetOf } from './target.js';
@@ -35,7 +37,7 @@ export interface SurfaceModule<Id extends string = SurfaceId> {
   /** every table it can show, and the state that selects it (docs/keys.md); default: its table in any state */
   docs?: ReadonlyArray<{ when?: string; keys: readonly KeyDoc[] }>;
   /** an answer from the background that is this surface's (its search's progress and matches); undefined: not its */
-  answer?(s: AppState, a: AppAction, world: World): Step | undefined;
+  answer?(s: AppState, a: AppAction, world: World, app: App): Step | undefined;
   /** a key no binding took: text for its field, an entry's own key in the menu (default: nothing happens) */
   other?(s: AppState, world: World, app: App, p: KeyPress): Step;
   /** a disabled binding says why in the status line instead of running (the views' actions) */
@@ -62,11 +64,22 @@ export interface SurfaceModule<Id extends string = SurfaceId> {
   eventRows?: boolean;
   /** what its tab says beside its title (Turns: the session it shows) */
   tabLabel?(s: AppState, world: World): string | undefined;
+  /** rows it takes under the view while open (an overlay: the fork dialog, the action menu); undefined: none */
+  rowsUnder?(s: AppState, width: number, content: number): number | undefined;
   /** the terminal was resized */
   resized?(s: AppState): AppState;
+  /** its key in every view's table opens it on the target (the fork dialog: f; Compare: c) */
+  open?(s: AppState, world: World, app: App): Step;
+  /** opens `page` full screen over the current view, whose rows the actions still mean (the reader) */
+  read?(s: AppState, world: World, page: Page): Step;
+  /** a search typed over this view found its matches (`turnSearch.seqs`): the first at or after the cursor is shown (Turns) */
+  found?(s: AppState, world: World, app: App): Step;
   /** lifts what would hide `session` here (a filter, a project scope), with a note saying so */
   reveal?(s: AppState, world: World, session: Session): { state: AppState; note: string } | undefined;
 }
+
+/** What the reader shows: a text, or an event as it reads events; `in` is the session's id, for its title. */
+export type Page = { in: string; title: string; text: string } | { in: string; event: SessionEvent };
 
 /** A tab's module. */
 export type ViewModule<Id extends string> = SurfaceModule<Id> & { view: true };
@@ -80,6 +93,12 @@ export interface App {
   readonly home: ViewName;
   /** session `key` opened in the view that shows one session, at `seq` when given */
   openSession(s: AppState, world: World, key: string, seq?: number): AppState;
+  /** f on a view: the fork dialog on the target (or the store's refusal) */
+  fork(s: AppState, world: World): Step;
+  /** c on a view: Compare, the marked session against the target */
+  compare(s: AppState, world: World): Step;
+  /** `page` full screen over the current view (Enter on a leaf, o) */
+  read(s: AppState, world: World, page: Page): Step;
   /** the surface that receives the next key */
   active(s: AppState): SurfaceModule;
   /** the surface under the overlays: what the body shows, what a help or menu opened now is about */
@@ -88,4 +107,6 @@ export interface App {
   rows(s: AppState): SurfaceModule;
   /** what the highlighted row means: the one owner of the target */
   target(s: AppState, world: World): TargetOf;
+  /** how the screen's rows are shared: the first overlay that takes rows under the view takes them */
+  layout(s: AppState): AppLayout;
 }

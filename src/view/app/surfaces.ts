@@ -7,7 +7,7 @@
 // in AppState and World), and its body's line in components/app/app.tsx.
 import type { KeyDoc } from './binding.js';
 import { initialCore, type CoreState } from './state.js';
-import type { Size } from './layout.js';
+import { appLayout, frame, type Size } from './layout.js';
 import { initialSessions, type SessionsSlice } from '../sessions/slice.js';
 import { initialFilter, type FilterSlice } from '../filter/slice.js';
 import { initialLineage, type LineageSlice } from '../lineage/slice.js';
@@ -70,16 +70,32 @@ function rows(s: AppState): SurfaceModule {
 
 /** The view that shows one session (Turns): where a session is opened. */
 const SHOWS = ALL.find((m) => m.openSession)!;
+/** The surface that reads a page full screen (the reader). */
+const READS = ALL.find((m) => m.read)!;
+
+/** Rows the first open overlay takes under the view (the dialog before the menu, as the registry orders them). */
+function rowsUnder(s: AppState): number {
+  const { width, content } = frame(s.size);
+  for (const m of ALL) {
+    const n = m.rowsUnder?.(s, width, content);
+    if (n !== undefined) return n;
+  }
+  return 0;
+}
 
 export const APP: App = {
   surface: <Id extends SurfaceId>(id: Id) => byId.get(id) as SurfaceModule<Id>,
   views: VIEWS,
   home: VIEWS[0],
   openSession: (s, world, key, seq) => SHOWS.openSession!(s, world, APP, key, seq),
+  fork: (s, world) => DIALOG.open!(s, world, APP),
+  compare: (s, world) => COMPARE.open!(s, world, APP),
+  read: (s, world, page) => READS.read!(s, world, page),
   active: (s) => ALL.find((m) => m.active(s)) ?? byId.get(s.view)!,
   content,
   rows,
   target: (s: AppState, world: World): TargetOf => rows(s).target?.(s, world, APP) ?? { none: 'no session selected' },
+  layout: (s) => appLayout(s.size, rowsUnder(s)),
 };
 
 /** Every table a surface can show, with the state that selects it: what docs/keys.md lists (views first, as the tabs). */

@@ -4,8 +4,6 @@
 // the actions on the target are the same handlers everywhere (commands.ts).
 import { ch, either, flag, type Binding, type Handler, type Reason } from './binding.js';
 import { exportKey, markKey, resumeKey, cancelWork } from './commands.js';
-import { openCompare } from '../compare/open-compare.js';
-import { openFork } from '../dialog/open-fork.js';
 import type { Move } from './list-cursor.js';
 import { step, type AppState } from './state.js';
 import { hasTarget } from './target.js';
@@ -54,7 +52,7 @@ export function viewKeys(p: ViewParts): Binding[] {
     ...moveKeys(p.move),
     { keys: 'Enter', help: p.open.help, hint: 'open', menu: p.open.menu, match: flag('return'), run: p.open.run, disabled: p.open.disabled },
     {
-      keys: 'f', help: 'fork at the selection (only at a turn boundary)', hint: 'fork', match: ch('f'), run: openFork, showsRefusal: true,
+      keys: 'f', help: 'fork at the selection (only at a turn boundary)', hint: 'fork', match: ch('f'), run: (s, w, app) => app.fork(s, w), showsRefusal: true,
       menu: (s, w, app) => forkVerdict(s, w, app).label, disabled: (s, w, app) => forkVerdict(s, w, app).disabled,
     },
     // the menu's rows are reserved by the layout: how many entries it lists is known when it opens
@@ -70,7 +68,7 @@ export function viewKeys(p: ViewParts): Binding[] {
       keys: 'm', help: 'mark the session (or unmark it) to compare another with it', match: ch('m'), run: markKey, disabled: needsTarget,
       menu: (s, w, app) => { const t = app.target(s, w); return hasTarget(t) && s.mark === t.key ? 'unmark' : 'mark for compare'; },
     },
-    { keys: 'c', help: 'compare the marked session with this one, from their common ancestor', menu: 'compare with the marked session', match: ch('c'), run: openCompare, disabled: compareDisabled },
+    { keys: 'c', help: 'compare the marked session with this one, from their common ancestor', menu: 'compare with the marked session', match: ch('c'), run: (s, w, app) => app.compare(s, w), disabled: compareDisabled },
     {
       keys: 'x', match: ch('x'), run: exportKey, disabled: exportDisabled,
       help: p.exportsUpTo ? 'export the session up to the selected row as Markdown to a new file (0600) in the current folder' : 'export the session as Markdown to a new file (0600) in the current folder',

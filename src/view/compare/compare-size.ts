@@ -1,5 +1,5 @@
 // How many compare rows fit.
-import { layoutOf, type AppState } from '../app/state.js';
+import { frameOf, type AppState } from '../app/state.js';
 
 /** Lines for compare rows: the surface's header (2) and hint (1) lines aside. */
-export const compareBody = (s: AppState): number => Math.max(1, layoutOf(s).content - 3);
+export const compareBody = (s: AppState): number => Math.max(1, frameOf(s).content - 3);

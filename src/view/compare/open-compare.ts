@@ -2,9 +2,10 @@
 // their common ancestor; a large log's comparison is made in the background
 // (Compare answers its workDone).
 import { compareSessions, type Comparison } from '../../session/compare.js';
-import type { Handler } from '../app/binding.js';
 import { startWork } from '../app/commands.js';
 import { step, withStatus, type AppAction, type AppState, type Step } from '../app/state.js';
+import type { App } from '../app/surface.js';
+import type { World } from '../app/world.js';
 import { compareDisabled } from '../app/verdicts.js';
 import { hasTarget } from '../app/target.js';
 import { sanitizeInline } from '../text/sanitize.js';
@@ -13,7 +14,7 @@ import { compareBody } from './compare-size.js';
 import { initialCompareState } from './compare-state.js';
 
 /** c: the marked session (left) against the target (right), from their common ancestor (a large log's in the background). */
-export const openCompare: Handler = (s, world, app) => {
+export function openCompare(s: AppState, world: World, app: App): Step {
   const why = compareDisabled(s, world, app);
   const t = app.target(s, world);
   if (why || !hasTarget(t)) return withStatus(s, `compare: ${why ?? 'no session selected'}`, 'error');
@@ -29,7 +30,7 @@ export const openCompare: Handler = (s, world, app) => {
     return withStatus(s, `compare failed: ${sanitizeInline(e instanceof Error ? e.message : String(e))}`, 'error');
   }
   return showComparison(s, comparison);
-};
+}
 
 /** The Compare surface over the current view, on a comparison made (now, or by the background). */
 function showComparison(s: AppState, comparison: Comparison): Step {

@@ -11,7 +11,7 @@ import type { World } from '../app/world.js';
 import { openHelp } from '../app/open-help.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { compareEnter, compareReducer, type CompareAction } from './compare-state.js';
-import { comparisonDone } from './open-compare.js';
+import { comparisonDone, openCompare } from './open-compare.js';
 
 const act = (type: CompareAction['type']): Handler => (s) => {
   const c = s.compare!;
@@ -56,5 +56,6 @@ export const COMPARE: SurfaceModule<'compare'> = {
   active: (s) => Boolean(s.compare?.open),
   keys: () => KEYS,
   answer: comparisonDone,
+  open: openCompare,
   target: compareTarget,
 };

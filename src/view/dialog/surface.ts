@@ -4,7 +4,8 @@ import { ch, flag, textKey, type Binding } from '../app/binding.js';
 import { step, withStatus, type AppState } from '../app/state.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { editField } from '../text/text-field.js';
-import { afterForkFailure } from './fork-dialog-state.js';
+import { afterForkFailure, dialogHeight } from './fork-dialog-state.js';
+import { openFork } from './open-fork.js';
 
 const quit = { keys: 'q', help: 'quit', hint: 'quit', match: ch('q'), run: (s) => step(s, [{ type: 'exit' }]) } satisfies Binding;
 
@@ -52,6 +53,9 @@ export const DIALOG: SurfaceModule<'dialog'> = {
   // the store refused the fork while the dialog is open: it says why there (the id field kept)
   answer: (s, a, world) => (a.type === 'forkFailed' && s.dialog?.kind === 'confirm' ? step({ ...s, dialog: afterForkFailure(world, s.dialog, a.error) }) : undefined),
   docs: [{ when: 'at a boundary', keys: CONFIRM_KEYS }, { when: 'refused', keys: REFUSED_KEYS }],
+  open: openFork,
+  // under the view, which keeps the rest of the screen
+  rowsUnder: (s, width, content) => (s.dialog ? dialogHeight(s.dialog, width, content) : undefined),
   // the child id's text (the refusal has no field)
   other: (s, _world, _app, p) => {
     const d = s.dialog;

@@ -1,19 +1,19 @@
 // The help overlay (`?`): the keys of the surface it was opened on, scrolled.
 import { ch, either, flag, type Binding, type Handler } from '../app/binding.js';
 import { moveCursor, type Move } from '../app/list-cursor.js';
-import { layoutOf, step, type AppState } from '../app/state.js';
+import { frameOf, step, type AppState } from '../app/state.js';
 import type { App, SurfaceModule } from '../app/surface.js';
 import { helpPageSize, helpRows } from './help.js';
 
 /** The last scroll that still fills the page. */
 const maxScroll = (s: AppState, app: App): number => {
-  const lay = layoutOf(s);
+  const lay = frameOf(s);
   return Math.max(0, helpRows(s.help!.of, s, app, lay.width).length - helpPageSize(lay.content));
 };
 
 const scroll = (m: Move): Handler => (s, _world, app) => {
   const h = s.help!;
-  const lay = layoutOf(s);
+  const lay = frameOf(s);
   const n = helpRows(h.of, s, app, lay.width).length;
   return step({ ...s, help: { ...h, scroll: Math.min(maxScroll(s, app), moveCursor(h.scroll, m, n, helpPageSize(lay.content))) } });
 };

@@ -3,10 +3,10 @@
 // show a subtree, and Enter on a fork child opens it at its fork point.
 import { openTarget } from '../app/commands.js';
 import { ch, either, flag, type Handler } from '../app/binding.js';
-import { lineageListHeight } from '../app/layout.js';
+import { lineageListHeight } from './lineage-height.js';
 import { moveCursor, type Move } from '../app/list-cursor.js';
-import { indexOfKey, layoutOf, select, step, type AppState } from '../app/state.js';
-import type { ViewModule } from '../app/surface.js';
+import { indexOfKey, select, step, type AppState } from '../app/state.js';
+import type { App, ViewModule } from '../app/surface.js';
 import { hasTarget, selectionTarget, type TargetOf } from '../app/target.js';
 import { needsTarget } from '../app/verdicts.js';
 import { viewKeys } from '../app/view-keys.js';
@@ -28,11 +28,11 @@ export function lineageMove(rows: readonly LineageRow[], from: number, move: Mov
   return j < 0 ? from : j;
 }
 
-const move = (m: Move): Handler => (s, world) => {
+const move = (m: Move): Handler => (s, world, app) => {
   const rows = world.lineage(s.lineage.collapsed).rows;
   if (!rows.length) return step(s);
   const from = Math.max(0, indexOfKey(rows, s.selection, s.lineage.hint));
-  const i = lineageMove(rows, from, m, lineageListHeight(layoutOf(s).view));
+  const i = lineageMove(rows, from, m, lineageListHeight(app.layout(s).view));
   const key = rows[i].key ?? undefined;
   return step({ ...select(s, key, world), lineage: { ...s.lineage, hint: i } });
 };
@@ -59,7 +59,7 @@ const KEYS = viewKeys({
 });
 
 /** The selection is on a session row: the same session, else the session row nearest where it was. */
-function pointLineageRow(s0: AppState, world: World): AppState {
+function pointLineageRow(s0: AppState, world: World, app: App): AppState {
   let s = s0;
   const rows = world.lineage(s.lineage.collapsed).rows;
   let i = indexOfKey(rows, s.selection, s.lineage.hint);
@@ -68,7 +68,7 @@ function pointLineageRow(s0: AppState, world: World): AppState {
     s = select(s, i >= 0 ? (rows[i].key as string) : undefined, world);
     if (i < 0) i = 0;
   }
-  const top = visibleWindow(rows, i, lineageListHeight(layoutOf(s).view), s.lineage.top).top;
+  const top = visibleWindow(rows, i, lineageListHeight(app.layout(s).view), s.lineage.top).top;
   if (i !== s.lineage.hint || top !== s.lineage.top) s = { ...s, lineage: { ...s.lineage, hint: i, top } };
   return s;
 }

@@ -7,6 +7,7 @@ import type { App, SurfaceModule } from '../app/surface.js';
 import { disabledStatus } from '../app/verdicts.js';
 import type { World } from '../app/world.js';
 import { menuItems, type MenuItem } from './action-menu.js';
+import { menuHeight } from './menu-height.js';
 
 /** The menu closes, then the entry runs on the view (or says why it cannot). */
 function runItem(s: AppState, world: World, app: App, p: KeyPress, chosen: MenuItem): Step {
@@ -43,6 +44,8 @@ export const MENU: SurfaceModule<'menu'> = {
   overlay: true,
   active: (s) => Boolean(s.menu),
   keys: () => KEYS,
+  // a view's menu always lists the same entries (disabled ones with their reason): their rows are known when it opens
+  rowsUnder: (s) => (s.menu ? (s.menu.entries ? menuHeight(s.menu.entries) : 0) : undefined),
   // an entry's own key runs it too, as the keys stay the fast path (a paste is no key)
   other: (s, world, app, p) => {
     if (p.paste !== undefined || p.key.ctrl) return step(s);

@@ -3,10 +3,9 @@
 // means that problem's session at its event.
 import { openTarget } from '../app/commands.js';
 import type { Handler } from '../app/binding.js';
-import { problemsListHeight } from '../app/layout.js';
 import { moveCursor, type Move } from '../app/list-cursor.js';
-import { layoutOf, select, step, type AppState } from '../app/state.js';
-import type { ViewModule } from '../app/surface.js';
+import { select, step, type AppState } from '../app/state.js';
+import type { App, ViewModule } from '../app/surface.js';
 import type { TargetOf } from '../app/target.js';
 import { needsTarget } from '../app/verdicts.js';
 import { viewKeys } from '../app/view-keys.js';
@@ -15,11 +14,14 @@ import type { World } from '../app/world.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { highlightedProblem } from './highlighted.js';
 
-const move = (m: Move): Handler => (s, world) => {
+/** The Problems list's rows: the view less its summary line. */
+const listHeight = (s: AppState, app: App): number => Math.max(1, app.layout(s).view - 1);
+
+const move = (m: Move): Handler => (s, world, app) => {
   const rows = world.problems();
   // nothing highlighted: j / k choose the first / last
   const from = s.problems.hint < 0 && (m === 'down' || m === 'up') ? (m === 'down' ? -1 : 1) : s.problems.hint;
-  const hint = moveCursor(from, m, rows.length, problemsListHeight(layoutOf(s).view));
+  const hint = moveCursor(from, m, rows.length, listHeight(s, app));
   return step({ ...s, problems: { ...s.problems, hint } });
 };
 
@@ -31,11 +33,11 @@ const KEYS = viewKeys({
 });
 
 /** The window follows the highlighted problem, and the selection its session (a row of a file that is no session leaves it be: the target says so). */
-function followProblem(s0: AppState, world: World): AppState {
+function followProblem(s0: AppState, world: World, app: App): AppState {
   let s = s0;
   const rows = world.problems();
   const i = highlightedProblem(s, rows);
-  const top = i < 0 ? Math.min(s.problems.top, Math.max(0, rows.length - 1)) : visibleWindow(rows, i, problemsListHeight(layoutOf(s).view), s.problems.top).top;
+  const top = i < 0 ? Math.min(s.problems.top, Math.max(0, rows.length - 1)) : visibleWindow(rows, i, listHeight(s, app), s.problems.top).top;
   if (i !== s.problems.hint || top !== s.problems.top) s = { ...s, problems: { hint: i, top } };
   const key = rows[i]?.sessionKey;
   if (key !== undefined && key !== s.selection && world.session(key)) s = select(s, key, world);

@@ -1,5 +1,5 @@
 // How many lines of reader text fit.
-import { layoutOf, type AppState } from '../app/state.js';
+import { frameOf, type AppState } from '../app/state.js';
 
 /** Rows of reader text: the content area less its title and status lines. */
-export const readerHeight = (s: AppState): number => Math.max(1, layoutOf(s).content - 2);
+export const readerHeight = (s: AppState): number => Math.max(1, frameOf(s).content - 2);

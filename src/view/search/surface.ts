@@ -4,15 +4,14 @@
 import { isQueryError, parseQuery, queryErrorLine } from '../../session/query.js';
 import { flag, textKey, type Binding, type Handler } from '../app/binding.js';
 import { selectedSession, step, withStatus, type AppAction, type AppState, type Step } from '../app/state.js';
-import type { SurfaceModule } from '../app/surface.js';
+import type { App, SurfaceModule } from '../app/surface.js';
 import type { World } from '../app/world.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { editField } from '../text/text-field.js';
 import { turnMatches } from '../../session/turn-matches.js';
-import { gotoMatch } from '../turns/turns-cursor.js';
 
 /** Enter: the matches, the first one at or after the cursor; a large log is read in the background (searchDone brings them). */
-const search: Handler = (s, world) => {
+const search: Handler = (s, world, app) => {
   const t = s.turnSearch!;
   const text = t.field.text.trim();
   if (!text) return step({ ...s, turnSearch: undefined });
@@ -32,24 +31,24 @@ const search: Handler = (s, world) => {
   } catch (e) {
     return withStatus(s, `cannot search this session: ${sanitizeInline((e as Error).message)}`, 'error');
   }
-  return foundMatches({ ...s, turnSearch: { ...t, editing: false, seqs, query: text } }, world);
+  return foundMatches({ ...s, turnSearch: { ...t, editing: false, seqs, query: text } }, world, app);
 };
 
-/** The matches of a search are known: the first at or after the cursor is shown, or none is said. */
-function foundMatches(s: AppState, world: World): Step {
+/** The matches of a search are known: the view under the prompt shows the first at or after its cursor, or none is said. */
+function foundMatches(s: AppState, world: World, app: App): Step {
   const t = s.turnSearch!;
   if (!t.seqs.length) return withStatus(s, `no match for ${sanitizeInline(t.query ?? '')}`, 'error');
-  return gotoMatch(s, world, 1, true);
+  return app.surface(s.view).found?.(s, world, app) ?? step(s);
 }
 
 /** The background search of a large log read on (progress) or ended (its matches), if it is still the one asked for. */
-function searchAnswer(s: AppState, a: AppAction, world: World): Step | undefined {
+function searchAnswer(s: AppState, a: AppAction, world: World, app: App): Step | undefined {
   if (a.type !== 'searchProgress' && a.type !== 'searchDone' && a.type !== 'searchFailed') return undefined;
   const t = s.turnSearch;
   if (!t?.scanning || t.key !== a.key || t.query !== a.query) return step(s); // cancelled, or another search since
   if (a.type === 'searchProgress') return step({ ...s, turnSearch: { ...t, scanning: { ...t.scanning, seen: a.seen } } });
   if (a.type === 'searchFailed') return withStatus({ ...s, turnSearch: undefined }, `cannot search this session: ${sanitizeInline(a.message)}`, 'error');
-  return foundMatches({ ...s, turnSearch: { ...t, scanning: undefined, seqs: a.seqs } }, world);
+  return foundMatches({ ...s, turnSearch: { ...t, scanning: undefined, seqs: a.seqs } }, world, app);
 }
 
 const KEYS: readonly Binding[] = [

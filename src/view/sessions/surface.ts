@@ -15,7 +15,7 @@ import { textField } from '../text/text-field.js';
 import { nextOrder } from './session-list.js';
 import { moveSessions, pointSessionsRow } from './selection.js';
 
-const move = (m: Move): Handler => (s, world) => moveSessions(s, m, world);
+const move = (m: Move): Handler => (s, world, app) => moveSessions(s, m, world, app);
 
 const toggleScope: Handler = (s, world) => {
   if (!world.scope) return withStatus(s, 'no project scope here: every session of this folder is shown');

@@ -13,10 +13,8 @@ import { hasTarget, selectionTarget, type TargetOf } from '../app/target.js';
 import { viewKeys } from '../app/view-keys.js';
 import type { World } from '../app/world.js';
 import type { TurnsData } from './reads.js';
-import { type AppState, type Step, layoutOf, selectedSession, step, withStatus } from '../app/state.js';
-import { readerHeight } from '../reader/reader-size.js';
+import { type AppState, type Step, selectedSession, step, withStatus } from '../app/state.js';
 import { autoDetail, cutOfRow, openTurns, setTurns, turnsStateOf, turnsView } from './turns-slice.js';
-import { initialReaderState, readerDoc, eventReaderContent } from '../reader/reader-state.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { textField } from '../text/text-field.js';
 import type { EventAt } from './turn-detail.js';
@@ -27,10 +25,10 @@ import { hasSomethingToClose, initialTurnsState, turnsReducer, type RowsView, ty
 import { gotoMatch, turnsCursor } from './turns-cursor.js';
 
 /** The cursor's event, with the cut a fork or an export takes. */
-function turnsTarget(s: AppState, world: World): TargetOf {
+function turnsTarget(s: AppState, world: World, app: App): TargetOf {
   const base = selectionTarget(s, world);
   if (!hasTarget(base)) return base;
-  const c = turnsCursor(s, world, base.session);
+  const c = turnsCursor(s, world, app, base.session);
   if (!c) return base;
   if (c.t.showHistory) return { ...base, seq: c.row?.seq, cut: c.t.historyUpTo, history: true };
   return { ...base, seq: c.row?.seq, cut: c.row ? cutOfRow(c.row) : undefined };
@@ -48,24 +46,19 @@ export function readerEvent(row: TurnRow, eventAt: EventAt): SessionEvent | unde
 }
 
 /** Enter on a leaf / o: the selected event full screen. */
-export function openReader(s: AppState, world: World): Step {
+export function openReader(s: AppState, world: World, app: App): Step {
   const session = selectedSession(s, world);
   if (!session) return step(s);
   const data = world.turns(session);
   if (data.loading) return withStatus(s, 'this session is still loading');
   if (!data.ok) return withStatus(s, `cannot read this session: ${sanitizeInline(data.error ?? '')}`, 'error');
-  const row = turnsCursor(s, world, session)?.row;
+  const row = turnsCursor(s, world, app, session)?.row;
   if (!row || row.kind === 'boundary' || row.kind === 'inherited-divider') return withStatus(s, 'nothing to read on this row');
   const div = data.divergence;
-  let doc; // (readerDoc sanitises the title and the content)
-  if (div && row.seq <= div.seq && div.seq <= row.lastSeq) doc = readerDoc(seedDiffText(div), `${session.id} · seq ${div.seq} differs from the parent's seed`);
-  else {
-    const e = row.entry ? data.event(row.entry.seq) : readerEvent(row, data.event);
-    if (!e) return withStatus(s, 'nothing to read on this row');
-    const { title, content } = eventReaderContent(e);
-    doc = readerDoc(content, `${session.id} · ${title}`);
-  }
-  return step({ ...s, reader: initialReaderState(doc, layoutOf(s).width, readerHeight(s)), status: undefined });
+  if (div && row.seq <= div.seq && div.seq <= row.lastSeq) return app.read(s, world, { in: session.id, title: `seq ${div.seq} differs from the parent's seed`, text: seedDiffText(div) });
+  const e = row.entry ? data.event(row.entry.seq) : readerEvent(row, data.event);
+  if (!e) return withStatus(s, 'nothing to read on this row');
+  return app.read(s, world, { in: session.id, event: e });
 }
 
 /** b: the nearest boundary; on a boundary already, the next one. */
@@ -83,6 +76,7 @@ export function pickBoundary(session: Session) {
 interface Shown {
   s: AppState;
   world: World;
+  app: App;
   session: Session;
   key: string;
   data: Extract<TurnsData, { ok: true }>;
@@ -93,14 +87,14 @@ interface Shown {
 }
 
 /** A key on the session shown (nothing happens while none is, or its rows cannot be built). */
-const onShown = (fn: (c: Shown) => Step): Handler => (s, world) => {
+const onShown = (fn: (c: Shown) => Step): Handler => (s, world, app) => {
   const session = selectedSession(s, world);
   const key = s.selection;
   if (!session || key === undefined) return step(s);
   const data = world.turns(session);
   if (!data.ok) return step(s);
   const t = turnsStateOf(s, key);
-  return fn({ s, world, session, key, data, t, view: turnsView(s, data), auto: autoDetail(s), apply: (action) => step(setTurns(s, key, turnsReducer(t, action))) });
+  return fn({ s, world, app, session, key, data, t, view: turnsView(s, data, app), auto: autoDetail(s, app), apply: (action) => step(setTurns(s, key, turnsReducer(t, action))) });
 };
 
 const move = (m: Move): Handler =>
@@ -120,7 +114,7 @@ const back: Handler = (s, world, app) => {
   const data = world.turns(session);
   if (!data.ok) return leave();
   const t = turnsStateOf(s, key);
-  const auto = autoDetail(s);
+  const auto = autoDetail(s, app);
   if (s.turnSearch?.scanning && s.turnSearch.key === key) return withStatus({ ...s, turnSearch: undefined }, 'search cancelled'); // (the app drops its read)
   if (hasSomethingToClose(t, auto)) return step(setTurns(s, key, turnsReducer(t, { type: 'back', autoDetail: auto })));
   if (s.compare) return step({ ...s, compare: { ...s.compare, open: true } }); // opened from Compare: back to it
@@ -128,9 +122,9 @@ const back: Handler = (s, world, app) => {
 };
 
 /** Enter folds a parent row; on a leaf it opens the event in the reader. */
-const open = onShown(({ s, world, session, t, view, auto, apply }) => {
-  const row = turnsCursor(s, world, session)?.row;
-  if (row && (t.showHistory || !row.expandable) && row.kind !== 'boundary' && row.kind !== 'inherited-divider') return openReader(s, world);
+const open = onShown(({ s, world, app, session, t, view, auto, apply }) => {
+  const row = turnsCursor(s, world, app, session)?.row;
+  if (row && (t.showHistory || !row.expandable) && row.kind !== 'boundary' && row.kind !== 'inherited-divider') return openReader(s, world, app);
   return apply({ type: 'toggle', view, autoDetail: auto });
 });
 
@@ -142,11 +136,11 @@ const KEYS = viewKeys({
   own: [
     { keys: 'b', help: 'jump to the nearest fork boundary', hint: 'boundary', match: ch('b'), run: onShown(({ session, view, apply }) => apply({ type: 'pick', view, pick: pickBoundary(session) })) },
     { keys: 't', help: 'toggle model history (what the model sees up to the selection)', hint: 'history', match: ch('t'), run: onShown(({ view, apply }) => apply({ type: 'toggleHistory', view })) },
-    { keys: 'o', help: 'read the selected event full screen (scroll, wrap, / search, O opens $PAGER)', match: ch('o'), run: onShown(({ s, world }) => openReader(s, world)) },
+    { keys: 'o', help: 'read the selected event full screen (scroll, wrap, / search, O opens $PAGER)', match: ch('o'), run: onShown(({ s, world, app }) => openReader(s, world, app)) },
     // empty, as / in less and vim
     { keys: '/', help: 'search this session (same query language as the filter)', match: ch('/'), run: onShown(({ s, key }) => step({ ...s, turnSearch: { key, field: textField(''), editing: true, seqs: [] } })) },
-    { keys: 'n', help: 'next search match', match: ch('n'), run: onShown(({ s, world }) => gotoMatch(s, world, 1)) },
-    { keys: 'N', help: 'previous search match', match: ch('N'), run: onShown(({ s, world }) => gotoMatch(s, world, -1)) },
+    { keys: 'n', help: 'next search match', match: ch('n'), run: onShown(({ s, world, app }) => gotoMatch(s, world, app, 1)) },
+    { keys: 'N', help: 'previous search match', match: ch('N'), run: onShown(({ s, world, app }) => gotoMatch(s, world, app, -1)) },
     { keys: '→ / l', help: 'expand / go to the first child', match: either(flag('rightArrow'), ch('l')), run: onShown(({ view, apply }) => apply({ type: 'expand', view })) },
     { keys: '← / h', help: 'collapse / go to the parent', match: either(flag('leftArrow'), ch('h')), run: onShown(({ view, apply }) => apply({ type: 'collapse', view })) },
     { keys: 'e', help: 'expand all', match: ch('e'), run: onShown(({ apply }) => apply({ type: 'expandAll' })) },
@@ -167,12 +161,12 @@ function follow(s0: AppState, world: World, app: App): AppState {
     // a large log (opened tail first): its cursor starts on the end, and stays there as the earlier turns fill in above
     // (whether or not its index was done at once: the same place whatever the machine's speed)
     const data = world.turns(session);
-    if (data.ok && data.indexed) s = setTurns(s, key, (t = turnsReducer(initialTurnsState(), { type: 'bottom', view: turnsView(s, data) })));
+    if (data.ok && data.indexed) s = setTurns(s, key, (t = turnsReducer(initialTurnsState(), { type: 'bottom', view: turnsView(s, data, app) })));
   }
   if (t?.follow && session) {
     const data = world.turns(session);
     if (data.ok) {
-      const next = turnsReducer(t, { type: 'bottom', view: turnsView(s, data) });
+      const next = turnsReducer(t, { type: 'bottom', view: turnsView(s, data, app) });
       if (next.tree.key !== t.tree.key || next.tree.top !== t.tree.top) s = setTurns(s, key, next);
     }
   }
@@ -190,6 +184,7 @@ export const TURNS: ViewModule<'turns'> = {
   keys: () => KEYS,
   normalize: follow,
   target: turnsTarget,
+  found: (s, world, app) => gotoMatch(s, world, app, 1, true),
   enter: (s, _world, from) => ({ ...s, turnsFrom: from }),
   showsSession: true,
   openSession: openTurns,

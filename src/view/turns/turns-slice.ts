@@ -2,8 +2,8 @@
 // state (cursor, expansion, scroll) by key, the rows a state shows, and
 // opening a session at a seq (Enter in a list, a Compare turn, b from a
 // refusal).
-import { layoutOf, select, selectedSession, type AppState } from '../app/state.js';
-import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../app/layout.js';
+import { select, selectedSession, type AppState } from '../app/state.js';
+import { AUTO_DETAIL_HEIGHT, turnsLayout } from './turns-layout.js';
 import type { App } from '../app/surface.js';
 import type { World } from '../app/world.js';
 import type { TurnsData } from './reads.js';
@@ -23,12 +23,12 @@ export const initialTurns: TurnsSlice = { turns: new Map() };
 
 export const turnsStateOf = (s: AppState, key: string | undefined): TurnsState => (key !== undefined ? s.turns.get(key) : undefined) ?? initialTurnsState();
 
-export const autoDetail = (s: AppState): boolean => layoutOf(s).view >= AUTO_DETAIL_HEIGHT;
+export const autoDetail = (s: AppState, app: App): boolean => app.layout(s).view >= AUTO_DETAIL_HEIGHT;
 
 /** The rows a Turns state shows (tree under its expansion, or the history) and the list height. */
-export function turnsView(s: AppState, data: Extract<TurnsData, { ok: true }>): (st: TurnsState) => RowsView {
-  const height = layoutOf(s).view;
-  const auto = autoDetail(s);
+export function turnsView(s: AppState, data: Extract<TurnsData, { ok: true }>, app: App): (st: TurnsState) => RowsView {
+  const height = app.layout(s).view;
+  const auto = autoDetail(s, app);
   return (st) => {
     const list = turnsLayout(height, st.showDetail ?? auto).list;
     if (st.showHistory) return { rows: data.history(st.historyUpTo), height: list };
@@ -60,6 +60,6 @@ export function openTurns(s: AppState, world: World, app: App, key: string, seq?
   if (!data.ok) return next;
   const t0 = turnsStateOf(next, key);
   const t1 = { ...t0, showHistory: false, expansion: openToSeq(t0.expansion, data.tree, seq) };
-  const t = turnsReducer(t1, { type: 'pick', view: turnsView(next, data), pick: (rows) => rowIndexForSeq(rows, seq) });
+  const t = turnsReducer(t1, { type: 'pick', view: turnsView(next, data, app), pick: (rows) => rowIndexForSeq(rows, seq) });
   return setTurns(next, key, t);
 }

@@ -47,7 +47,7 @@ function highlighted(s: AppState, world: World): { key?: string; seq?: number } 
       return row ? { key: row.sessionKey !== undefined && world.session(row.sessionKey) ? row.sessionKey : undefined, seq: row.seq } : undefined;
     }
     case 'turns': {
-      const c = turnsCursor(s, world);
+      const c = turnsCursor(s, world, APP);
       return c ? { key: s.selection, seq: c.row?.seq } : undefined;
     }
     case 'compare': {
