@@ -18,7 +18,7 @@ import { AppController } from '../components/app/app-controller.js';
 import { App } from '../components/app/app.js';
 import type { TuiStartOptions } from './cli/default-root.js';
 import type { ResumeCommand } from './session/resume-command.js';
-import { pagerCommand } from './view/reader/reader-keys.js';
+import { pagerCommand } from './cli/pager-command.js';
 import { sanitizeInline } from './view/text/sanitize.js';
 import { followRoot, type Follower } from './storage/follow.js';
 import { EarlyWatches } from './storage/early-watches.js';

@@ -18,7 +18,7 @@ import { Footer, TabBar, TitleBar, type Status } from './chrome.js';
 import { ForkDialog } from '../dialog/fork-dialog.js';
 import { HelpOverlay } from '../help/help-overlay.js';
 import { colorFromEnv, ThemeProvider } from './theme.js';
-import { partialPercent } from '../../src/view/turns/turn-loading.js';
+import { partialPercent } from '../../src/view/text/percent.js';
 import { useKeyInput } from './use-key-input.js';
 import type { AppState } from '../../src/view/app/state.js';
 import type { SurfaceId, ViewName } from '../../src/view/app/surface.js';

@@ -46,7 +46,7 @@ export interface SurfaceModule<Id extends string = SurfaceId> {
   normalize?(s: AppState, world: World, app: App): AppState;
   /** it is opened over the current view, whose rows the actions still mean (the reader over Turns) */
   overView?: boolean;
-  /** a prompt typed over the current view, which draws it (the Sessions filter, the Turns search) */
+  /** a prompt typed over a view, which draws it (the Sessions filter, the Turns search): the registry says which view */
   prompt?: boolean;
   /** what its highlighted row means (the row surfaces: the views and Compare) */
   target?(s: AppState, world: World, app: App): TargetOf;
@@ -68,7 +68,7 @@ export interface SurfaceModule<Id extends string = SurfaceId> {
   rowsUnder?(s: AppState, width: number, content: number): number | undefined;
   /** the terminal was resized */
   resized?(s: AppState): AppState;
-  /** its key in every view's table opens it on the target (the fork dialog: f; Compare: c) */
+  /** its key opens it (the fork dialog: f on the target; Compare: c; help: ?) */
   open?(s: AppState, world: World, app: App): Step;
   /** opens `page` full screen over the current view, whose rows the actions still mean (the reader) */
   read?(s: AppState, world: World, page: Page): Step;
@@ -97,6 +97,8 @@ export interface App {
   fork(s: AppState, world: World): Step;
   /** c on a view: Compare, the marked session against the target */
   compare(s: AppState, world: World): Step;
+  /** ? anywhere: the keys of the surface it is pressed on */
+  help(s: AppState, world: World): Step;
   /** `page` full screen over the current view (Enter on a leaf, o) */
   read(s: AppState, world: World, page: Page): Step;
   /** the surface that receives the next key */

@@ -54,13 +54,19 @@ export function initialAppState(size: Size, view?: ViewName): AppState {
 export type SurfaceIds = (typeof SURFACES)[number]['id'];
 export type ViewIds = Extract<(typeof SURFACES)[number], { view: true }>['id'];
 
+/** The view each prompt is typed over, which draws it: it has the keyboard only there. */
+const PROMPT_OVER: Readonly<Record<string, string>> = { [FILTER.id]: SESSIONS.id, [SEARCH.id]: TURNS.id };
+
+/** Whether `m` has the keyboard now (a prompt: only over its view). */
+const isActive = (m: SurfaceModule, s: AppState): boolean => m.active(s) && (!m.prompt || PROMPT_OVER[m.id] === s.view);
+
 const byId = new Map<SurfaceId, SurfaceModule>(SURFACES.map((m) => [m.id, m as SurfaceModule]));
 const ALL: readonly SurfaceModule[] = SURFACES;
 const VIEWS = ALL.filter((m) => m.view).map((m) => m.id as ViewName);
 const CONTENT = ALL.filter((m) => !m.overlay);
 
 function content(s: AppState): SurfaceModule {
-  return CONTENT.find((m) => m.active(s)) ?? byId.get(s.view)!;
+  return CONTENT.find((m) => isActive(m, s)) ?? byId.get(s.view)!;
 }
 
 function rows(s: AppState): SurfaceModule {
@@ -90,8 +96,9 @@ export const APP: App = {
   openSession: (s, world, key, seq) => SHOWS.openSession!(s, world, APP, key, seq),
   fork: (s, world) => DIALOG.open!(s, world, APP),
   compare: (s, world) => COMPARE.open!(s, world, APP),
+  help: (s, world) => HELP.open!(s, world, APP),
   read: (s, world, page) => READS.read!(s, world, page),
-  active: (s) => ALL.find((m) => m.active(s)) ?? byId.get(s.view)!,
+  active: (s) => ALL.find((m) => isActive(m, s)) ?? byId.get(s.view)!,
   content,
   rows,
   target: (s: AppState, world: World): TargetOf => rows(s).target?.(s, world, APP) ?? { none: 'no session selected' },

@@ -8,7 +8,6 @@ import type { Move } from './list-cursor.js';
 import { step, type AppState } from './state.js';
 import { hasTarget } from './target.js';
 import { compareDisabled, exportDisabled, forkVerdict, needsTarget, resumeDisabled } from './verdicts.js';
-import { openHelp } from './open-help.js';
 
 /** The moving keys of a list: ↑ ↓ g G PgUp PgDn, each running `run(move)`. */
 function moveKeys(run: (move: Move) => Handler): Binding[] {
@@ -82,7 +81,7 @@ export function viewKeys(p: ViewParts): Binding[] {
       keys: 'R', help: "leave the browser and run dsh --resume=ID in the session's cwd (printed if dsh is not on the PATH)", menu: 'resume in the harness (dsh --resume)', match: ch('R'),
       run: (s, w, app) => resumeKey(s, w, app, true), disabled: (s, w, app) => resumeDisabled(s, w, app, true),
     },
-    { keys: '?', help: 'this help', hint: 'help', match: ch('?'), run: (s, _w, app) => openHelp(s, app) },
+    { keys: '?', help: 'this help', hint: 'help', match: ch('?'), run: (s, w, app) => app.help(s, w) },
     { keys: 'q / Ctrl-C', help: 'quit', hint: 'quit', match: (i, k) => ch('q')(i, k) || (Boolean(k.ctrl) && i === 'c'), run: quit },
   ];
   const menuEntries = table.filter((b) => b.menu !== undefined).length;

@@ -8,7 +8,6 @@ import { compareBody } from './compare-size.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { hasTarget, type TargetOf } from '../app/target.js';
 import type { World } from '../app/world.js';
-import { openHelp } from '../app/open-help.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { compareEnter, compareReducer, type CompareAction } from './compare-state.js';
 import { comparisonDone, openCompare } from './open-compare.js';
@@ -36,7 +35,7 @@ const KEYS: readonly Binding[] = [
   { keys: 'Tab', help: 'the other side', match: flag('tab'), run: act('toggleSide') },
   { keys: 'Enter', help: "open the selected side's turn in Turns (Esc there comes back here)", hint: 'open turn', match: flag('return'), run: open },
   { keys: 'Esc / q', help: 'close Compare, back to the view it was opened from', hint: 'back', match: either(flag('escape'), ch('q')), run: (s) => step({ ...s, compare: undefined, view: s.compare!.from }) },
-  { keys: '?', help: 'these keys', hint: 'help', match: ch('?'), run: (s, _w, app) => openHelp(s, app) },
+  { keys: '?', help: 'these keys', hint: 'help', match: ch('?'), run: (s, w, app) => app.help(s, w) },
 ];
 
 /** The turn of the selected side's row. */

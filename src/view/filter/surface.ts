@@ -4,8 +4,6 @@ import { bindingFor, flag, textKey, type Binding, type Handler } from '../app/bi
 import { step } from '../app/state.js';
 import type { SurfaceModule } from '../app/surface.js';
 import { editField, textField } from '../text/text-field.js';
-import { filterSessions, listItemOf } from '../sessions/session-list.js';
-import { sanitizeInline } from '../text/sanitize.js';
 
 /** ↑ ↓ PgUp PgDn move the list under the prompt: they run the view's own keys. */
 const move: Handler = (s, world, app, p) => {
@@ -28,13 +26,8 @@ export const FILTER: SurfaceModule<'filter'> = {
   title: 'Filter prompt',
   hasText: true,
   prompt: true,
-  active: (s) => s.view === 'sessions' && s.filterEditing,
+  active: (s) => s.filterEditing,
   keys: () => KEYS,
-  // a fork's child the filter would hide: the filter is cleared to show it
-  reveal: (s, _world, session) =>
-    s.filter.text && filterSessions([listItemOf(session)], s.filter.text).length === 0
-      ? { state: { ...s, filter: textField(''), filterEditing: false }, note: `filter "${sanitizeInline(s.filter.text)}" cleared to show it` }
-      : undefined,
   other: (s, _world, _app, p) => {
     const field = editField(s.filter, p);
     return step(field && field !== s.filter ? { ...s, filter: field } : s);

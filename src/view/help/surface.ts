@@ -34,6 +34,11 @@ export const HELP: SurfaceModule<'help'> = {
   title: 'Help',
   overlay: true,
   active: (s) => Boolean(s.help),
+  // `?` on any surface: its keys, or the overlay's it was pressed on
+  open: (s, _world, app) => {
+    const on = app.active(s);
+    return step({ ...s, help: { scroll: 0, of: on.overlay ? on.id : app.content(s).id } });
+  },
   keys: () => KEYS,
   // a narrower or taller screen has fewer lines to scroll
   normalize: (s, _world, app) => {

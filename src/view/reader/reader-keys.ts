@@ -3,7 +3,6 @@
 // close, help and $PAGER act on the app. Plus the $PAGER command line.
 import { ch, either, flag, type Binding, type Handler } from '../app/binding.js';
 import { step, type AppState } from '../app/state.js';
-import { openHelp } from '../app/open-help.js';
 import { readerReducer, type ReaderAction } from './reader-state.js';
 
 export type ReaderBinding = Binding & { action?: ReaderAction };
@@ -33,7 +32,7 @@ export const READER_BINDINGS: readonly ReaderBinding[] = [
   { keys: 'N', help: 'previous match', match: ch('N'), ...act({ type: 'prev' }) },
   { keys: 'O', help: 'open in $PAGER (default less -R), then come back', hint: 'pager', match: ch('O'), run: pager },
   { keys: 'Esc / q', help: 'back to the same row', hint: 'back', match: either(flag('escape'), ch('q')), run: (s) => step({ ...quiet(s), reader: undefined }) },
-  { keys: '?', help: 'these keys', hint: 'help', match: ch('?'), run: (s, _w, app) => openHelp(quiet(s), app) },
+  { keys: '?', help: 'these keys', hint: 'help', match: ch('?'), run: (s, w, app) => app.help(quiet(s), w) },
 ];
 
 /** The keys of the reader's search prompt (anything else is text for it). */
@@ -41,16 +40,3 @@ export const READER_PROMPT_KEYS: readonly ReaderBinding[] = [
   { keys: 'Enter', help: 'search', hint: 'search', match: flag('return'), ...act({ type: 'searchCommit' }, true) },
   { keys: 'Esc', help: 'cancel the search', hint: 'cancel', match: flag('escape'), ...act({ type: 'searchCancel' }, true) },
 ];
-
-/**
- * $PAGER as a command and arguments (whitespace-separated, with '…' and "…"
- * quoting); `less -R` when unset or blank. The content goes on its stdin.
- */
-export function pagerCommand(env: Readonly<Record<string, string | undefined>>): { command: string; args: string[] } {
-  const raw = env.PAGER?.trim();
-  if (!raw) return { command: 'less', args: ['-R'] };
-  const words: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (let m = re.exec(raw); m !== null; m = re.exec(raw)) words.push(m[1] ?? m[2] ?? m[3]);
-  return { command: words[0], args: words.slice(1) };
-}

@@ -62,7 +62,7 @@ export const SEARCH: SurfaceModule<'search'> = {
   title: 'Search prompt',
   hasText: true,
   prompt: true,
-  active: (s) => s.view === 'turns' && Boolean(s.turnSearch?.editing),
+  active: (s) => Boolean(s.turnSearch?.editing),
   keys: () => KEYS,
   answer: searchAnswer,
   other: (s, _world, _app, p) => {

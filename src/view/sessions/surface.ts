@@ -5,14 +5,16 @@
 import { openTarget } from '../app/commands.js';
 import type { Move } from '../app/list-cursor.js';
 import { ch, type Handler } from '../app/binding.js';
-import { step, withStatus } from '../app/state.js';
+import { step, withStatus, type AppState } from '../app/state.js';
 import type { ViewModule } from '../app/surface.js';
+import type { World } from '../app/world.js';
+import type { Session } from '../../session/session.js';
 import { selectionTarget } from '../app/target.js';
 import { needsTarget } from '../app/verdicts.js';
 import { viewKeys } from '../app/view-keys.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { textField } from '../text/text-field.js';
-import { nextOrder } from './session-list.js';
+import { filterSessions, listItemOf, nextOrder } from './session-list.js';
 import { moveSessions, pointSessionsRow } from './selection.js';
 
 const move = (m: Move): Handler => (s, world, app) => moveSessions(s, m, world, app);
@@ -36,6 +38,21 @@ const KEYS = viewKeys({
   ],
 });
 
+/** A fork's child the list would hide: the filter is cleared, all projects are shown, and the status says so. */
+function reveal(s0: AppState, world: World, session: Session): { state: AppState; note: string } | undefined {
+  let s = s0;
+  const notes: string[] = [];
+  if (s.filter.text && filterSessions([listItemOf(session)], s.filter.text).length === 0) {
+    notes.push(`filter "${sanitizeInline(s.filter.text)}" cleared to show it`);
+    s = { ...s, filter: textField(''), filterEditing: false };
+  }
+  if (!s.allProjects && !world.inScope(session)) {
+    notes.push('showing all projects: it is outside this one (p)');
+    s = { ...s, allProjects: true };
+  }
+  return notes.length ? { state: s, note: notes.join(' · ') } : undefined;
+}
+
 export const SESSIONS: ViewModule<'sessions'> = {
   id: 'sessions',
   title: 'Sessions',
@@ -45,7 +62,6 @@ export const SESSIONS: ViewModule<'sessions'> = {
   active: (s) => s.view === 'sessions',
   keys: () => KEYS,
   normalize: pointSessionsRow,
-  // a fork's child outside the project shown: all projects are
-  reveal: (s, world, session) => (!s.allProjects && !world.inScope(session) ? { state: { ...s, allProjects: true }, note: 'showing all projects: it is outside this one (p)' } : undefined),
+  reveal,
   target: selectionTarget,
 };

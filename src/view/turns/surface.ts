@@ -19,7 +19,7 @@ import { sanitizeInline } from '../text/sanitize.js';
 import { textField } from '../text/text-field.js';
 import type { EventAt } from './turn-detail.js';
 import { seedDiffText } from './seed-diff.js';
-import { partialPercent } from './turn-loading.js';
+import { partialPercent } from '../text/percent.js';
 import { nearestBoundary, rowIndexForSeq, type TurnRow } from './turn-rows.js';
 import { hasSomethingToClose, initialTurnsState, turnsReducer, type RowsView, type TurnsAction, type TurnsState } from './turns-state.js';
 import { gotoMatch, turnsCursor } from './turns-cursor.js';

@@ -1,6 +1,7 @@
 // What the Turns view says while a session's events are still being read in
 // the background (a multi-GB over-long line being skipped in slices).
 import type { LoadProgress } from '../../session/session.js';
+import { partialPercent } from '../text/percent.js';
 
 /** 1536 -> "1.5 KiB", 2831158826 -> "2.6 GiB" */
 export function byteSize(n: number): string {
@@ -16,7 +17,7 @@ export function byteSize(n: number): string {
 
 /** The loading screen's lines: what is being read, how far, and that Esc goes back. */
 export function loadingLines(p: LoadProgress): string[] {
-  const pct = p.end > 0 ? Math.min(100, Math.floor((100 * p.read) / p.end)) : 0;
+  const pct = partialPercent(p);
   const where = `${byteSize(p.read)} of ${byteSize(p.end)} read (${pct}%)`;
   const what =
     p.skipFrom !== undefined
@@ -24,9 +25,6 @@ export function loadingLines(p: LoadProgress): string[] {
       : `reading its events: ${where}`;
   return ['loading this session…', what, 'keys keep working: Esc goes back, Tab to another view'];
 }
-
-/** How much of a log is read, 0-100 (a large log indexed behind its last turns, a first scan's read of it). */
-export const partialPercent = (p: LoadProgress): number => (p.end > 0 ? Math.min(100, Math.floor((100 * p.read) / p.end)) : 0);
 
 /** The line above a large log's rows while only its last turns are indexed (tail first). */
 export function partialLine(p: LoadProgress): string {

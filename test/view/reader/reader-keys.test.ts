@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pagerCommand, READER_BINDINGS, READER_PROMPT_KEYS, type ReaderBinding } from '../../../src/view/reader/reader-keys.js';
+import { READER_BINDINGS, READER_PROMPT_KEYS, type ReaderBinding } from '../../../src/view/reader/reader-keys.js';
 import type { KeyFlags } from '../../../src/view/app/binding.js';
 import { APP, initialAppState } from '../../../src/view/app/surfaces.js';
 import type { World } from '../../../src/view/app/world.js';
@@ -73,11 +73,5 @@ describe('reader keys', () => {
   it('footer hints: the reader keys, or the prompt keys while typing', () => {
     expect(readerHints(false).map((h) => h.label)).toEqual(['page', 'wrap', 'search', 'next', 'pager', 'back', 'help']);
     expect(readerHints(true)).toEqual([{ keys: 'Enter', label: 'search' }, { keys: 'Esc', label: 'cancel' }]);
-  });
-  it('$PAGER: default less -R, quoted arguments', () => {
-    expect(pagerCommand({})).toEqual({ command: 'less', args: ['-R'] });
-    expect(pagerCommand({ PAGER: '  ' })).toEqual({ command: 'less', args: ['-R'] });
-    expect(pagerCommand({ PAGER: 'more' })).toEqual({ command: 'more', args: [] });
-    expect(pagerCommand({ PAGER: `bat --style "plain,numbers" -l 'a b'` })).toEqual({ command: 'bat', args: ['--style', 'plain,numbers', '-l', 'a b'] });
   });
 });
