@@ -1,5 +1,5 @@
 // Small text helpers shared by the export formats (raw text; each format escapes it).
-import { durationText } from '../view/compare/compare-model.js';
+import { durationText } from '../view/text/duration.js';
 import type { TokenUsage } from '../session/usage.js';
 import type { Transcript } from './transcript.js';
 

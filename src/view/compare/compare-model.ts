@@ -9,6 +9,7 @@
 import type { Comparison } from '../../session/compare.js';
 import type { TurnSummary } from '../../session/turn-summary.js';
 import { compact, usageText, type TokenUsage } from '../../session/usage.js';
+import { durationText } from '../text/duration.js';
 import { fit, sanitizeInline, truncate } from '../text/sanitize.js';
 
 export type CompareRow =
@@ -61,14 +62,6 @@ export function rowTarget(c: Comparison, row: CompareRow, side: Side): { session
     default:
       return undefined;
   }
-}
-
-export function durationText(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const m = Math.floor(ms / 60_000);
-  if (m < 60) return `${m}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
 function tokens(u: TokenUsage): string {
