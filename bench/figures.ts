@@ -459,8 +459,8 @@ export async function rssOnce(dir: string, bigFile?: string): Promise<RssReport>
  * tests check these shapes' output; their speed is measured here, not there.)
  */
 export async function figureLineageLayout(loop: Loop) {
-  const { layoutLineage } = await import('../src/view/lineage/lineage-layout.js');
-  type N = import('../src/view/lineage/lineage-layout.js').LineageNodeInput;
+  const { layoutLineage } = await import('../src/view/lineage-graph/lineage-layout.js');
+  type N = import('../src/view/lineage-graph/lineage-layout.js').LineageNodeInput;
   const n = 10_000;
   const node = (key: string, parent: string | undefined, i: number, kind: N['kind']): N => ({ key, id: key, parentId: parent, kind, label: key, createdAt: i, seedLength: kind === 'fork' ? i : undefined });
   const chain: N[] = Array.from({ length: n }, (_, i) => node(`c${i}`, i ? `c${i - 1}` : undefined, i, i ? 'fork' : 'root'));

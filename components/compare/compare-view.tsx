@@ -1,12 +1,12 @@
 // The Compare view: two branches side by side from their common ancestor.
-// A dumb view of src/view/compare/compare-model.ts: the owner keeps the cursor (row
+// A dumb view of src/view/comparison/compare-model.ts: the owner keeps the cursor (row
 // index) and the side (left/right) in its state and handles the keys; this
 // renders the header, the visible window of rows and a hint line, no taller
 // than `height` and no wider than `width`.
 import React, { memo, useMemo, useRef } from 'react';
 import { Box, Text } from 'ink';
 import type { Comparison } from '../../src/session/compare.js';
-import { COLUMN_SEPARATOR, compareHeader, compareRows, compareWindow, pairCells, renderCompareRow, type CompareRow, type Side } from '../../src/view/compare/compare-model.js';
+import { COLUMN_SEPARATOR, compareHeader, compareRows, compareWindow, pairCells, renderCompareRow, type CompareRow, type Side } from '../../src/view/comparison/compare-model.js';
 import { fit, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { useTone } from '../app/theme.js';
 

@@ -1,7 +1,7 @@
 // The Lineage view in the body: the family tree, the selection's ancestry marked.
 import React from 'react';
 import { indexOfKey } from '../../src/view/app/state.js';
-import { ancestryKeys } from '../../src/view/lineage/lineage-layout.js';
+import { ancestryKeys } from '../../src/view/lineage-graph/lineage-layout.js';
 import type { BodyProps } from '../app/body.js';
 import { LineageView } from './lineage-view.js';
 

@@ -4,7 +4,7 @@
 // session's ancestry highlighted. Presentational: the app owns the selection.
 import { Box, Text } from 'ink';
 import React from 'react';
-import { LINEAGE_LEGEND, lineageMarker, lineageSessionCounts, type LineageLayout, type LineageRow } from '../../src/view/lineage/lineage-layout.js';
+import { LINEAGE_LEGEND, lineageMarker, lineageSessionCounts, type LineageLayout, type LineageRow } from '../../src/view/lineage-graph/lineage-layout.js';
 import { lineageListHeight } from '../../src/view/lineage/lineage-height.js';
 import { displayWidth, truncate } from '../../src/view/text/sanitize.js';
 import { visibleWindow } from '../../src/view/app/window.js';

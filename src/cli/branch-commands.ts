@@ -3,7 +3,7 @@ import { compareSessions, comparisonJson } from '../session/compare.js';
 import { safeStringify } from '../session/json-safe.js';
 import type { Session } from '../session/session.js';
 import type { RootIndex } from '../storage/load-root.js';
-import { compareHeader, compareRows, renderCompareRow } from '../view/compare/compare-model.js';
+import { compareHeader, compareRows, renderCompareRow } from '../view/comparison/compare-model.js';
 import { exportText, isExportFormat, EXPORT_FORMATS } from '../export/export.js';
 import { jsonSafe } from '../export/escape.js';
 import { UsageError, writeFromLog, type Out } from './commands.js';

@@ -1,7 +1,7 @@
 // Compare view state as a pure reducer, the window included: the selected
 // row, the side Enter opens, and the first visible row. The owner embeds it in its app state and maps keys to these actions.
 import type { Comparison } from '../../session/compare.js';
-import { compareWindow, rowTarget, type CompareRow, type Side } from './compare-model.js';
+import { compareWindow, rowTarget, type CompareRow, type Side } from '../comparison/compare-model.js';
 
 export interface CompareState {
   cursor: number;

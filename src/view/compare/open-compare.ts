@@ -9,7 +9,7 @@ import type { World } from '../app/world.js';
 import { compareDisabled } from '../app/verdicts.js';
 import { hasTarget } from '../app/target.js';
 import { sanitizeInline } from '../text/sanitize.js';
-import { compareRows } from './compare-model.js';
+import { compareRows } from '../comparison/compare-model.js';
 import { compareBody } from './compare-size.js';
 import { initialCompareState } from './compare-state.js';
 

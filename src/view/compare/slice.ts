@@ -1,7 +1,7 @@
 // Compare's slice of the app state.
 import type { Comparison } from '../../session/compare.js';
 import type { ViewName } from '../app/surface.js';
-import type { CompareRow } from './compare-model.js';
+import type { CompareRow } from '../comparison/compare-model.js';
 import type { CompareState } from './compare-state.js';
 
 export interface CompareSurface {

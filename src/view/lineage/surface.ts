@@ -12,7 +12,7 @@ import { needsTarget } from '../app/verdicts.js';
 import { viewKeys } from '../app/view-keys.js';
 import { visibleWindow } from '../app/window.js';
 import type { World } from '../app/world.js';
-import type { LineageRow } from './lineage-layout.js';
+import type { LineageRow } from '../lineage-graph/lineage-layout.js';
 
 /** The session row nearest to `i` in direction `dir` first, then the other way; -1 when there is none. */
 export function nearestSessionRow(rows: readonly LineageRow[], i: number, dir: 1 | -1): number {

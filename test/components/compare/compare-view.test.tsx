@@ -7,7 +7,7 @@ import { render } from 'ink-testing-library';
 import { CompareView } from '../../../components/compare/compare-view.js';
 import { compareSessions } from '../../../src/session/compare.js';
 import { loadRootSync } from '../../../src/storage/load-root.js';
-import { compareRows, compareWindow } from '../../../src/view/compare/compare-model.js';
+import { compareRows, compareWindow } from '../../../src/view/comparison/compare-model.js';
 import { displayWidth } from '../../../src/view/text/sanitize.js';
 import { cleanupTmp, copyDir, SAMPLE_DIR, tmpDir } from '../../support/fixtures.js';
 

@@ -5,7 +5,7 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LineageView, lineageCells } from '../../../components/lineage/lineage-view.js';
-import { LINEAGE_LEGEND, layoutLineage, type LineageLayout, type LineageNodeInput } from '../../../src/view/lineage/lineage-layout.js';
+import { LINEAGE_LEGEND, layoutLineage, type LineageLayout, type LineageNodeInput } from '../../../src/view/lineage-graph/lineage-layout.js';
 import { lineageListHeight } from '../../../src/view/lineage/lineage-height.js';
 import { displayWidth, truncate } from '../../../src/view/text/sanitize.js';
 import { visibleWindow } from '../../../src/view/app/window.js';

@@ -24,7 +24,7 @@ import { APP } from '../../../src/view/app/surfaces.js';
 
 const target = APP.target;
 import { partialSession } from '../../../src/storage/partial-listing.js';
-import { lineageSessionCounts } from '../../../src/view/lineage/lineage-layout.js';
+import { lineageSessionCounts } from '../../../src/view/lineage-graph/lineage-layout.js';
 
 const SAMPLES = path.resolve(__dirname, '../../../sample-sessions');
 const NOW = 1795990000000;

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { runs } from '../../support/property.js';
 import { compareSessions } from '../../../src/session/compare.js';
 import { loadRootSync } from '../../../src/storage/load-root.js';
-import { compareRows, compareWindow, rowHeight } from '../../../src/view/compare/compare-model.js';
+import { compareRows, compareWindow, rowHeight } from '../../../src/view/comparison/compare-model.js';
 import { compareEnter, compareReducer, initialCompareState, type CompareAction } from '../../../src/view/compare/compare-state.js';
 import { cleanupTmp, copyDir, SAMPLE_DIR, tmpDir } from '../../support/fixtures.js';
 

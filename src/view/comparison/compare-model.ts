@@ -1,5 +1,6 @@
-// Compare view-model: a Comparison -> rows the Compare view renders, each as
-// terminal-safe lines of an exact width. Pure (no Ink, no fs).
+// A comparison's rows: a Comparison -> rows the Compare view and the `diff`
+// command draw, each as terminal-safe lines of an exact width. Pure (no Ink,
+// no fs).
 //
 // Rows, top to bottom:
 //   shared   the turns both logs share up to the common ancestor's seq (one row)

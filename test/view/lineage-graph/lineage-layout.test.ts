@@ -5,7 +5,7 @@ import {
   renderLineageText,
   visibleWindow,
   type LineageNodeInput,
-} from '../../../src/view/lineage/lineage-layout.js';
+} from '../../../src/view/lineage-graph/lineage-layout.js';
 
 type N = LineageNodeInput;
 const root = (key: string, createdAt?: number, extra: Partial<N> = {}): N => ({

@@ -2,7 +2,7 @@
 // children grouped under their fork point, collapsible subtrees, resolved and
 // ambiguous parents, chains, wide fan-outs, deep chains and cycles.
 import { describe, expect, it } from 'vitest';
-import { LINEAGE_LEGEND, layoutLineage, renderLineageText, type LineageNodeInput, type LineageRow } from '../../../src/view/lineage/lineage-layout.js';
+import { LINEAGE_LEGEND, layoutLineage, renderLineageText, type LineageNodeInput, type LineageRow } from '../../../src/view/lineage-graph/lineage-layout.js';
 
 type N = LineageNodeInput;
 const root = (key: string, createdAt: number): N => ({ key, id: key, kind: 'root', label: key, createdAt });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareSessions } from '../../../src/session/compare.js';
 import { loadRootSync } from '../../../src/storage/load-root.js';
-import { compareHeader, compareRows, columnWidths, renderCompareRow, rowTarget } from '../../../src/view/compare/compare-model.js';
+import { compareHeader, compareRows, columnWidths, renderCompareRow, rowTarget } from '../../../src/view/comparison/compare-model.js';
 import { durationText } from '../../../src/view/text/duration.js';
 import { displayWidth } from '../../../src/view/text/sanitize.js';
 import { cleanupTmp, copyDir, SAMPLE_DIR, tmpDir, turnRows, writeLog } from '../../support/fixtures.js';
