@@ -3,7 +3,8 @@
 // Presentational: the app state owns selection, window, order and filter.
 import { Box, Text } from 'ink';
 import React from 'react';
-import { ItemRows, sessionsCountText, type SessionRow, type SortOrder } from '../../src/view/sessions/session-list.js';
+import { ItemRows, sessionsCountText, type SessionRow } from '../../src/view/sessions/session-list.js';
+import { type SortOrder } from '../../src/session/list-item.js';
 import { caretParts, type TextField } from '../../src/view/text/text-field.js';
 import { displayWidth, fit, fitTail, padEnd, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { visibleWindow, type RowSeq } from '../../src/view/app/window.js';

@@ -18,10 +18,16 @@ import { SessionStore } from '../session/store.js';
 import { layoutOf } from '../storage/layout.js';
 import { resumeVerdict } from '../storage/resume.js';
 import { rootRefusalOf } from '../storage/root-refusals.js';
-import { activity, byOrder, ITEM_FIELDS, ListStats, listItemOf, type ListItem, type SessionListItem, type SortOrder } from '../view/sessions/session-list.js';
+import { activity, byOrder, ITEM_FIELDS, listItemOf, type ListItem, type SessionListItem, type SortOrder } from '../session/list-item.js';
 
 const keyOf = SessionStore.keyOf;
 const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
+
+/** What a list's reader keeps of a kept order (the Sessions header's counts and widths), told as items enter and leave it. */
+export interface ItemStats {
+  add(item: SessionListItem): void;
+  remove(item: SessionListItem): void;
+}
 
 /** The orders kept sorted incrementally (threaded is a tree: built from the items when asked). */
 type FlatOrder = Exclude<SortOrder, 'threaded'>;
@@ -360,9 +366,19 @@ export class RootModel {
     return true;
   }
 
-  /** The stats of sortedBy(order, scoped) (the Sessions header's deleted count, the STATE column's width). */
-  statsOf(order: FlatOrder, scoped = false): ListStats {
-    return this.sortedList(order, scoped).stats;
+  /**
+   * The stats of sortedBy(order, scoped) (the Sessions header's deleted
+   * count, the STATE column's width): made by `make` and filled from the
+   * order the first time they are asked for, then kept through its changes.
+   */
+  statsOf<S extends ItemStats>(order: FlatOrder, scoped: boolean, make: () => S): S {
+    const kept = this.sortedList(order, scoped);
+    if (!kept.stats) {
+      const stats = make();
+      for (const i of kept.list) stats.add(i);
+      kept.stats = stats;
+    }
+    return kept.stats as S;
   }
 
   private sortedList(order: FlatOrder, scoped: boolean): SortedList {
@@ -371,12 +387,10 @@ export class RootModel {
     const cmp = byOrder(order);
     const kept = this.sorted.get(name);
     if (!kept) {
-      const stats = new ListStats();
       const list: SessionListItem[] = [];
       for (const i of this.items.values()) if (!keep || keep(i)) list.push(i);
       list.sort(cmp);
-      for (const i of list) stats.add(i);
-      const fresh: SortedList = { list, stats, gone: new Set(), added: [], keep };
+      const fresh: SortedList = { list, gone: new Set(), added: [], keep };
       this.sorted.set(name, fresh);
       return fresh;
     }
@@ -386,11 +400,11 @@ export class RootModel {
     const rest = gone.size
       ? list.filter((i) => {
           if (!gone.has(i)) return true;
-          stats.remove(i);
+          stats?.remove(i);
           return false;
         })
       : list;
-    for (const i of added) stats.add(i);
+    if (stats) for (const i of added) stats.add(i);
     const merged: SessionListItem[] = new Array(rest.length + added.length);
     let a = 0;
     let b = 0;
@@ -408,7 +422,8 @@ export class RootModel {
 /** One kept order: its items, their stats, and what changed since it was last merged. */
 interface SortedList {
   list: SessionListItem[];
-  stats: ListStats;
+  /** its reader's stats, once asked for (statsOf) */
+  stats?: ItemStats;
   /** items replaced or dropped since the last merge */
   gone: Set<SessionListItem>;
   /** items added since (some may be gone again, or outside the scope) */

@@ -21,7 +21,8 @@ import { pauseWhileSkipping, type LoadProgress, type Session } from '../session/
 import { fileDiagnosticCount, generationDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
 import { layoutLineage, type LineageLayout } from '../view/lineage-graph/lineage-layout.js';
 import { lineageNodes } from '../view/lineage-graph/lineage-model.js';
-import { ItemRows, sessionRows, type SessionListItem, type SessionRow, type SortOrder } from '../view/sessions/session-list.js';
+import { ItemRows, ListStats, sessionRows, type SessionRow } from '../view/sessions/session-list.js';
+import { type SessionListItem, type SortOrder } from '../session/list-item.js';
 import type { RowSeq } from '../view/app/window.js';
 import type { World } from '../view/app/world.js';
 import type { TurnsData } from '../view/turns/reads.js';
@@ -337,7 +338,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
           rows = fromBase.withNow(now);
         } else if (!filter.trim() && order !== 'threaded' && !opts.base) {
           // the common case, kept sorted by the model (per scope, with its stats): rows are built as the window reads them
-          rows = new ItemRows(model.sortedBy(order, !all), now, model.statsOf(order, !all));
+          rows = new ItemRows(model.sortedBy(order, !all), now, model.statsOf(order, !all, () => new ListStats()));
         } else rows = filteredRows(this.items, all, filter, order);
         rowsMemo = { filter, order, all, rows };
       }

@@ -13,7 +13,7 @@ import { FactCache, RACY_MS, cacheFileFor, factShortKeys } from '../../src/stora
 import { AuditIndex } from '../../src/session/audit-index.js';
 import { emptyFacts } from '../../src/session/log-facts.js';
 import { RootModel } from '../../src/world/root-model.js';
-import { ITEM_FIELDS } from '../../src/view/sessions/session-list.js';
+import { ITEM_FIELDS } from '../../src/session/list-item.js';
 import { applyChange } from '../../src/storage/follow.js';
 import { allDiagnostics, attachCache, loadRootSync, newRootIndex, type RootIndex } from '../../src/storage/load-root.js';
 import { scanRoot } from '../../src/storage/scan.js';

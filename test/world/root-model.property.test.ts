@@ -13,7 +13,8 @@ import { problemRows, worstBySession } from '../../src/session/problems.js';
 import type { Session } from '../../src/session/session.js';
 import { memorySession, SessionStore } from '../../src/session/store.js';
 import { RootModel } from '../../src/world/root-model.js';
-import { ITEM_FIELDS, ItemRows, sortSessions } from '../../src/view/sessions/session-list.js';
+import { ItemRows, ListStats, sortSessions } from '../../src/view/sessions/session-list.js';
+import { ITEM_FIELDS } from '../../src/session/list-item.js';
 import { fullGc } from '../../src/quiet-gc.js';
 
 const IDS = ['a', 'b', 'c', 'd'];
@@ -93,7 +94,7 @@ describe('the root model, kept current from what changed', () => {
               const want = sortSessions(scoped ? fresh.all().filter(inScope) : fresh.all(), order).map((r) => r.item);
               expect(model.sortedBy(order, scoped).map((i) => i.key)).toEqual(want.map((i) => i.key));
               // the stats kept through the changes equal a count over the list
-              const stats = model.statsOf(order, scoped);
+              const stats = model.statsOf(order, scoped, () => new ListStats());
               expect(stats.gone).toBe(want.filter((i) => i.gone === true).length);
               expect(stats.widest(clock, 0, 99)).toBe(Math.max(0, ...want.map((i) => new ItemRows([i], clock).widestBadge(0, 99))));
             }

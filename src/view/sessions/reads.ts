@@ -1,6 +1,7 @@
 // What the Sessions view reads of the store (a part of the World).
 import type { RowSeq } from '../app/window.js';
-import type { SessionListItem, SessionRow, SortOrder } from './session-list.js';
+import type { SessionRow } from './session-list.js';
+import type { SessionListItem, SortOrder } from '../../session/list-item.js';
 
 export interface SessionsReads {
   readonly items: readonly SessionListItem[];

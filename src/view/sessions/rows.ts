@@ -2,7 +2,8 @@
 import type { AppState } from '../app/state.js';
 import type { RowSeq } from '../app/window.js';
 import type { World } from '../app/world.js';
-import { listItemOf, rowOf, type SessionRow } from './session-list.js';
+import { rowOf, type SessionRow } from './session-list.js';
+import { listItemOf } from '../../session/list-item.js';
 
 /** The Sessions rows as shown: the filtered, sorted list, plus a deleted selection kept in place. */
 export function sessionsRows(s: AppState, world: World): RowSeq<SessionRow> {

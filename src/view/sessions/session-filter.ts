@@ -12,7 +12,7 @@ import type { FilterAnswers } from '../../session/search-index.js';
 
 export type { FilterAnswers };
 import type { Session } from '../../session/session.js';
-import type { SessionListItem } from './session-list.js';
+import type { SessionListItem } from '../../session/list-item.js';
 
 /** Whether answers are still coming for this query (sessions not looked at, or waiting for their search document). */
 export const searching = (a: FilterAnswers | undefined): boolean => a !== undefined && (a.todo.size > 0 || [...a.results.values()].includes('pending'));

@@ -1,5 +1,5 @@
 // The Sessions view's slice of the app state.
-import type { SortOrder } from './session-list.js';
+import type { SortOrder } from '../../session/list-item.js';
 
 export interface SessionsSlice {
   /** the highlighted row and the window's top (where a vanished selection's successor is) */

@@ -14,7 +14,8 @@ import { needsTarget } from '../app/verdicts.js';
 import { viewKeys } from '../app/view-keys.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { textField } from '../text/text-field.js';
-import { filterSessions, listItemOf, nextOrder } from './session-list.js';
+import { filterSessions, nextOrder } from './session-list.js';
+import { listItemOf } from '../../session/list-item.js';
 import { moveSessions, pointSessionsRow } from './selection.js';
 
 const move = (m: Move): Handler => (s, world, app) => moveSessions(s, m, world, app);

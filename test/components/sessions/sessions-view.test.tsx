@@ -4,7 +4,8 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionsView } from '../../../components/sessions/sessions-view.js';
-import { rowOf, type SessionListItem, type SessionRow } from '../../../src/view/sessions/session-list.js';
+import { rowOf, type SessionRow } from '../../../src/view/sessions/session-list.js';
+import { type SessionListItem } from '../../../src/session/list-item.js';
 import { textField } from '../../../src/view/text/text-field.js';
 import { displayWidth } from '../../../src/view/text/sanitize.js';
 

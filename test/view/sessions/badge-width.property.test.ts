@@ -3,7 +3,8 @@
 // list's stats: the answer must equal measuring every item's cell.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ItemRows, ListStats, rowOf, type SessionListItem } from '../../../src/view/sessions/session-list.js';
+import { ItemRows, ListStats, rowOf } from '../../../src/view/sessions/session-list.js';
+import { type SessionListItem } from '../../../src/session/list-item.js';
 import { displayWidth } from '../../../src/view/text/sanitize.js';
 
 const NOW = Date.UTC(2026, 0, 1);

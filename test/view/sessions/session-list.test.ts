@@ -4,16 +4,9 @@ import { sessionSummary } from '../../../src/cli/commands.js';
 import { loadRootSync } from '../../../src/storage/load-root.js';
 import { foldEvent } from '../../../src/session/log-facts.js';
 import { cleanupTmp, evs, hdr, tmpDir, turnRows, writeLog } from '../../support/fixtures.js';
-import {
-  ageText,
-  filterSessions,
-  listItemOf,
-  nextOrder,
-  rowOf,
-  sessionRows,
-  sortSessions,
-  type SessionListItem,
-} from '../../../src/view/sessions/session-list.js';
+import { filterSessions, nextOrder, rowOf, sessionRows, sortSessions } from '../../../src/view/sessions/session-list.js';
+import { ageText } from '../../../src/view/text/age.js';
+import { listItemOf, type SessionListItem } from '../../../src/session/list-item.js';
 
 const NOW = 1_795_990_000_000;
 const item = (key: string, extra: Partial<SessionListItem> = {}): SessionListItem => ({
