@@ -8,6 +8,14 @@ import type { Session } from './session.js';
 import { SessionStore } from './store.js';
 
 export type SortOrder = 'recent' | 'created' | 'id' | 'threaded';
+/** The orders kept sorted incrementally (threaded is a tree: built from the items when asked). */
+export type FlatOrder = Exclude<SortOrder, 'threaded'>;
+
+/** What a list's reader keeps of a kept order (the Sessions header's counts and widths), told as items enter and leave it. */
+export interface ItemStats {
+  add(item: SessionListItem): void;
+  remove(item: SessionListItem): void;
+}
 
 /** What the list needs from one session (raw, unsanitised): its header's fields, its list facts (catalog-row.ts), and what the root decides. */
 export interface SessionListItem extends ListFacts {

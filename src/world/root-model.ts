@@ -18,19 +18,10 @@ import { SessionStore } from '../session/store.js';
 import { layoutOf } from '../storage/layout.js';
 import { resumeVerdict } from '../storage/resume.js';
 import { rootRefusalOf } from '../storage/root-refusals.js';
-import { activity, byOrder, ITEM_FIELDS, listItemOf, type ListItem, type SessionListItem, type SortOrder } from '../session/list-item.js';
+import { activity, byOrder, ITEM_FIELDS, listItemOf, type FlatOrder, type ItemStats, type ListItem, type SessionListItem, type SortOrder } from '../session/list-item.js';
 
 const keyOf = SessionStore.keyOf;
 const NO_REFUSALS: ReadonlyMap<string, string> = new Map();
-
-/** What a list's reader keeps of a kept order (the Sessions header's counts and widths), told as items enter and leave it. */
-export interface ItemStats {
-  add(item: SessionListItem): void;
-  remove(item: SessionListItem): void;
-}
-
-/** The orders kept sorted incrementally (threaded is a tree: built from the items when asked). */
-type FlatOrder = Exclude<SortOrder, 'threaded'>;
 
 export class RootModel {
   private readonly items: NumberedMap<ListItem>;

@@ -5,8 +5,7 @@
 // new snapshot is taken after every store change.
 import { sessionKey } from '../session/session-key.js';
 import { AuditIndex } from '../session/audit-index.js';
-import { isQueryError, parseQuery } from '../session/query.js';
-import { filterByQuery, queryBase, searching, type FilterAnswers, type QueryBase } from '../view/sessions/session-filter.js';
+import type { FilterAnswers } from '../session/search-index.js';
 import { isDirectory } from '../storage/is-directory.js';
 import { inProjectScope, type ProjectScope } from '../storage/project-scope.js';
 import { problemRows, seedDivergence, type ProblemRow, type SeedDivergence } from '../session/problems.js';
@@ -19,12 +18,10 @@ import type { TurnIndex } from '../session/turn-index.js';
 import { cancelHistory, cancelIndex, historyOf, historyProgress, historyStep, historyUpTo, indexProgress, indexStep, turnIndexOf, usesIndex } from '../storage/indexed-turns.js';
 import { pauseWhileSkipping, type LoadProgress, type Session } from '../session/session.js';
 import { fileDiagnosticCount, generationDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
-import { layoutLineage, type LineageLayout } from '../view/lineage-graph/lineage-layout.js';
-import { lineageNodes } from '../view/lineage-graph/lineage-model.js';
-import { ItemRows, ListStats, sessionRows, type SessionRow } from '../view/sessions/session-list.js';
-import { type SessionListItem, type SortOrder } from '../session/list-item.js';
+import type { SessionListItem } from '../session/list-item.js';
 import type { RowSeq } from '../view/app/window.js';
-import type { World } from '../view/app/world.js';
+import type { Snapshot, World } from '../view/app/world.js';
+import { worldOf } from '../view/app/surfaces.js';
 import type { TurnsData } from '../view/turns/reads.js';
 import { RootModel } from './root-model.js';
 import { LABEL_CAP } from '../view/turns/turn-row-text.js';
@@ -40,7 +37,6 @@ interface TurnsMemo {
   index?: TurnIndex;
 }
 
-const NONE: ReadonlySet<string> = new Set();
 const NO_REFUSALS: ReadonlyMap<string, ListRefusal> = new Map();
 
 /** `rows` with a ROOT_NOT_LISTABLE row first for each root rc.8's session list fails for, on the session of the file that makes it. */
@@ -264,9 +260,6 @@ export interface WorldOptions {
  */
 const origins = new WeakMap<World, World>();
 
-/** The filter's queryBase of a list of items (the last filter asked of it): frames of one list share it. */
-const queryBases = new WeakMap<readonly SessionListItem[], { filter: string; all: boolean; base: QueryBase }>();
-
 export function snapshotWorld(index: RootIndex, version: number, now: number, newChildId: () => string, opts: WorldOptions = {}): World {
   if (opts.base) opts = { ...opts, base: origins.get(opts.base) ?? opts.base };
   const audit = opts.audit ?? new AuditIndex();
@@ -278,28 +271,9 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
   let sessions: Session[] | undefined;
   const all = () => (sessions ??= store.list());
   let items: SessionListItem[] | undefined;
-  let lineage: { collapsed: ReadonlySet<string>; layout: LineageLayout } | undefined;
-  let nodes: ReturnType<typeof lineageNodes> | undefined;
-  let rowsMemo: { filter: string; order: SortOrder; all: boolean; rows: RowSeq<SessionRow> } | undefined;
   let diagnostics: number | undefined;
   let problems: ProblemRow[] | undefined;
   const cwds = new Map<string, boolean>();
-  /** The filter as a query (a text that does not parse filters as plain text, as before). */
-  const filteredRows = (items: readonly SessionListItem[], all: boolean, filter: string, order: SortOrder): SessionRow[] => {
-    const q = filter.trim() ? parseQuery(filter) : undefined;
-    const inScope = (): readonly SessionListItem[] => (all || !opts.scope ? items : items.filter(scopeTest(opts.scope)));
-    if (!q || isQueryError(q)) return sessionRows(inScope(), { filter, order, now });
-    const answers = opts.filterAnswers?.text === filter ? opts.filterAnswers : undefined;
-    // kept while the items are the same array (the model makes a new one when any item changes)
-    const memo = queryBases.get(items);
-    const base = memo?.filter === filter && memo.all === all ? memo.base : queryBase(inScope(), q, (k) => store.byFile(k));
-    if (base !== memo?.base) queryBases.set(items, { filter, all, base });
-    const kept = filterByQuery(base, answers);
-    return sessionRows(kept.items, { filter: '', order, now }).map((r) => {
-      const n = kept.counts.get(r.key);
-      return n === undefined ? r : { ...r, title: `[${n} match${n === 1 ? '' : 'es'}] ${r.title}` };
-    });
-  };
   const listRefusals = opts.listRefusals ?? NO_REFUSALS;
   const problemRowsNow = (): ProblemRow[] =>
     (problems ??= withRootRows(
@@ -311,7 +285,8 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       }),
       (file) => store.byFile(file),
     ));
-  const world: World = {
+  const itemInScope = opts.scope ? scopeTest(opts.scope) : () => true;
+  const snap: Snapshot & Pick<World, 'problems' | 'turns'> = {
     version,
     root: index.root,
     rootLabel: opts.rootLabel ?? index.root,
@@ -328,23 +303,11 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     scanning: index.scan !== undefined && !index.scan.finished,
     session: (key) => store.byFile(key),
     sessions: all,
-    rows(filter, order, allProjects = true) {
-      const all = allProjects || !opts.scope;
-      if (!rowsMemo || rowsMemo.filter !== filter || rowsMemo.order !== order || rowsMemo.all !== all) {
-        let rows: RowSeq<SessionRow>;
-        const fromBase = opts.base && !filter.trim() && order !== 'threaded' ? opts.base.rows(filter, order, allProjects) : undefined;
-        if (fromBase instanceof ItemRows) {
-          // the base's kept order at this snapshot's time (a clock tick: the ages move, not the rows)
-          rows = fromBase.withNow(now);
-        } else if (!filter.trim() && order !== 'threaded' && !opts.base) {
-          // the common case, kept sorted by the model (per scope, with its stats): rows are built as the window reads them
-          rows = new ItemRows(model.sortedBy(order, !all), now, model.statsOf(order, !all, () => new ListStats()));
-        } else rows = filteredRows(this.items, all, filter, order);
-        rowsMemo = { filter, order, all, rows };
-      }
-      return rowsMemo.rows;
-    },
-    filterSearching: (filter) => opts.filterAnswers?.text === filter && searching(opts.filterAnswers),
+    sortedBy: (order, scoped) => model.sortedBy(order, scoped),
+    statsOf: (order, scoped, make) => model.statsOf(order, scoped, make),
+    itemInScope,
+    filterAnswers: opts.filterAnswers,
+    base: opts.base,
     scope: opts.scope,
     inScope: (s) => !opts.scope || inProjectScope(s, opts.scope),
     resumeRefusal: (s) => model.resumeRefusal(s),
@@ -356,11 +319,6 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     },
     olderGenerations: (s) => olderGenerations(index, s.file),
     problems: () => (opts.base ? opts.base.problems() : problemRowsNow()),
-    lineage(collapsed = NONE) {
-      if (opts.base) return opts.base.lineage(collapsed);
-      if (!lineage || lineage.collapsed !== collapsed) lineage = { collapsed, layout: layoutLineage((nodes ??= lineageNodes(all())), { collapsed }) };
-      return lineage.layout;
-    },
     indexed: (s) => usesIndex(s),
     turns(session) {
       const data = turnsOf(session, now, all);
@@ -381,6 +339,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       }
     },
   };
+  const world = worldOf(snap);
   if (opts.base) origins.set(world, opts.base);
   return world;
 }

@@ -15,7 +15,7 @@ import type { AppLayout } from './layout.js';
 import type { AppAction, AppState, Step } from './state.js';
 import type { SurfaceIds, ViewIds } from './surfaces.js';
 import type { TargetOf } from './target.js';
-import type { World } from './world.js';
+import type { Snapshot, World } from './world.js';
 
 /** A surface's name: one of the registry's. */
 export type SurfaceId = SurfaceIds;
@@ -68,6 +68,8 @@ export interface SurfaceModule<Id extends string = SurfaceId> {
   rowsUnder?(s: AppState, width: number, content: number): number | undefined;
   /** the terminal was resized */
   resized?(s: AppState): AppState;
+  /** what it reads of the store, built from a snapshot (its part of the World: reads.ts) */
+  reads?(snap: Snapshot): object;
   /** its key opens it (the fork dialog: f on the target; Compare: c; help: ?) */
   open?(s: AppState, world: World, app: App): Step;
   /** opens `page` full screen over the current view, whose rows the actions still mean (the reader) */

@@ -21,7 +21,7 @@ import type { DialogSlice } from '../dialog/slice.js';
 import type { HelpSlice } from '../help/slice.js';
 import type { App, SurfaceId, SurfaceModule, ViewName } from './surface.js';
 import type { TargetOf } from './target.js';
-import type { CoreWorld } from './world.js';
+import type { CoreWorld, Snapshot } from './world.js';
 import type { SessionsReads } from '../sessions/reads.js';
 import type { LineageReads } from '../lineage/reads.js';
 import type { ProblemsReads } from '../problems/reads.js';
@@ -104,6 +104,18 @@ export const APP: App = {
   target: (s: AppState, world: World): TargetOf => rows(s).target?.(s, world, APP) ?? { none: 'no session selected' },
   layout: (s) => appLayout(s.size, rowsUnder(s)),
 };
+
+/**
+ * The World of a snapshot: each surface's reads built on it (getters kept:
+ * a read is computed when first asked). `snap` becomes the World.
+ */
+export function worldOf<S extends Snapshot>(snap: S): S & World {
+  for (const m of ALL) {
+    const reads = m.reads?.(snap);
+    if (reads) Object.defineProperties(snap, Object.getOwnPropertyDescriptors(reads));
+  }
+  return snap as S & World;
+}
 
 /** Every table a surface can show, with the state that selects it: what docs/keys.md lists (views first, as the tabs). */
 export function everyKeyTable(): Array<{ surface: SurfaceModule; when?: string; keys: readonly KeyDoc[] }> {

@@ -2,12 +2,33 @@
 // list items, the lineage layout, each session's turn rows) at one version.
 // The views only read it, through this interface: its core here, each
 // view's reads in its folder (reads.ts), composed by the registry. The
-// snapshot is built outside src/view (src/world/world.ts), which reads the
-// store and the disk.
+// snapshot is taken outside src/view (src/world/world.ts), which reads the
+// store and the disk; each view builds its reads from it (its `reads` hook).
 import type { Session } from '../../session/session.js';
 import type { SessionForkError } from '../../session/errors.js';
+import type { FilterAnswers } from '../../session/search-index.js';
+import type { FlatOrder, ItemStats, SessionListItem } from '../../session/list-item.js';
+import type { World } from './surfaces.js';
 
-export type { World } from './surfaces.js';
+export type { World };
+
+/**
+ * The store at one snapshot, as src/world/world.ts takes it: the core every
+ * surface reads, and the sources a view builds its reads from (its `reads`
+ * hook, which the registry composes into the World).
+ */
+export interface Snapshot extends CoreWorld {
+  /** the items in a flat order, in the project scope when `scoped` (kept sorted by the root model) */
+  sortedBy(order: FlatOrder, scoped: boolean): readonly SessionListItem[];
+  /** the stats `make` makes of that order, kept through its changes */
+  statsOf<S extends ItemStats>(order: FlatOrder, scoped: boolean, make: () => S): S;
+  /** the item is in the project scope (always, without one) */
+  itemInScope(item: SessionListItem): boolean;
+  /** the background answers of the Sessions filter's query (its event terms) */
+  readonly filterAnswers?: FilterAnswers;
+  /** the snapshot this one was taken on (only the clock or the filter's answers moved): its derived data is reused */
+  readonly base?: World;
+}
 
 /** What every surface reads of the store. */
 export interface CoreWorld {
@@ -18,6 +39,8 @@ export interface CoreWorld {
   readonly rootLabel: string;
   /** the clock for ages (fixed per snapshot) */
   readonly now: number;
+  /** the list items (the root model's): a session as the list keeps it */
+  readonly items: readonly SessionListItem[];
   /** how many items (items.length, without building the array) */
   readonly total: number;
   /** how many sessions have this id */

@@ -13,6 +13,7 @@ import { viewKeys } from '../app/view-keys.js';
 import { visibleWindow } from '../app/window.js';
 import type { World } from '../app/world.js';
 import type { LineageRow } from '../lineage-graph/lineage-layout.js';
+import { lineageReads } from './reads.js';
 
 /** The session row nearest to `i` in direction `dir` first, then the other way; -1 when there is none. */
 export function nearestSessionRow(rows: readonly LineageRow[], i: number, dir: 1 | -1): number {
@@ -87,6 +88,7 @@ export const LINEAGE: ViewModule<'lineage'> = {
   dropsDeleted: true,
   active: (s) => s.view === 'lineage',
   keys: () => KEYS,
+  reads: lineageReads,
   normalize: pointLineageRow,
   target: lineageTarget,
 };

@@ -17,6 +17,7 @@ import { textField } from '../text/text-field.js';
 import { filterSessions, nextOrder } from './session-list.js';
 import { listItemOf } from '../../session/list-item.js';
 import { moveSessions, pointSessionsRow } from './selection.js';
+import { sessionsReads } from './reads.js';
 
 const move = (m: Move): Handler => (s, world, app) => moveSessions(s, m, world, app);
 
@@ -62,6 +63,7 @@ export const SESSIONS: ViewModule<'sessions'> = {
   hasText: true,
   active: (s) => s.view === 'sessions',
   keys: () => KEYS,
+  reads: sessionsReads,
   normalize: pointSessionsRow,
   reveal,
   target: selectionTarget,
