@@ -202,6 +202,9 @@ interface HistoryState {
   log: LogState;
   consumed: number;
   fold: HistoryFold;
+  /** what it was started with: each entry's text kept, entries kept (historyOn reads on with them) */
+  textMax: number;
+  keep: number;
   /** the read under way (undefined once done) */
   batches?: Generator<readonly SessionEvent[] | undefined>;
 }
@@ -233,7 +236,7 @@ export function historyStep(session: Session, upTo: number, pause: () => boolean
     h = undefined;
   }
   if (!h) {
-    h = { upTo, log: session.log, consumed: session.log.consumed, fold: new HistoryFold(upTo, textMax, keep) };
+    h = { upTo, log: session.log, consumed: session.log.consumed, fold: new HistoryFold(upTo, textMax, keep), textMax, keep };
     h.batches = session.pausedBatches(Infinity, pause);
     histories.set(session, h);
   }
@@ -254,8 +257,11 @@ export function historyStep(session: Session, upTo: number, pause: () => boolean
   }
 }
 
-/** The cut of the history read under way, if any. */
-export const historyUpTo = (session: Session): number | undefined => (histories.get(session)?.batches ? histories.get(session)!.upTo : undefined);
+/** Reads on the history under way, as it was started (the app's background slices): true when none is left to read. */
+export function historyOn(session: Session, pause: () => boolean): boolean {
+  const h = histories.get(session);
+  return h?.batches ? historyStep(session, h.upTo, pause, h.textMax, h.keep) : true;
+}
 
 /** Drops a history read under way (its file closed). */
 export function cancelHistory(session: Session): void {

@@ -1,41 +1,27 @@
-// The World the views read (src/view/app/world.ts), built from the store and
-// the disk: one snapshot of the store (sessions, their list items, the
-// lineage layout, each session's turn rows) at one version. Derived data is
-// computed lazily and memoised, so a key press costs only what it reads; a
-// new snapshot is taken after every store change.
+// The World the views read (src/view/app/world.ts), taken from the store and
+// the disk: one snapshot of the store at one version (its sessions and list
+// items, the root model's kept orders, a session's log opened to read its
+// turns, the problems), on which each view builds its reads (its `reads`
+// hook; the registry's worldOf composes them). Derived data is computed
+// lazily and memoised, so a key press costs only what it reads; a new
+// snapshot is taken after every store change.
 import { sessionKey } from '../session/session-key.js';
 import { AuditIndex } from '../session/audit-index.js';
 import type { FilterAnswers } from '../session/search-index.js';
 import { isDirectory } from '../storage/is-directory.js';
 import { inProjectScope, type ProjectScope } from '../storage/project-scope.js';
-import { problemRows, seedDivergence, type ProblemRow, type SeedDivergence } from '../session/problems.js';
+import { problemRows, type ProblemRow } from '../session/problems.js';
 import type { ListRefusal } from '../storage/root-refusals.js';
 import { isSessionForkError, SessionForkError } from '../session/errors.js';
-import { buildTurnTree, type TreeNode } from '../session/replay.js';
-import type { SessionEvent } from '../session/events.js';
+import { buildTurnTree, modelHistory } from '../session/replay.js';
 import { eventAtSeq } from '../session/turn-summary.js';
-import type { TurnIndex } from '../session/turn-index.js';
-import { cancelHistory, cancelIndex, historyOf, historyProgress, historyStep, historyUpTo, indexProgress, indexStep, turnIndexOf, usesIndex } from '../storage/indexed-turns.js';
-import { pauseWhileSkipping, type LoadProgress, type Session } from '../session/session.js';
+import { cancelHistory, cancelIndex, historyOf, historyProgress, historyOn, historyStep, indexProgress, indexStep, turnIndexOf, usesIndex } from '../storage/indexed-turns.js';
+import { pauseWhileSkipping, type Session } from '../session/session.js';
 import { fileDiagnosticCount, generationDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
 import type { SessionListItem } from '../session/list-item.js';
-import type { RowSeq } from '../view/app/window.js';
-import type { Snapshot, World } from '../view/app/world.js';
+import type { Snapshot, TurnLog, TurnSource, World } from '../view/app/world.js';
 import { worldOf } from '../view/app/surfaces.js';
-import type { TurnsData } from '../view/turns/reads.js';
 import { RootModel } from './root-model.js';
-import { LABEL_CAP } from '../view/turns/turn-row-text.js';
-import { buildTurnRows, HistoryRows, historyRows, indexedContext, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from '../view/turns/turn-rows.js';
-
-/** A session's turn tree, or why it cannot be read (a file deleted before it was opened). */
-interface TurnsMemo {
-  sig: string;
-  data: TurnsData;
-  /** the rows' clock: moved to each snapshot's now, so open turns' ages follow it without a rebuild */
-  ctx?: RowsContext;
-  /** the offset index the data was built from (a large log) */
-  index?: TurnIndex;
-}
 
 const NO_REFUSALS: ReadonlyMap<string, ListRefusal> = new Map();
 
@@ -50,9 +36,6 @@ function withRootRows(refusals: ReadonlyMap<string, ListRefusal>, rows: ProblemR
   return [...top, ...rows];
 }
 
-/** Turn data survives snapshots: it is rebuilt only when its session's log changed. */
-const turnsMemo = new WeakMap<Session, TurnsMemo>();
-
 /**
  * How long opening a session may skip an over-long line at once before the
  * rest of the skip goes to the background (the app's load slices); ordinary
@@ -60,136 +43,78 @@ const turnsMemo = new WeakMap<Session, TurnsMemo>();
  */
 export const OPEN_SKIP_MS = 16;
 
-function turnsOf(session: Session, now: number, sessions: () => readonly Session[]): TurnsData {
+/** `session`'s log, opened to read its turns: a large log's index brought up to it, at once for a moment, then in the background. */
+function turnLog(session: Session): TurnLog {
   if (usesIndex(session)) {
-    // a large log: its index brought up to the log (the last turns first), at once for a moment, then in the background
     const ix = turnIndexOf(session);
     if (!ix?.current && indexProgress(session) === undefined) {
       try {
         indexStep(session, pauseAfter(OPEN_INDEX_MS));
       } catch {
-        /* said below, where the index is missing */
+        /* said by the source, where the index is missing */
       }
     }
     if (!turnIndexOf(session)?.current) indexing.add(session); // the app steps it (openStep) while it is shown
   }
-  const indexed = usesIndex(session) ? turnIndexOf(session) : undefined;
-  const sig = `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}|${session.isLoaded}`;
-  const hit = turnsMemo.get(session);
-  if (hit && hit.sig === sig && hit.index === indexed?.index) {
-    if (hit.ctx) hit.ctx.now = now;
-    return hit.data;
-  }
-  let data: TurnsData;
-  let clock: RowsContext | undefined;
-  try {
-    let tree: readonly TreeNode[];
-    /** undefined: still being read */
-    let history: (upTo: number) => RowSeq<TurnRow> | undefined;
-    let event: (seq: number) => SessionEvent | undefined;
-    let partial: (() => LoadProgress | undefined) | undefined;
-    let hidden: (upTo: number) => number = (upTo) => historyOf(session, upTo)?.hidden ?? 0;
-    if (usesIndex(session)) {
-      // a large log: rows from its offset index, a turn's events read when a row needs them
-      const index = turnIndexOf(session);
-      if (!index) {
-        const loading = indexProgress(session);
-        if (loading) return { ok: false, session, loading };
-        indexStep(session); // (not under way and no index: it failed, and says why again)
-        return turnsOf(session, now, sessions);
-      }
-      const ix = index.index;
-      if (index.partial) partial = () => indexProgress(session);
-      tree = ix.tree;
-      clock = indexedContext(session, ix, now);
-      event = (seq) => ix.event(seq);
-      history = (upTo) => {
-        // read in the background (the app's slices, as the index): no rows until it is read
+  return {
+    version: `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}|${session.isLoaded}`,
+    index: () => (usesIndex(session) ? turnIndexOf(session)?.index : undefined),
+    source: () => turnSource(session),
+  };
+}
+
+/** What `session`'s turns are read from now: its events in memory, or its offset index (a large log); a load or an index under way says how far. */
+function turnSource(session: Session): TurnSource {
+  if (usesIndex(session)) {
+    // a large log: its tree from its offset index, a turn's events read when a row needs them
+    const index = turnIndexOf(session);
+    if (!index) {
+      const loading = indexProgress(session);
+      if (loading) return { ok: false, loading };
+      indexStep(session); // (not under way and no index: it failed, and says why again)
+      return turnSource(session);
+    }
+    const ix = index.index;
+    const partial = index.partial; // (the last turns only, while the rest is indexed)
+    return {
+      ok: true,
+      tree: ix.tree,
+      index: ix,
+      event: (seq) => ix.event(seq),
+      partial: () => (partial ? indexProgress(session) : undefined),
+      history(upTo, textMax, keep) {
+        // read in the background (the app's slices, as the index): nothing until it is read
         let h = historyOf(session, upTo);
         try {
-          if (!h && historyProgress(session) === undefined && historyStep(session, upTo, pauseAfter(OPEN_INDEX_MS), HISTORY_TEXT_MAX, HISTORY_KEEP)) h = historyOf(session, upTo);
+          if (!h && historyProgress(session) === undefined && historyStep(session, upTo, pauseAfter(OPEN_INDEX_MS), textMax, keep)) h = historyOf(session, upTo);
         } catch {
           return []; // the log cannot be read now (deleted, replaced): the follower says so; no error in a frame
         }
-        if (h) return new HistoryRows(h.entries);
+        if (h) return h.entries;
         indexing.add(session);
         return undefined;
-      };
-    } else {
-      // a load under way goes on in the background slices, not here (this is asked several times a frame)
-      const loading = session.loading ?? (session.load(pauseWhileSkipping(() => session.loadJob, OPEN_SKIP_MS)) ? undefined : session.loading);
-      if (loading) return { ok: false, session, loading };
-      const events = session.events;
-      tree = buildTurnTree(events);
-      clock = rowsContext(session, now);
-      event = (seq) => eventAtSeq(events, seq);
-      history = (upTo) => historyRows(events, upTo);
-      hidden = () => 0;
-    }
-    const ctx = clock;
-    let last: { e: Expansion; m: TurnRowsModel } | undefined;
-    let lastHistory: { upTo: number; rows: RowSeq<TurnRow> } | undefined;
-    let divergence: SeedDivergence | null | undefined;
-    data = {
-      ok: true,
-      session,
-      tree,
-      indexed: indexed !== undefined || usesIndex(session),
-      event,
-      get partial() {
-        return partial?.();
       },
-      rows(e) {
-        if (last?.e !== e) last = { e, m: buildTurnRows(tree, e, ctx) };
-        return last.m;
-      },
-      history(upTo) {
-        if (lastHistory?.upTo !== upTo) {
-          const rows = history(upTo);
-          if (!rows) return []; // (not kept: asked again until read)
-          lastHistory = { upTo, rows };
-        }
-        return lastHistory.rows;
-      },
-      historyHidden: (upTo) => hidden(upTo),
-      get historyLoading() {
-        return historyProgress(session);
-      },
-      get divergence() {
-        if (divergence === undefined) {
-          try {
-            divergence = session.kind === 'fork' ? seedDivergence(session, sessions()) : null;
-          } catch {
-            divergence = null; // the parent cannot be read now: nothing to mark
-          }
-        }
-        return divergence;
-      },
+      hidden: (upTo) => historyOf(session, upTo)?.hidden ?? 0,
+      historyLoading: () => historyProgress(session),
     };
-  } catch (e) {
-    data = { ok: false, session, error: e instanceof Error ? e.message : String(e) };
-    clock = undefined;
   }
-  turnsMemo.set(session, { sig, data, ctx: clock, index: turnIndexOf(session)?.index });
-  return data;
+  // a load under way goes on in the background slices, not here (this is asked several times a frame)
+  const loading = session.loading ?? (session.load(pauseWhileSkipping(() => session.loadJob, OPEN_SKIP_MS)) ? undefined : session.loading);
+  if (loading) return { ok: false, loading };
+  const events = session.events;
+  return {
+    ok: true,
+    tree: buildTurnTree(events),
+    event: (seq) => eventAtSeq(events, seq),
+    partial: () => undefined,
+    history: (upTo) => modelHistory(events, upTo),
+    hidden: () => 0,
+    historyLoading: () => historyProgress(session),
+  };
 }
 
 /** sessions whose index is being brought up to a grown log while the last one is shown (the app steps them: openStep) */
 const indexing = new WeakSet<Session>();
-
-/**
- * How much of each history entry's text a large log's history keeps: what a
- * row's label reads of it (clip cuts at twice its cap first), so its rows are
- * the rows of the whole text; the detail pane and the reader read the event.
- */
-const HISTORY_TEXT_MAX = 2 * LABEL_CAP + 1;
-
-/**
- * How many entries of a large log's history are kept: its last ones (a
- * 10 GB log's history has millions of entries, and a row each took 1.2 GB);
- * `t` on an earlier row shows the history up to there.
- */
-export const HISTORY_KEEP = 20_000;
 
 /** How long opening a large log may index it at once before the rest goes to the background slices. */
 export const OPEN_INDEX_MS = 50;
@@ -207,8 +132,7 @@ const pauseAfter = (ms: number): (() => boolean) => {
 export function openStep(session: Session, pause: () => boolean): boolean {
   if (usesIndex(session)) {
     let done = indexStep(session, pause);
-    const h = historyUpTo(session); // (a history being read goes on beside the index)
-    if (h !== undefined) done = historyStep(session, h, pause, HISTORY_TEXT_MAX, HISTORY_KEEP) && done;
+    done = historyOn(session, pause) && done; // (a history being read goes on beside the index)
     if (done) indexing.delete(session);
     return done;
   }
@@ -286,7 +210,7 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
       (file) => store.byFile(file),
     ));
   const itemInScope = opts.scope ? scopeTest(opts.scope) : () => true;
-  const snap: Snapshot & Pick<World, 'problems' | 'turns'> = {
+  const snap: Snapshot = {
     version,
     root: index.root,
     rootLabel: opts.rootLabel ?? index.root,
@@ -320,10 +244,9 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     olderGenerations: (s) => olderGenerations(index, s.file),
     problems: () => (opts.base ? opts.base.problems() : problemRowsNow()),
     indexed: (s) => usesIndex(s),
-    turns(session) {
-      const data = turnsOf(session, now, all);
-      if (data.loading || opening(session)) opts.onLoading?.(session);
-      return data;
+    turnLog,
+    asked(session, loading) {
+      if (loading || opening(session)) opts.onLoading?.(session);
     },
     newChildId,
     forkError(session, boundary) {

@@ -24,7 +24,6 @@ import type { TargetOf } from './target.js';
 import type { CoreWorld, Snapshot } from './world.js';
 import type { SessionsReads } from '../sessions/reads.js';
 import type { LineageReads } from '../lineage/reads.js';
-import type { ProblemsReads } from '../problems/reads.js';
 import type { TurnsReads } from '../turns/reads.js';
 import { DIALOG } from '../dialog/surface.js';
 import { MENU } from '../menu/surface.js';
@@ -44,7 +43,7 @@ export const SURFACES = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, SE
 export interface AppState extends CoreState, SessionsSlice, FilterSlice, LineageSlice, ProblemsSlice, TurnsSlice, SearchSlice, ReaderSlice, CompareSlice, MenuSlice, DialogSlice, HelpSlice {}
 
 /** What the views read of the store: one snapshot (src/world/world.ts builds it). */
-export interface World extends CoreWorld, SessionsReads, LineageReads, TurnsReads, ProblemsReads {}
+export interface World extends CoreWorld, SessionsReads, LineageReads, TurnsReads {}
 
 /** The first state: on `view` (the first tab unless given), each slice at its start. */
 export function initialAppState(size: Size, view?: ViewName): AppState {

@@ -4,8 +4,12 @@
 // view's reads in its folder (reads.ts), composed by the registry. The
 // snapshot is taken outside src/view (src/world/world.ts), which reads the
 // store and the disk; each view builds its reads from it (its `reads` hook).
-import type { Session } from '../../session/session.js';
+import type { SessionEvent } from '../../session/events.js';
+import type { HistoryEntry, TreeNode } from '../../session/replay.js';
+import type { LoadProgress, Session } from '../../session/session.js';
+import type { TurnIndex } from '../../session/turn-index.js';
 import type { SessionForkError } from '../../session/errors.js';
+import type { ProblemRow } from '../../session/problems.js';
 import type { FilterAnswers } from '../../session/search-index.js';
 import type { FlatOrder, ItemStats, SessionListItem } from '../../session/list-item.js';
 import type { World } from './surfaces.js';
@@ -28,7 +32,41 @@ export interface Snapshot extends CoreWorld {
   readonly filterAnswers?: FilterAnswers;
   /** the snapshot this one was taken on (only the clock or the filter's answers moved): its derived data is reused */
   readonly base?: World;
+  /** a session's log, opened to read its turns (a large log's index is started or brought up to it) */
+  turnLog(session: Session): TurnLog;
+  /** a session's turns were read (`loading`: its events still are): the app goes on opening it in the background */
+  asked(session: Session, loading: boolean): void;
 }
+
+/** A session's log as its turns are read from it. */
+export interface TurnLog {
+  /** changes when what the log reads as changes (it grew, it was re-read, it went) */
+  readonly version: string;
+  /** the offset index it is read through now (a large log; changes as the index does) */
+  index(): unknown;
+  /** what it reads as now; throws what the read threw */
+  source(): TurnSource;
+}
+
+/** A session's turns at the source: a tree and its events, in memory or through the offset index, or still loading. */
+export type TurnSource =
+  | { ok: false; loading: LoadProgress }
+  | {
+      ok: true;
+      tree: readonly TreeNode[];
+      /** the event with this seq */
+      event(seq: number): SessionEvent | undefined;
+      /** the offset index the tree comes from (a large log: its events are read by turn); undefined: the log is in memory */
+      index?: TurnIndex;
+      /** the tree is the log's last turns only, while the rest is indexed: how far that has got */
+      partial(): LoadProgress | undefined;
+      /** the model history after events [0, upTo], each entry's text cut at `textMax`, its last `keep` entries; undefined: still being read */
+      history(upTo: number, textMax: number, keep: number): readonly HistoryEntry[] | undefined;
+      /** how many earlier entries of that history were not kept */
+      hidden(upTo: number): number;
+      /** a large log's history being read: events read of those up to the cut */
+      historyLoading(): { seen: number; of: number } | undefined;
+    };
 
 /** What every surface reads of the store. */
 export interface CoreWorld {
@@ -61,6 +99,8 @@ export interface CoreWorld {
   resumeRefusal(session: Session): string | undefined;
   /** the session's cwd is a folder on this machine (R runs dsh there); read once per snapshot */
   cwdExists(session: Session): boolean;
+  /** every diagnostic and audit finding known so far, worst first (the audit runs in the background): the Problems rows */
+  problems(): readonly ProblemRow[];
   /** older generation files beside the session's current one (listed, never read), highest first */
   olderGenerations(session: Session): readonly string[];
   /** a large log: read through its offset index, by turn, never whole (its export or comparison runs in the background) */

@@ -1,11 +1,15 @@
 // What the Turns view reads of the store (a part of the World): a session's
-// turn tree, or why it cannot be read.
+// turn tree and its rows, or why it cannot be read. Built from the session's
+// log (the snapshot's turnLog) and kept across snapshots until the log
+// changes; the rows' clock moves to each snapshot's time.
 import type { SessionEvent } from '../../session/events.js';
-import type { SeedDivergence } from '../../session/problems.js';
+import { seedDivergence, type SeedDivergence } from '../../session/problems.js';
 import type { TreeNode } from '../../session/replay.js';
 import type { LoadProgress, Session } from '../../session/session.js';
 import type { RowSeq } from '../app/window.js';
-import type { Expansion, TurnRow, TurnRowsModel } from './turn-rows.js';
+import type { Snapshot } from '../app/world.js';
+import { LABEL_CAP } from './turn-row-text.js';
+import { buildTurnRows, HistoryRows, indexedContext, rowsContext, type Expansion, type RowsContext, type TurnRow, type TurnRowsModel } from './turn-rows.js';
 
 /** A session's turn tree, or why it cannot be read (a file deleted before it was opened). */
 export type TurnsData =
@@ -35,4 +39,103 @@ export type TurnsData =
 
 export interface TurnsReads {
   turns(session: Session): TurnsData;
+}
+
+/**
+ * How much of each history entry's text a large log's history keeps: what a
+ * row's label reads of it (clip cuts at twice its cap first), so its rows are
+ * the rows of the whole text; the detail pane and the reader read the event.
+ */
+const HISTORY_TEXT_MAX = 2 * LABEL_CAP + 1;
+
+/**
+ * How many entries of a large log's history are kept: its last ones (a
+ * 10 GB log's history has millions of entries, and a row each took 1.2 GB);
+ * `t` on an earlier row shows the history up to there.
+ */
+export const HISTORY_KEEP = 20_000;
+
+/** A session's turn data, as last built. */
+interface Built {
+  /** the log's version it was built from */
+  version: string;
+  data: TurnsData;
+  /** the rows' clock: moved to each snapshot's now, so open turns' ages follow it without a rebuild */
+  ctx?: RowsContext;
+  /** the offset index it was built from (a large log) */
+  index: unknown;
+}
+
+/** Turn data survives snapshots: it is rebuilt only when its session's log changed. */
+const built = new WeakMap<Session, Built>();
+
+function turnsOf(snap: Snapshot, session: Session): TurnsData {
+  const log = snap.turnLog(session);
+  const hit = built.get(session);
+  if (hit && hit.version === log.version && hit.index === log.index()) {
+    if (hit.ctx) hit.ctx.now = snap.now;
+    return hit.data;
+  }
+  let data: TurnsData;
+  let clock: RowsContext | undefined;
+  try {
+    const src = log.source();
+    if (!src.ok) return { ok: false, session, loading: src.loading };
+    const { tree, index } = src;
+    const ctx = (clock = index ? indexedContext(session, index, snap.now) : rowsContext(session, snap.now));
+    let last: { e: Expansion; m: TurnRowsModel } | undefined;
+    let lastHistory: { upTo: number; rows: RowSeq<TurnRow> } | undefined;
+    let divergence: SeedDivergence | null | undefined;
+    data = {
+      ok: true,
+      session,
+      tree,
+      indexed: index !== undefined,
+      event: (seq) => src.event(seq),
+      get partial() {
+        return src.partial();
+      },
+      rows(e) {
+        if (last?.e !== e) last = { e, m: buildTurnRows(tree, e, ctx) };
+        return last.m;
+      },
+      history(upTo) {
+        if (lastHistory?.upTo !== upTo) {
+          const entries = src.history(upTo, HISTORY_TEXT_MAX, HISTORY_KEEP);
+          if (!entries) return []; // (not kept: asked again until read)
+          lastHistory = { upTo, rows: new HistoryRows(entries) };
+        }
+        return lastHistory.rows;
+      },
+      historyHidden: (upTo) => src.hidden(upTo),
+      get historyLoading() {
+        return src.historyLoading();
+      },
+      get divergence() {
+        if (divergence === undefined) {
+          try {
+            divergence = session.kind === 'fork' ? seedDivergence(session, snap.sessions()) : null;
+          } catch {
+            divergence = null; // the parent cannot be read now: nothing to mark
+          }
+        }
+        return divergence;
+      },
+    };
+  } catch (e) {
+    data = { ok: false, session, error: e instanceof Error ? e.message : String(e) };
+    clock = undefined;
+  }
+  built.set(session, { version: log.version, data, ctx: clock, index: log.index() });
+  return data;
+}
+
+export function turnsReads(snap: Snapshot): TurnsReads {
+  return {
+    turns(session) {
+      const data = turnsOf(snap, session);
+      snap.asked(session, data.loading !== undefined);
+      return data;
+    },
+  };
 }

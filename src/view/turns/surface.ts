@@ -12,7 +12,7 @@ import type { App, ViewModule } from '../app/surface.js';
 import { hasTarget, selectionTarget, type TargetOf } from '../app/target.js';
 import { viewKeys } from '../app/view-keys.js';
 import type { World } from '../app/world.js';
-import type { TurnsData } from './reads.js';
+import { turnsReads, type TurnsData } from './reads.js';
 import { type AppState, type Step, selectedSession, step, withStatus } from '../app/state.js';
 import { autoDetail, cutOfRow, openTurns, setTurns, turnsStateOf, turnsView } from './turns-slice.js';
 import { sanitizeInline } from '../text/sanitize.js';
@@ -183,6 +183,7 @@ export const TURNS: ViewModule<'turns'> = {
   active: (s) => s.view === 'turns',
   keys: () => KEYS,
   normalize: follow,
+  reads: turnsReads,
   target: turnsTarget,
   found: (s, world, app) => gotoMatch(s, world, app, 1, true),
   enter: (s, _world, from) => ({ ...s, turnsFrom: from }),
