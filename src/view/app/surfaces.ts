@@ -1,8 +1,9 @@
 // The registry: every surface, in the order they take the keyboard (the
 // overlays, the prompts, the reader and Compare, then the views, whose order
-// is the tabs'). The reducer, the footer, help, the action menu, the tab bar,
-// the body and docs/keys.md all iterate this list, and the app's state and
-// world are composed here from each surface's slice and reads. A new surface
+// is the tabs'). The reducer, the layout, the footer, help, the action menu,
+// the tab bar, the body and docs/keys.md all iterate this list, and the app's
+// state and world are composed here from each surface's slice and reads (the
+// world's by worldOf, on the snapshot src/world takes). A new surface
 // is a folder and its line in SURFACES (its slice and reads, if it has any,
 // in AppState and World), and its body's line in components/app/app.tsx.
 import type { KeyDoc } from './binding.js';
@@ -42,7 +43,7 @@ export const SURFACES = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, SE
 /** The app's one state: the core, and each surface's slice. */
 export interface AppState extends CoreState, SessionsSlice, FilterSlice, LineageSlice, ProblemsSlice, TurnsSlice, SearchSlice, ReaderSlice, CompareSlice, MenuSlice, DialogSlice, HelpSlice {}
 
-/** What the views read of the store: one snapshot (src/world/world.ts builds it). */
+/** What the views read of the store: one snapshot (src/world/world.ts takes it), each view's reads built on it (worldOf). */
 export interface World extends CoreWorld, SessionsReads, LineageReads, TurnsReads {}
 
 /** The first state: on `view` (the first tab unless given), each slice at its start. */
