@@ -19,7 +19,7 @@ import { cancelHistory, cancelIndex, historyOf, historyProgress, historyOn, hist
 import { pauseWhileSkipping, type Session } from '../session/session.js';
 import { fileDiagnosticCount, generationDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
 import type { SessionListItem } from '../session/list-item.js';
-import type { Snapshot, TurnLog, TurnSource, World } from '../view/app/world.js';
+import type { Snapshot, TurnSource, World } from '../view/app/world.js';
 import { worldOf } from '../view/app/surfaces.js';
 import { RootModel } from './root-model.js';
 
@@ -43,8 +43,8 @@ function withRootRows(refusals: ReadonlyMap<string, ListRefusal>, rows: ProblemR
  */
 export const OPEN_SKIP_MS = 16;
 
-/** `session`'s log, opened to read its turns: a large log's index brought up to it, at once for a moment, then in the background. */
-function turnLog(session: Session): TurnLog {
+/** Opens `session`'s log to read its turns (a large log's index brought up to it, at once for a moment, then in the background): its version. */
+function openLog(session: Session): string {
   if (usesIndex(session)) {
     const ix = turnIndexOf(session);
     if (!ix?.current && indexProgress(session) === undefined) {
@@ -56,12 +56,11 @@ function turnLog(session: Session): TurnLog {
     }
     if (!turnIndexOf(session)?.current) indexing.add(session); // the app steps it (openStep) while it is shown
   }
-  return {
-    version: `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}|${session.isLoaded}`,
-    index: () => (usesIndex(session) ? turnIndexOf(session)?.index : undefined),
-    source: () => turnSource(session),
-  };
+  return `${session.length}|${session.log.consumed}|${session.diagnostics.length}|${session.gone}|${session.isLoaded}`;
 }
+
+/** The offset index `session`'s log is read through now (a large log). */
+const logIndex = (session: Session): unknown => (usesIndex(session) ? turnIndexOf(session)?.index : undefined);
 
 /** What `session`'s turns are read from now: its events in memory, or its offset index (a large log); a load or an index under way says how far. */
 function turnSource(session: Session): TurnSource {
@@ -244,7 +243,9 @@ export function snapshotWorld(index: RootIndex, version: number, now: number, ne
     olderGenerations: (s) => olderGenerations(index, s.file),
     problems: () => (opts.base ? opts.base.problems() : problemRowsNow()),
     indexed: (s) => usesIndex(s),
-    turnLog,
+    openLog,
+    logIndex,
+    turnSource,
     asked(session, loading) {
       if (loading || opening(session)) opts.onLoading?.(session);
     },

@@ -32,20 +32,18 @@ export interface Snapshot extends CoreWorld {
   readonly filterAnswers?: FilterAnswers;
   /** the snapshot this one was taken on (only the clock or the filter's answers moved): its derived data is reused */
   readonly base?: World;
-  /** a session's log, opened to read its turns (a large log's index is started or brought up to it) */
-  turnLog(session: Session): TurnLog;
+  /**
+   * Opens a session's log to read its turns (a large log's index is started
+   * or brought up to it): its version, which changes when what the log reads
+   * as changes (it grew, it was re-read, it went).
+   */
+  openLog(session: Session): string;
+  /** the offset index a session's log is read through now (a large log; changes as the index does) */
+  logIndex(session: Session): unknown;
+  /** what a session's turns read from now; throws what the read threw */
+  turnSource(session: Session): TurnSource;
   /** a session's turns were read (`loading`: its events still are): the app goes on opening it in the background */
   asked(session: Session, loading: boolean): void;
-}
-
-/** A session's log as its turns are read from it. */
-export interface TurnLog {
-  /** changes when what the log reads as changes (it grew, it was re-read, it went) */
-  readonly version: string;
-  /** the offset index it is read through now (a large log; changes as the index does) */
-  index(): unknown;
-  /** what it reads as now; throws what the read threw */
-  source(): TurnSource;
 }
 
 /** A session's turns at the source: a tree and its events, in memory or through the offset index, or still loading. */

@@ -1,7 +1,7 @@
 // What the Turns view reads of the store (a part of the World): a session's
 // turn tree and its rows, or why it cannot be read. Built from the session's
-// log (the snapshot's turnLog) and kept across snapshots until the log
-// changes; the rows' clock moves to each snapshot's time.
+// log (the snapshot's openLog and turnSource) and kept across snapshots until
+// the log changes; the rows' clock moves to each snapshot's time.
 import type { SessionEvent } from '../../session/events.js';
 import { seedDivergence, type SeedDivergence } from '../../session/problems.js';
 import type { TreeNode } from '../../session/replay.js';
@@ -70,16 +70,16 @@ interface Built {
 const built = new WeakMap<Session, Built>();
 
 function turnsOf(snap: Snapshot, session: Session): TurnsData {
-  const log = snap.turnLog(session);
+  const version = snap.openLog(session);
   const hit = built.get(session);
-  if (hit && hit.version === log.version && hit.index === log.index()) {
+  if (hit && hit.version === version && hit.index === snap.logIndex(session)) {
     if (hit.ctx) hit.ctx.now = snap.now;
     return hit.data;
   }
   let data: TurnsData;
   let clock: RowsContext | undefined;
   try {
-    const src = log.source();
+    const src = snap.turnSource(session);
     if (!src.ok) return { ok: false, session, loading: src.loading };
     const { tree, index } = src;
     const ctx = (clock = index ? indexedContext(session, index, snap.now) : rowsContext(session, snap.now));
@@ -126,7 +126,7 @@ function turnsOf(snap: Snapshot, session: Session): TurnsData {
     data = { ok: false, session, error: e instanceof Error ? e.message : String(e) };
     clock = undefined;
   }
-  built.set(session, { version: log.version, data, ctx: clock, index: log.index() });
+  built.set(session, { version, data, ctx: clock, index: snap.logIndex(session) });
   return data;
 }
 
