@@ -1,7 +1,7 @@
 // A session as the list keeps it: the item the root model holds per session
 // (its header's fields, its list facts, what the root decides) and the
-// orders the Sessions list sorts items in. Raw and unsanitised: the
-// Sessions view draws rows from items (src/view/sessions/session-list.ts).
+// orders the Sessions list sorts items in. Raw and unsanitised: the views
+// draw their rows from items.
 import { listFactsOf, type ListFacts } from './catalog-row.js';
 import type { ForkBlock, SessionState } from './log-facts.js';
 import type { Session } from './session.js';
