@@ -10,6 +10,7 @@ import path from 'node:path';
 import { isSessionForkError } from './session/errors.js';
 import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, ReadFailure, resolveSession, UsageError, type Out } from './cli/commands.js';
 import { cmdDiff, cmdExport, DIFF_HELP, EXPORT_HELP } from './cli/branch-commands.js';
+import { CHANGES_HELP, cmdChanges } from './cli/changes-command.js';
 import { defaultRoot, tuiStartOptions, type DefaultRoot } from './cli/default-root.js';
 import { folderProblem, folderState, looksLikePath } from './cli/folder-arg.js';
 import { useColor } from './cli/format.js';
@@ -33,6 +34,8 @@ usage:
   dsh-browse lineage  [--dir DIR] [--json]           the parent/child forest
   dsh-browse audit    [--dir DIR] [--json]           invariant findings (exit 1 on any error)
   dsh-browse diff     [--dir DIR] A B [--json]       compare two sessions from their common ancestor
+  dsh-browse changes  [--dir DIR] SESSION [--since OTHER] [--json]
+                                                     the files a session wrote or edited, as diffs
   dsh-browse export   [--dir DIR] --session ID [--at SEQ] [--format md|html|json]
                                                      a readable transcript on stdout
   dsh-browse find     [--dir DIR] QUERY [--json]     events matching QUERY (exit 1 when none, like grep)
@@ -88,6 +91,7 @@ const COMMAND_HELP: Record<string, string> = {
   (speed 1; larger is faster), sometimes tearing a line across two appends, so
   the browser can be watched following it live. Ctrl-C ends the turn cleanly.`,
   diff: DIFF_HELP,
+  changes: CHANGES_HELP,
   export: EXPORT_HELP,
   cache: `dsh-browse cache [--clear]
   The fact cache: what each session log's read found (the list's facts and the
@@ -130,7 +134,7 @@ function parseIntArg(name: string, v: string | undefined): number | undefined {
 }
 
 /** The commands that only read: without --dir they read the browser's default root. */
-const READS_DEFAULT_ROOT = new Set(['list', 'tree', 'lineage', 'audit', 'find', 'diff', 'export']);
+const READS_DEFAULT_ROOT = new Set(['list', 'tree', 'lineage', 'audit', 'find', 'diff', 'changes', 'export']);
 
 /** The folder a command or the browser works on: --dir (or the browser's DIR), else the browser's default root. */
 function rootFor(cmd: string | undefined, given: string | undefined): { dir: string; chosen?: DefaultRoot } {
@@ -249,7 +253,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${sanitizeInline(u.dir)}\n${u.files} file(s), ${u.bytes} bytes\n`);
     return 0;
   }
-  const extra = cmd === 'diff' ? 3 : 1; // diff A B
+  const extra = cmd === 'diff' ? 3 : cmd === 'changes' ? 2 : 1; // diff A B, changes SESSION
   if (positionals.length > extra) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[extra])}`);
   const out = outFor(process.stdout, values.json);
   const err = outFor(process.stderr, false);
@@ -277,6 +281,11 @@ export async function main(argv: string[]): Promise<number> {
     case 'diff':
       if (positionals.length < 3) throw new UsageError('diff needs two sessions: dsh-browse diff A B');
       return cmdDiff(index, usageOnNotFound(() => resolveSession(index, positionals[1], abs)), usageOnNotFound(() => resolveSession(index, positionals[2], abs)), out, process.stdout.columns);
+    case 'changes': {
+      if (positionals.length < 2) throw new UsageError('changes needs a session: dsh-browse changes SESSION [--since OTHER]');
+      const since = values.since === undefined ? undefined : usageOnNotFound(() => resolveSession(index, values.since, abs));
+      return cmdChanges(usageOnNotFound(() => resolveSession(index, positionals[1], abs)), since, out);
+    }
     case 'export':
       return cmdExport(index, usageOnNotFound(() => resolveSession(index, values.session, abs)), parseIntArg('at', values.at), values.format, out);
   }

@@ -13,6 +13,7 @@ export const OPTIONS = {
   turns: { type: 'string' },
   speed: { type: 'string' },
   format: { type: 'string' },
+  since: { type: 'string' },
   'no-torn': { type: 'boolean', default: false },
   all: { type: 'boolean', default: false },
   'no-cache': { type: 'boolean', default: false },

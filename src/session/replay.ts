@@ -62,7 +62,7 @@ const MESSAGE_TYPES: Record<string, string> = {
   'system/message': 'system',
 };
 
-function toolResultText(e: SessionEvent): { text: string; isError: boolean } {
+export function toolResultText(e: SessionEvent): { text: string; isError: boolean } {
   const d = e.data ?? {};
   const msg = messageOf(e);
   const blocks: unknown[] = Array.isArray(d.content) ? d.content : Array.isArray(msg.content) ? (msg.content as unknown[]) : [];
