@@ -355,6 +355,9 @@ export class AppController {
       case 'compare':
         this.work.compare(e.work, e.left, e.right);
         return;
+      case 'changes':
+        this.work.changes(e.work, e.session);
+        return;
       case 'searchTurns':
         this.turnSearch.start(e.session, e.key, e.query, e.text);
         return;

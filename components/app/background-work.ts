@@ -1,10 +1,11 @@
-// An export (x) or a comparison (c) of a large log, made in background slices
-// (ExportJob, compareSteps): its progress is drawn every PROGRESS_MS, its
+// An export (x), a comparison (c) or the changes (C) of a large log, made in
+// background slices (ExportJob, compareSteps, changesSteps): its progress is drawn every PROGRESS_MS, its
 // result or failure goes through the reducer as an action, and it is dropped
 // (reads and temp file closed) once the state no longer has it (Esc). An
 // export of a small log is written at once, here too, so the controller only
 // says which. Its own file: the one job that writes files for the user.
 import { ExportJob, exportToFile } from '../../src/export/export.js';
+import { changesSteps, ownFrom } from '../../src/session/changes.js';
 import { compareSteps } from '../../src/session/compare.js';
 import type { Session } from '../../src/session/session.js';
 import type { AppAction, AppState, WorkResult } from '../../src/view/app/state.js';
@@ -75,6 +76,22 @@ export class BackgroundWork {
         return undefined;
       },
       progress: () => (total > 0 ? Math.min(1, read / total) : 1),
+      close: () => void steps.return(undefined as never),
+    });
+  }
+
+  /** C on a large log: its events folded in slices (changesSteps). */
+  changes(id: number, session: Session): void {
+    let read = 0;
+    const steps = changesSteps(session, ownFrom(session, undefined), this.jobs.spent);
+    this.start(id, {
+      step: () => {
+        const r = steps.next();
+        if (r.done) return { kind: 'changes', changes: r.value };
+        read = r.value;
+        return undefined;
+      },
+      progress: () => (session.length > 0 ? Math.min(1, read / session.length) : 1),
       close: () => void steps.return(undefined as never),
     });
   }

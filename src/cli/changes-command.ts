@@ -1,6 +1,6 @@
 // The headless `changes` command: what a session (or a branch since another
 // session) did to the code, from its log (src/session/changes.ts).
-import { changesJson, commandEnd, sessionChanges, type FileChanges } from '../session/changes.js';
+import { changesJson, commandEnd, editHeading, sessionChanges, type FileChanges } from '../session/changes.js';
 import { safeStringify } from '../session/json-safe.js';
 import type { Session } from '../session/session.js';
 import { jsonSafe } from '../export/escape.js';
@@ -64,7 +64,7 @@ function* changesText(s: Session, since: Session | undefined, out: Out): Generat
   for (const f of own)
     for (const e of f.edits) {
       if (e.inherited) continue;
-      yield '\n' + p('bold', `# ${sanitizeInline(f.path)}: seq ${e.seq}, turn ${e.turn}, ${sanitizeInline(e.tool)}${e.failed ? ' (failed)' : e.pending ? ' (no result)' : ''}`) + '\n';
+      yield '\n' + p('bold', sanitizeInline(editHeading(f.path, e))) + '\n';
       for (const l of sanitizeBlock(e.diff.replace(/\n$/, ''))) yield diffColor(p, l) + '\n';
     }
 }

@@ -56,6 +56,9 @@ export type CallEffect =
   | { kind: 'unknown'; path: string }
   | { kind: 'none' };
 
+/** Tools that write or edit a file (what callEffect can tell as an edit). */
+export const EDIT_TOOLS: ReadonlySet<string> = new Set(['edit', 'write', 'str_replace_editor']);
+
 /** Tools that only read: a path they name is not a change. */
 const READ_ONLY = new Set(['read', 'read_image', 'glob', 'grep', 'ls', 'list', 'list_dir', 'view', 'web_fetch', 'web_search', 'todo_write', 'todo_read']);
 const PATH_KEYS = ['file_path', 'path', 'filePath', 'file', 'filename', 'target'];
@@ -238,4 +241,9 @@ export function effectCounts(hunks: readonly Hunk[]): { added: number; removed: 
     removed += c.removed;
   }
   return { added, removed };
+}
+
+/** The counts of one edit (one owner: the Turns row, the Changes view and `changes` all ask it). */
+export function editCounts(e: CallEffect): { added: number; removed: number } {
+  return e.kind === 'edit' ? effectCounts(e.hunks) : { added: 0, removed: 0 };
 }

@@ -12,7 +12,7 @@
 // applied wins. A shell command may change any file, so it forgets every
 // known text.
 import { structuredPatch } from 'diff';
-import { callEffect, effectCounts, hunkLines, MAX_EDIT, splitLines, type CallEffect, type CallOutcome, type Hunk } from './call-effect.js';
+import { callEffect, editCounts, effectCounts, hunkLines, MAX_EDIT, splitLines, type CallEffect, type CallOutcome, type Hunk } from './call-effect.js';
 import { canonicalJson } from './audit.js';
 import type { SessionEvent } from './events.js';
 import { textOf } from './json-safe.js';
@@ -87,9 +87,34 @@ interface PendingCall {
   callId: string;
 }
 
-/** The counts of one edit (one owner: the Turns row, the Changes view and `changes` all ask it). */
-export function editCounts(e: CallEffect): { added: number; removed: number } {
-  return e.kind === 'edit' ? effectCounts(e.hunks) : { added: 0, removed: 0 };
+/** A file's totals over its edits: only its own that did not fail count (the one owner of a file's +n −m). */
+export function fileTotals(edits: readonly FileEdit[]): { created: boolean; added: number; removed: number } {
+  let created = false;
+  let added = 0;
+  let removed = 0;
+  for (const x of edits) {
+    if (x.inherited || x.failed || x.pending) continue;
+    created ||= x.created;
+    added += x.added;
+    removed += x.removed;
+  }
+  return { created, added, removed };
+}
+
+/** The line that heads an edit's diff: where it is in the log, and whether it failed. */
+export function editHeading(path: string, e: FileEdit): string {
+  return `# ${path}: seq ${e.seq}, turn ${e.turn}, ${e.tool}${e.failed ? ' (failed)' : e.pending ? ' (no result)' : ''}${e.inherited ? ' (inherited)' : ''}`;
+}
+
+/** The changes made by the events with seq in [from, to] (a turn's): each file's edits there, its totals over them. */
+export function changesWithin(c: Changes, from: number, to: number): Changes {
+  const within = (x: { seq: number }) => x.seq >= from && x.seq <= to;
+  const files: FileChanges[] = [];
+  for (const f of c.files) {
+    const edits = f.edits.filter(within);
+    if (edits.length > 0) files.push({ path: f.path, ...fileTotals(edits), edits });
+  }
+  return { files, commands: c.commands.filter(within), unknown: c.unknown.filter(within) };
 }
 
 /**
@@ -147,10 +172,7 @@ export class ChangesFold {
     this.flushOpen();
     const files = [...this.files.values()];
     for (const f of files) {
-      const own = f.edits.filter((x) => !x.inherited && !x.failed && !x.pending);
-      f.created = own.some((x) => x.created);
-      f.added = own.reduce((n, x) => n + x.added, 0);
-      f.removed = own.reduce((n, x) => n + x.removed, 0);
+      Object.assign(f, fileTotals(f.edits));
       const text = this.known.get(f.path);
       if (text !== undefined) f.text = text;
     }
@@ -302,6 +324,32 @@ export function hunksDiff(path: string, hunks: readonly Hunk[], note?: string): 
   return out.join('\n') + '\n';
 }
 
+/**
+ * The changes of `s` in steps (the browser's slices, for a large log): it
+ * yields the events read so far wherever the read pauses (`pause()` says
+ * when), and returns the changes; return() closes the log.
+ */
+export function* changesSteps(s: Session, inheritedBefore: number | undefined, pause: () => boolean): Generator<number, Changes> {
+  const fold = new ChangesFold({ cwd: cwdOf(s), inheritedBefore });
+  let read = 0;
+  const it = s.pausedBatches(Infinity, pause);
+  try {
+    for (let r = it.next(); !r.done; r = it.next()) {
+      if (r.value === undefined) {
+        yield read;
+        continue;
+      }
+      for (const e of r.value) fold.add(e);
+      read += r.value.length;
+    }
+  } finally {
+    it.return?.(undefined);
+  }
+  return fold.result();
+}
+
+const cwdOf = (s: Session): string | undefined => (typeof s.header.cwd === 'string' ? s.header.cwd : undefined);
+
 /** The changes of a log read in batches (Session.eventBatches). */
 export function changesOf(batches: Iterable<readonly SessionEvent[]>, opts: { cwd?: string; inheritedBefore?: number } = {}): Changes {
   const fold = new ChangesFold(opts);
@@ -340,7 +388,7 @@ function* flat(batches: Iterable<readonly SessionEvent[]>): Generator<SessionEve
 
 /** The changes of `s`, its own set apart from what it inherited (ownFrom). */
 export function sessionChanges(s: Session, since?: Session): Changes {
-  return changesOf(s.eventBatches(), { cwd: typeof s.header.cwd === 'string' ? s.header.cwd : undefined, inheritedBefore: ownFrom(s, since) });
+  return changesOf(s.eventBatches(), { cwd: cwdOf(s), inheritedBefore: ownFrom(s, since) });
 }
 
 /** The JSON of `changes --json` (and each side's `changes` in `diff --json`): the file's kept text left out. */

@@ -1,6 +1,7 @@
 // Replay: the turn tree (turn -> steps -> messages, tool calls with their
 // results, other events in place) and the model history (docs/formats.md,
 // "Replay and invariants").
+import { callEffect, editCounts, EDIT_TOOLS } from './call-effect.js';
 import { advertisedCalls, callIdOf, syntheticResult, type Advertised, type Synthetic } from './harness-closers.js';
 import { contentText, endReason, isHumanPrompt, isSurfaceType, messageOf, type SessionEvent } from './events.js';
 // Event data is hostile input: JSON.stringify, String() and `${}` recurse and
@@ -20,7 +21,7 @@ export type TreeNode =
   | { kind: 'turn'; seq: number; lastSeq: number; turn: number; open: boolean; reason?: string; reasonData?: unknown; prompt?: string; children: TreeNode[]; childCount?: number; allRows?: number }
   | { kind: 'step'; seq: number; lastSeq: number; turn: number; step: number; open: boolean; children: TreeNode[]; childCount?: number; tools?: ToolCounts; allRows?: number }
   | { kind: 'message'; seq: number; lastSeq: number; role: string; type: string; text: string; reasoning?: string }
-  | { kind: 'tool'; seq: number; lastSeq: number; callId: string; name: string; arguments: string; result?: ToolResultInfo }
+  | { kind: 'tool'; seq: number; lastSeq: number; callId: string; name: string; arguments: string; result?: ToolResultInfo; change?: { added: number; removed: number } }
   | { kind: 'chunks'; seq: number; lastSeq: number; count: number }
   | { kind: 'event'; seq: number; lastSeq: number; type: string; summary: string };
 
@@ -220,6 +221,8 @@ export function buildTurnTree(events: readonly SessionEvent[], within?: number):
         if (call && !call.result) {
           call.result = result;
           call.lastSeq = e.seq;
+          // a write or edit that did not fail: the lines it changed (changes.ts owns the count)
+          if (!result.isError && EDIT_TOOLS.has(call.name)) call.change = editCounts(callEffect(call.name, call.arguments, { isError: false, text: '', meta: d.meta }));
         } else if (ad) {
           // a call advertised and never started, settled (by the harness's TOOL_NOT_STARTED result)
           advertised.delete(callId);

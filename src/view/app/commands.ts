@@ -49,7 +49,7 @@ export function exportKey(s: AppState, world: World, app: App): Step {
 /** Esc while a background work runs: it is dropped (the app closes its reads and its temp file). */
 export function cancelWork(s: AppState): Step {
   const w = s.work!;
-  return withStatus({ ...s, work: undefined }, `${w.kind === 'export' ? 'export' : 'compare'} cancelled`);
+  return withStatus({ ...s, work: undefined }, `${w.kind} cancelled`);
 }
 
 /** The background work read on, ended or failed: its answer, if it is still the work under way. */
@@ -60,7 +60,7 @@ export function workAnswer(s: AppState, a: Extract<AppAction, { type: 'workProgr
   const rest = { ...s, work: undefined };
   if (a.type === 'workFailed') return withStatus(rest, `${w.kind} failed: ${sanitizeInline(a.message)}`, 'error');
   if (a.result.kind === 'export') return exported(rest, a.result.file, a.result.bytes);
-  return step(rest); // (a comparison: Compare answers it first)
+  return step(rest); // (a comparison, changes: their surface answers them first)
 }
 
 /** The export file is written. */

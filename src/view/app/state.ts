@@ -5,6 +5,7 @@
 // the actions every view shares (commands.ts); the registry (surfaces.ts)
 // says who has the keyboard and what the highlighted row means.
 import type { Query } from '../../session/query.js';
+import type { Changes } from '../../session/changes.js';
 import { type Comparison } from '../../session/compare.js';
 import { type ResumeCommand } from '../../session/resume-command.js';
 import type { Session } from '../../session/session.js';
@@ -53,7 +54,7 @@ export type { AppState } from './surfaces.js';
  */
 export interface BackgroundWork {
   id: number;
-  kind: 'export' | 'compare';
+  kind: 'export' | 'compare' | 'changes';
   /** the session(s) it reads, as the status names them (sanitized) */
   label: string;
   /** how much is read, 0 to 1 */
@@ -61,7 +62,10 @@ export interface BackgroundWork {
 }
 
 /** What a background work brings back. */
-export type WorkResult = { kind: 'export'; file: string; bytes: number } | { kind: 'compare'; comparison: Comparison };
+export type WorkResult =
+  | { kind: 'export'; file: string; bytes: number }
+  | { kind: 'compare'; comparison: Comparison }
+  | { kind: 'changes'; changes: Changes };
 
 export type AppAction =
   | { type: 'key'; press: KeyPress }
@@ -97,6 +101,8 @@ export type Effect =
   | { type: 'export'; session: Session; upTo?: number; work?: number }
   /** compare `left` with `right` in the background, as the work `work` (workDone brings the comparison) */
   | { type: 'compare'; left: Session; right: Session; work: number }
+  /** read what `session` changed in the background, as the work `work` (workDone brings the changes) */
+  | { type: 'changes'; session: Session; work: number }
   /** search a large log's events in the background (the `/` search of Turns); its answers come back as searchProgress/searchDone */
   | { type: 'searchTurns'; session: Session; key: string; query: Query; text: string };
 

@@ -70,7 +70,7 @@ export interface SurfaceModule<Id extends string = SurfaceId> {
   resized?(s: AppState): AppState;
   /** what it reads of the store, built from a snapshot (its part of the World: reads.ts) */
   reads?(snap: Snapshot): object;
-  /** its key opens it (the fork dialog: f on the target; Compare: c; help: ?) */
+  /** its key opens it (the fork dialog: f on the target; Compare: c; Changes: C; help: ?) */
   open?(s: AppState, world: World, app: App): Step;
   /** opens `page` full screen over the current view, whose rows the actions still mean (the reader) */
   read?(s: AppState, world: World, page: Page): Step;
@@ -99,6 +99,8 @@ export interface App {
   fork(s: AppState, world: World): Step;
   /** c on a view: Compare, the marked session against the target */
   compare(s: AppState, world: World): Step;
+  /** C on a view: Changes, what the target session (in Turns, its turn) did to the code */
+  changes(s: AppState, world: World): Step;
   /** ? anywhere: the keys of the surface it is pressed on */
   help(s: AppState, world: World): Step;
   /** `page` full screen over the current view (Enter on a leaf, o) */

@@ -17,6 +17,7 @@ import { initialTurns, type TurnsSlice } from '../turns/turns-slice.js';
 import type { SearchSlice } from '../search/slice.js';
 import type { ReaderSlice } from '../reader/slice.js';
 import type { CompareSlice } from '../compare/slice.js';
+import type { ChangesSlice } from '../changes/slice.js';
 import type { MenuSlice } from '../menu/slice.js';
 import type { DialogSlice } from '../dialog/slice.js';
 import type { HelpSlice } from '../help/slice.js';
@@ -33,15 +34,16 @@ import { FILTER } from '../filter/surface.js';
 import { SEARCH } from '../search/surface.js';
 import { READER } from '../reader/surface.js';
 import { COMPARE } from '../compare/surface.js';
+import { CHANGES } from '../changes/surface.js';
 import { SESSIONS } from '../sessions/surface.js';
 import { TURNS } from '../turns/surface.js';
 import { LINEAGE } from '../lineage/surface.js';
 import { PROBLEMS } from '../problems/surface.js';
 
-export const SURFACES = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, SESSIONS, TURNS, LINEAGE, PROBLEMS] as const;
+export const SURFACES = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, CHANGES, SESSIONS, TURNS, LINEAGE, PROBLEMS] as const;
 
 /** The app's one state: the core, and each surface's slice. */
-export interface AppState extends CoreState, SessionsSlice, FilterSlice, LineageSlice, ProblemsSlice, TurnsSlice, SearchSlice, ReaderSlice, CompareSlice, MenuSlice, DialogSlice, HelpSlice {}
+export interface AppState extends CoreState, SessionsSlice, FilterSlice, LineageSlice, ProblemsSlice, TurnsSlice, SearchSlice, ReaderSlice, CompareSlice, ChangesSlice, MenuSlice, DialogSlice, HelpSlice {}
 
 /** What the views read of the store: one snapshot (src/world/world.ts takes it), each view's reads built on it (worldOf). */
 export interface World extends CoreWorld, SessionsReads, LineageReads, TurnsReads {}
@@ -96,6 +98,7 @@ export const APP: App = {
   openSession: (s, world, key, seq) => SHOWS.openSession!(s, world, APP, key, seq),
   fork: (s, world) => DIALOG.open!(s, world, APP),
   compare: (s, world) => COMPARE.open!(s, world, APP),
+  changes: (s, world) => CHANGES.open!(s, world, APP),
   help: (s, world) => HELP.open!(s, world, APP),
   read: (s, world, page) => READS.read!(s, world, page),
   active: (s) => ALL.find((m) => isActive(m, s)) ?? byId.get(s.view)!,

@@ -83,9 +83,11 @@ export function workBusy(s: AppState): string | undefined {
   return s.work ? `${workLine(s.work)} under way: wait, or Esc to cancel it` : undefined;
 }
 
+const WORK_VERB: Record<BackgroundWork['kind'], string> = { export: 'exporting', compare: 'comparing', changes: 'reading the changes of' };
+
 /** What a background work does and how far it is: `exporting big 42%` (the title bar adds `· Esc cancels`). */
 export function workLine(w: BackgroundWork): string {
-  return `${w.kind === 'export' ? 'exporting' : 'comparing'} ${w.label} ${Math.floor(100 * w.done)}%`;
+  return `${WORK_VERB[w.kind]} ${w.label} ${Math.floor(100 * w.done)}%`;
 }
 
 /** x: a session under the cursor, and no background work under way. */

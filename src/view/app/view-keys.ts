@@ -1,5 +1,5 @@
 // The keys every view has, around each view's own: moves, Enter, f, a, Esc,
-// Tab, m, c, x, y, R, ?, q. A view module (src/view/<view>/surface.ts) hands
+// Tab, m, c, C, x, y, R, ?, q. A view module (src/view/<view>/surface.ts) hands
 // over how its list moves, what Enter and Esc mean there and its own keys;
 // the actions on the target are the same handlers everywhere (commands.ts).
 import { ch, either, flag, type Binding, type Handler, type Reason } from './binding.js';
@@ -68,6 +68,10 @@ export function viewKeys(p: ViewParts): Binding[] {
       menu: (s, w, app) => { const t = app.target(s, w); return hasTarget(t) && s.mark === t.key ? 'unmark' : 'mark for compare'; },
     },
     { keys: 'c', help: 'compare the marked session with this one, from their common ancestor', menu: 'compare with the marked session', match: ch('c'), run: (s, w, app) => app.compare(s, w), disabled: compareDisabled },
+    {
+      keys: 'C', help: p.exportsUpTo ? "the files the selected row's turn wrote or edited, as diffs, and the commands it ran" : 'the files the session wrote or edited, as diffs, and the commands it ran',
+      menu: p.exportsUpTo ? "changes of this turn (files, diffs)" : 'changes (files, diffs)', match: ch('C'), run: (s, w, app) => app.changes(s, w), disabled: exportDisabled,
+    },
     {
       keys: 'x', match: ch('x'), run: exportKey, disabled: exportDisabled,
       help: p.exportsUpTo ? 'export the session up to the selected row as Markdown to a new file (0600) in the current folder' : 'export the session as Markdown to a new file (0600) in the current folder',

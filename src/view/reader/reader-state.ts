@@ -70,7 +70,8 @@ export type ReaderAction =
   | { type: 'prev' };
 
 const MAX_JSON_BYTES = 8 * 1024 * 1024;
-const HUNK = /^@@ -\d+(,\d+)? \+\d+(,\d+)? @@/;
+// a hunk whose place in the file is not known reads `@@ -?,n +?,m @@` (a branch's changes: src/session/changes.ts)
+const HUNK = /^@@ -(\d+|\?)(,\d+)? \+(\d+|\?)(,\d+)? @@/;
 const META = /^(diff |index |--- |\+\+\+ |new file mode|deleted file mode|old mode|new mode|similarity index|rename (from|to) |Binary files )/;
 
 /** Whether the lines look like a unified diff: a hunk header, or a `diff --git` / `---`+`+++` file header. */

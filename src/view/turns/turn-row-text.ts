@@ -96,7 +96,9 @@ export function resultBadge(n: Node<'tool'>): Segment {
 
 export function toolSegments(n: Node<'tool'>): Segment[] {
   // the outcome first: a long argument string must not push it off the row
-  const out: Segment[] = [{ text: 'tool ', dim: true }, { text: clip(n.name, 60), bold: true }, { text: ' ' }, resultBadge(n), { text: '  ' }, { text: clip(n.arguments, 50), dim: true }];
+  const out: Segment[] = [{ text: 'tool ', dim: true }, { text: clip(n.name, 60), bold: true }, { text: ' ' }, resultBadge(n)];
+  if (n.change) out.push({ text: ' ' }, { text: `+${n.change.added}`, color: 'green' }, { text: ' ' }, { text: `−${n.change.removed}`, color: 'red' });
+  out.push({ text: '  ' }, { text: clip(n.arguments, 50), dim: true });
   if (n.result) out.push({ text: ' → ', dim: true }, { text: clip(n.result.text.trim()), dim: true });
   return out;
 }

@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportSession } from '../../../src/export/export.js';
+import { sessionChanges } from '../../../src/session/changes.js';
 import { compareSessions, comparisonJson } from '../../../src/session/compare.js';
+import { changesList } from '../../../src/view/changes/changes-rows.js';
 import type { BackgroundWork } from '../../../src/view/app/state.js';
 import { setIndexedMin } from '../../../src/storage/indexed-turns.js';
 import { loadRootSync } from '../../../src/storage/load-root.js';
@@ -146,6 +148,36 @@ describe('export and compare of a large log, in the background', () => {
       expect([want.prefix, want.sharedTurns, want.left.turns.length, want.right.turns.length]).toEqual([2101, 300, 300, 200]);
       expect(index.store.get('big')!.isLoaded).toBe(false);
       expect(index.store.get('other')!.isLoaded).toBe(false);
+    } finally {
+      m.unmount();
+    }
+  });
+
+  it('C folds a large log in slices: the changes made at once; Esc cancels a read under way', async () => {
+    // 3,000 turns of one edit each: a read long enough to be under way when Esc comes
+    const rows: Array<[string, unknown?]> = [];
+    for (let t = 1; t <= 3000; t++) {
+      const args = JSON.stringify({ file_path: `src/f${t % 7}.ts`, old_string: `a${t}`, new_string: `b${t}\nc${t}` });
+      const result = { message: { role: 'user', content: [{ type: 'tool-result', toolCallId: `c${t}`, content: [{ type: 'text', text: 'ok' }], isError: false }], source: { kind: 'tool', callId: `c${t}` } } };
+      rows.push(['turn/start', { turn: t }], ['tool/call', { turn: t, step: 1, callId: `c${t}`, name: 'edit', arguments: args }], ['tool/result', { turn: t, step: 1, ...result }], ['turn/end', { turn: t, reason: { kind: 'completed' } }]);
+    }
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, 'edits.jsonl'), logText(hdr('edits'), evs(...rows)));
+    const index = loadRootSync(dir);
+    const m = mountApp({ index, view: 'sessions', size: { columns: 120, rows: 30 } });
+    try {
+      await m.idle();
+      await m.press('C', KEY.esc);
+      await m.idle();
+      expect(m.frame()).toContain('changes cancelled');
+      expect(m.state().changes).toBeUndefined();
+      const works = recordWork(m);
+      await m.press('C');
+      expect(works[0]).toMatchObject({ kind: 'changes', label: 'edits' });
+      await m.idle();
+      const at = changesList('edits', 'the session', sessionChanges(index.store.list()[0]));
+      expect(m.state().changes?.list).toEqual(at);
+      expect(m.frame()).toContain('files written or edited · 7 files  +6000 −3000');
     } finally {
       m.unmount();
     }
