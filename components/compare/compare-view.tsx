@@ -24,7 +24,7 @@ export interface CompareViewProps {
   from?: number;
 }
 
-export const COMPARE_HINT = '↑↓ row  ←→ side  enter open turn  esc back';
+export const COMPARE_HINT = '↑↓ row  ←→ side  enter open  esc back';
 
 const MARK = 2; // "▶ " before the selected row
 
@@ -53,7 +53,7 @@ const Row = memo(function Row({ comparison, row, width, selected, side }: RowPro
   return (
     <Box flexDirection="column">
       {renderCompareRow(comparison, row, w).map((l, i) => (
-        <Text key={i} wrap="truncate" color={color} bold={row.kind === 'totals'}>
+        <Text key={i} wrap="truncate" color={color} bold={row.kind === 'totals' || row.kind === 'files'}>
           {mark(i)}
           <Text inverse={selected}>{l}</Text>
         </Text>

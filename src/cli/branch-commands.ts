@@ -15,9 +15,12 @@ export const DIFF_HELP = `dsh-browse diff [--dir DIR] A B [--json]
   Compares two sessions (ids or files) from their common ancestor: the nearest
   session both descend from through fork edges, and the last seq where their
   logs agree. Then each branch's own turns side by side (prompt, tool calls,
-  end reason, tokens, duration), equal turns folded into one row, and totals.
-  --json: {ancestor: {id, file, seq} | null, prefix, sharedTurns,
-           left: {id, file, turns: [{turn, prompt, tools: [{name, args, error}], reason, usage, ms, …}], totals},
+  end reason, tokens, duration), equal turns folded into one row, totals, and
+  the files each branch wrote or edited on its own: only one branch, or both
+  and whether they ended the same (see dsh-browse changes --help).
+  --json: {ancestor: {id, file, seq} | null, prefix, sharedTurns, files: [{path, verdict}],
+           left: {id, file, turns: [{turn, prompt, tools: [{name, args, error}], reason, usage, ms, …}], totals,
+                  changes: {files, commands, unknown}},
            right: {…}}`;
 
 export const EXPORT_HELP = `dsh-browse export [--dir DIR] --session ID [--at SEQ] [--format md|html|json]

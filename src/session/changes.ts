@@ -117,6 +117,16 @@ export function changesWithin(c: Changes, from: number, to: number): Changes {
   return { files, commands: c.commands.filter(within), unknown: c.unknown.filter(within) };
 }
 
+/** `c` with every edit, command and path before seq `before` inherited (a comparison's shared prefix), the totals again. */
+export function inheritedBefore(c: Changes, before: number): Changes {
+  const mark = <T extends { seq: number; inherited: boolean }>(x: T): T => (x.seq < before && !x.inherited ? { ...x, inherited: true } : x);
+  const files = c.files.map((f) => {
+    const edits = f.edits.map(mark);
+    return { ...f, edits, ...fileTotals(edits) };
+  });
+  return { files, commands: c.commands.map(mark), unknown: c.unknown.map(mark) };
+}
+
 /**
  * Folds a log's events into its Changes. `inheritedBefore`: events with a
  * smaller seq are inherited (a fork's cut, or the prefix shared with the

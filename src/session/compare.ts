@@ -15,6 +15,8 @@
 //   branch's own, aligned turn by turn (longest common subsequence of equal
 //   turns), so equal turns can be folded into one row.
 import { canonicalJson } from './audit.js';
+import { fileComparison, type FilePair } from './branch-files.js';
+import { ChangesFold, changesJson, inheritedBefore, type Changes } from './changes.js';
 import type { SessionEvent } from './events.js';
 import { parentLink } from './lineage.js';
 import type { Session } from './session.js';
@@ -59,6 +61,8 @@ export interface CompareSide {
   /** the branch's own turns: those not wholly inside the shared prefix */
   turns: TurnSummary[];
   totals: CompareTotals;
+  /** what the branch did to the code; the edits in the shared prefix are inherited */
+  changes: Changes;
 }
 
 /** One aligned line: equal turns on both sides, or each side's own (either may be missing). */
@@ -78,6 +82,8 @@ export interface Comparison {
   left: CompareSide;
   right: CompareSide;
   pairs: AlignedPair[];
+  /** each file either branch changed on its own, side by side */
+  files: FilePair[];
 }
 
 /** Number of leading events equal in both logs. */
@@ -181,6 +187,7 @@ const NEVER = () => false;
  */
 class SideRead {
   readonly turns: TurnSummary[] = [];
+  readonly changes: ChangesFold;
   count = 0;
   private seg: SessionEvent[] = [];
   private batch: readonly SessionEvent[] = [];
@@ -190,6 +197,7 @@ class SideRead {
 
   constructor(s: Session, pause: () => boolean) {
     this.it = s.pausedBatches(Infinity, pause);
+    this.changes = new ChangesFold({ cwd: typeof s.header.cwd === 'string' ? s.header.cwd : undefined });
   }
 
   /** The next event; undefined at the end; PAUSED where the read pauses (ask again). */
@@ -213,6 +221,7 @@ class SideRead {
       this.seg = [];
     }
     this.seg.push(e);
+    this.changes.add(e);
     this.count++;
     return e;
   }
@@ -271,13 +280,16 @@ export function* compareSteps(a: Session, b: Session, sessions: readonly Session
     const sharedTurns = ra.turns.filter(isShared);
     const ownA = ra.turns.filter((t) => !isShared(t));
     const ownB = rb.turns.filter((t) => !isShared(t));
+    const changesA = inheritedBefore(ra.changes.result(), prefix);
+    const changesB = rb === ra ? changesA : inheritedBefore(rb.changes.result(), prefix);
     return {
       ancestor: anc ? { session: anc, seq: prefix - 1 } : null,
       prefix,
       sharedTurns,
-      left: { session: a, turns: ownA, totals: totalsOf(ownA) },
-      right: { session: b, turns: ownB, totals: totalsOf(ownB) },
+      left: { session: a, turns: ownA, totals: totalsOf(ownA), changes: changesA },
+      right: { session: b, turns: ownB, totals: totalsOf(ownB), changes: changesB },
       pairs: alignTurns(ownA, ownB),
+      files: fileComparison(changesA, changesB),
     };
   } finally {
     ra.close();
@@ -294,11 +306,13 @@ export function comparisonJson(c: Comparison) {
     file: s.session.file,
     turns: s.turns.map((t) => ({ ...t, equal: equal.has(t) })),
     totals: s.totals,
+    changes: changesJson(s.changes),
   });
   return {
     ancestor: c.ancestor ? { id: c.ancestor.session.id, file: c.ancestor.session.file, seq: c.ancestor.seq } : null,
     prefix: c.prefix,
     sharedTurns: c.sharedTurns.length,
+    files: c.files.map((f) => ({ path: f.path, verdict: f.verdict })),
     left: side(c.left, equalL),
     right: side(c.right, equalR),
   };

@@ -39,7 +39,7 @@ describe('dsh-browse diff', () => {
     const j = JSON.parse(r.stdout);
     expect(j.ancestor).toEqual({ id: 'fix-flaky-retry-test', file: path.join(dir, 'fix-flaky-retry-test.jsonl'), seq: 43 });
     for (const side of [j.left, j.right]) {
-      expect(Object.keys(side)).toEqual(['id', 'file', 'turns', 'totals']);
+      expect(Object.keys(side)).toEqual(['id', 'file', 'turns', 'totals', 'changes']);
       expect(path.isAbsolute(side.file)).toBe(true);
       for (const t of side.turns) {
         for (const k of ['turn', 'prompt', 'tools', 'reason', 'usage', 'ms']) expect(t).toHaveProperty(k);

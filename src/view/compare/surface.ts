@@ -1,6 +1,8 @@
 // Compare, over the views after `c`: the marked session and the target side
-// by side from their common ancestor. Moves, a side, Enter opens the side's
-// turn in Turns (Esc there comes back), Esc closes.
+// by side from their common ancestor, then the files each changed. Moves, a
+// side, Enter opens the side's turn in Turns (Esc there comes back) or reads
+// a file's two versions, Esc closes.
+import { filePairText } from '../../session/branch-files.js';
 import { SessionStore } from '../../session/store.js';
 import { ch, either, flag, type Binding, type Handler } from '../app/binding.js';
 import { step, withStatus, type AppState } from '../app/state.js';
@@ -18,6 +20,13 @@ const act = (type: CompareAction['type']): Handler => (s) => {
 };
 
 const open: Handler = (s, world, app) => {
+  const c = s.compare!;
+  const row = c.rows[c.cs.cursor];
+  // a file both sides changed: the two versions (or each side's edits) in the reader
+  if (row?.kind === 'file') {
+    const names = [c.comparison.left.session.id, c.comparison.right.session.id];
+    return app.read(s, world, { in: `${names[0]} vs ${names[1]}`, title: row.pair.path, text: filePairText(row.pair, names[0], names[1]) });
+  }
   const t = app.target(s, world);
   if (!hasTarget(t)) return withStatus(s, t.none, 'error');
   return step(app.openSession({ ...s, compare: { ...s.compare!, open: false } }, world, t.key, t.seq));
@@ -33,7 +42,7 @@ const KEYS: readonly Binding[] = [
   { keys: '← / h', help: 'the left (marked) side', hint: 'side', hintKeys: '←→/Tab', match: either(flag('leftArrow'), ch('h')), run: act('left') },
   { keys: '→ / l', help: 'the right side', match: either(flag('rightArrow'), ch('l')), run: act('right') },
   { keys: 'Tab', help: 'the other side', match: flag('tab'), run: act('toggleSide') },
-  { keys: 'Enter', help: "open the selected side's turn in Turns (Esc there comes back here)", hint: 'open turn', match: flag('return'), run: open },
+  { keys: 'Enter', help: "open the selected side's turn in Turns (Esc there comes back here); on a file, read the two versions as one diff", hint: 'open', match: flag('return'), run: open },
   { keys: 'Esc / q', help: 'close Compare, back to the view it was opened from', hint: 'back', match: either(flag('escape'), ch('q')), run: (s) => step({ ...s, compare: undefined, view: s.compare!.from }) },
   { keys: '?', help: 'these keys', hint: 'help', match: ch('?'), run: (s, w, app) => app.help(s, w) },
 ];

@@ -7,6 +7,11 @@
 //   equal    a run of aligned turns equal on both sides, folded into one row
 //   pair     one turn of each branch side by side (either side may be empty)
 //   totals   turns, tools (errors), tokens and time per side
+//   files    the files each branch changed on its own (a heading), then
+//   file     one file side by side: which branch changed it, +n −m, and
+//            for a file both changed whether they ended the same
+import type { FilePair, FileVerdict } from '../../session/branch-files.js';
+import type { FileChanges } from '../../session/changes.js';
 import type { Comparison } from '../../session/compare.js';
 import type { TurnSummary } from '../../session/turn-summary.js';
 import { compact, usageText, type TokenUsage } from '../../session/usage.js';
@@ -17,7 +22,9 @@ export type CompareRow =
   | { kind: 'shared'; key: string; turns: TurnSummary[]; lastSeq: number }
   | { kind: 'equal'; key: string; left: TurnSummary[]; right: TurnSummary[] }
   | { kind: 'pair'; key: string; left?: TurnSummary; right?: TurnSummary }
-  | { kind: 'totals'; key: string };
+  | { kind: 'totals'; key: string }
+  | { kind: 'files'; key: string }
+  | { kind: 'file'; key: string; pair: FilePair };
 
 export type Side = 'left' | 'right';
 
@@ -42,7 +49,25 @@ export function compareRows(c: Comparison): CompareRow[] {
   }
   close();
   rows.push({ kind: 'totals', key: 'totals' });
+  rows.push({ kind: 'files', key: 'files' });
+  for (const pair of c.files) rows.push({ kind: 'file', key: `f:${pair.path}`, pair });
   return rows;
+}
+
+const VERDICT_TEXT: Record<FileVerdict, string> = {
+  'only left': '',
+  'only right': '',
+  'same text': '= same final text',
+  'different text': '≠ different final text',
+  'same edits': '= same edits',
+  'different edits': '≠ different edits',
+};
+
+/** One side's cell of a file row: created or modified, the path, +n −m (or that this side left it alone). */
+function fileCell(f: FileChanges | undefined, path: string, verdict: string): string {
+  if (!f) return `  ${sanitizeInline(path)}: not changed`;
+  const failed = f.edits.filter((e) => !e.inherited && e.failed).length;
+  return `${f.created ? 'A' : 'M'} ${sanitizeInline(path)}  +${f.added} −${f.removed}${failed ? ` (${failed} failed)` : ''}${verdict ? `  ${verdict}` : ''}`;
 }
 
 /**
@@ -163,6 +188,17 @@ export function renderCompareRow(c: Comparison, row: CompareRow, width: number):
         `${tokens(t.usage)}${t.usage.reasoning ? ` (reasoning ${compact(t.usage.reasoning)})` : ''}  ${durationText(t.ms)}`,
       ];
       return sideBySide(side(c.left.totals), side(c.right.totals), width);
+    }
+    case 'files': {
+      const both = c.files.filter((f) => f.left && f.right).length;
+      const text = c.files.length
+        ? `files each branch changed on its own: ${c.files.length} (${c.files.length - both} by one branch, ${both} by both)`
+        : 'files each branch changed on its own: none';
+      return [fit(text, width)];
+    }
+    case 'file': {
+      const v = VERDICT_TEXT[row.pair.verdict];
+      return sideBySide([fileCell(row.pair.left, row.pair.path, v)], [fileCell(row.pair.right, row.pair.path, v)], width);
     }
   }
 }

@@ -84,4 +84,20 @@ describe('Changes (C)', () => {
     await m.press('C');
     expect(m.frame()).toContain('no file written or edited here');
   });
+
+  it('Compare lists the files each branch changed side by side; Enter on one reads both sides', async () => {
+    const m = mount('fix-flaky-retry-test.spy-random');
+    await m.press('m', '/', 'fix-flaky-retry-test', KEY.enter);
+    while (!m.state().selection!.endsWith('fix-flaky-retry-test.jsonl')) await m.press('j');
+    await m.press('c');
+    expect(m.frame()).toContain('files each branch changed on its own: 2 (1 by one branch, 1 by both)');
+    expect(m.frame()).toMatch(/M test\/retry-queue\.test\.ts {2}\+1 −0 {2}≠ different edits +│ M test\/retry-queue\.test\.ts {2}\+2 −2 {2}≠ different edits/);
+    await m.press('G', KEY.enter);
+    expect(m.state().reader?.doc.format).toBe('diff');
+    const text = m.state().reader!.doc.lines.map((l) => l.text).join('\n');
+    expect(text).toContain('# fix-flaky-retry-test.spy-random\n');
+    expect(text).toContain('# fix-flaky-retry-test\n');
+    await m.press(KEY.esc);
+    expect(m.state().compare?.open).toBe(true);
+  });
 });

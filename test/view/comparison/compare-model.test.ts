@@ -33,11 +33,11 @@ function forkDir(hostile = false) {
 }
 
 describe('compare rows', () => {
-  it('folds the shared prefix and the equal turns, pairs the different ones, ends with totals', () => {
+  it('folds the shared prefix and the equal turns, pairs the different ones, then totals and the files', () => {
     const { index, get } = forkDir();
     const c = compareSessions(get('left'), get('right'), index.store.list());
     const rows = compareRows(c);
-    expect(rows.map((r) => r.kind)).toEqual(['shared', 'equal', 'pair', 'totals']);
+    expect(rows.map((r) => r.kind)).toEqual(['shared', 'equal', 'pair', 'totals', 'files']);
     const eq = rows[1] as Extract<(typeof rows)[number], { kind: 'equal' }>;
     expect(eq.left.map((t) => t.prompt)).toEqual(['same a', 'same b']);
     expect(new Set(rows.map((r) => r.key)).size).toBe(rows.length);
