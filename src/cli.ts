@@ -80,10 +80,12 @@ const COMMAND_HELP: Record<string, string> = {
   find: `dsh-browse find [--dir DIR] QUERY [--json]
   Events matching QUERY in every session under DIR. Free words (and "quoted
   phrases") match prompts, assistant text, reasoning, tool names, arguments and
-  results; fields: tool:NAME is:error reason:KIND is:open is:fork is:spawn
-  is:root is:damaged cwd:TEXT id:TEXT after:DATE before:DATE; -term negates;
-  terms combine with AND (put -- before a query that starts with -). Words are
-  literal and case-insensitive; a query holds at most 1000 characters and 32 terms.
+  results; fields: tool:NAME is:error reason:KIND file:GLOB (a path written
+  or edited) is:failed-edit is:open is:fork is:spawn is:root is:damaged
+  cwd:TEXT id:TEXT after:DATE before:DATE; -term negates; terms combine with
+  AND (put -- before a query that starts with -). Words are literal and
+  case-insensitive (file: takes a glob); a query holds at most 1000
+  characters and 32 terms.
   Exit 0 with matches, 1 without, 2 on a query error (past a limit too).
   --json: {matches: [{id, file, seq, turn, type, snippet}]}.`,
   simulate: `dsh-browse simulate --dir DIR [--id ID] [--turns N] [--speed X] [--no-torn]

@@ -33,7 +33,7 @@ import { cell, painter } from './format.js';
 export interface FindMatch extends Omit<EventMatch, 'seq' | 'turn'> {
   id: string;
   file: string;
-  /** null for a session-level match (a query with no positive word, tool:, is:error or reason:) */
+  /** null for a session-level match (a query with no positive event term: a word, tool:, is:error, reason:, file:, is:failed-edit) */
   seq: number | null;
   turn: number | null;
 }

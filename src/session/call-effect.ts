@@ -67,6 +67,9 @@ const SHELLS = new Set(['bash', 'pwsh', 'shell']);
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+/** Whether a call of `name` may write, edit or name a path (a shell's or a reader's never does, as far as the log can tell). */
+export const mayTouchPath = (name: string): boolean => !SHELLS.has(name) && !READ_ONLY.has(name);
+
 /** A call's arguments as an object: a JSON string (tool/call), an object (a run_code dispatch), else none. */
 export function argumentsObject(args: unknown): Record<string, unknown> | undefined {
   if (isObj(args)) return args;

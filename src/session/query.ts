@@ -7,6 +7,8 @@
 //   tool:NAME         a tool call/result of that tool (substring, case-insensitive)
 //   is:error          a tool result with an error
 //   reason:KIND       a turn/end with that reason kind (exact, case-insensitive)
+//   file:GLOB         a write or edit of a path matching GLOB (or a call of unknown effect naming one)
+//   is:failed-edit    a write or edit whose result is an error
 //   is:open is:fork is:spawn is:root is:damaged     session predicates
 //   is:upgrade-refused  the current release would refuse it on upgrade (upgrade.ts)
 //   cwd:TEXT id:TEXT  session predicates (substring, case-insensitive)
@@ -22,6 +24,8 @@ export type Term =
   | { kind: 'text'; value: string; negated: boolean; start: number; end: number }
   | { kind: 'tool'; value: string; negated: boolean; start: number; end: number }
   | { kind: 'error'; negated: boolean; start: number; end: number }
+  | { kind: 'file'; value: string; negated: boolean; start: number; end: number }
+  | { kind: 'failedEdit'; negated: boolean; start: number; end: number }
   | { kind: 'reason'; value: string; negated: boolean; start: number; end: number }
   | { kind: 'flag'; flag: SessionFlag; negated: boolean; start: number; end: number }
   | { kind: 'cwd' | 'id'; value: string; negated: boolean; start: number; end: number }
@@ -44,7 +48,7 @@ export type ParseResult = Query | QueryError;
 export const isQueryError = (r: ParseResult): r is QueryError => (r as QueryError).error === true;
 
 /** Terms that need the session's events (the rest are answered from the header and facts). */
-export const EVENT_TERMS: ReadonlySet<Term['kind']> = new Set(['text', 'tool', 'error', 'reason']);
+export const EVENT_TERMS: ReadonlySet<Term['kind']> = new Set(['text', 'tool', 'error', 'reason', 'file', 'failedEdit']);
 export const isEventTerm = (t: Term): boolean => EVENT_TERMS.has(t.kind);
 
 /**
@@ -62,8 +66,8 @@ export const MAX_QUERY_LENGTH = 1000;
  */
 export const MAX_QUERY_TERMS = 32;
 
-export const QUERY_FIELDS = ['tool', 'is', 'reason', 'cwd', 'id', 'after', 'before'] as const;
-const IS_VALUES = ['error', 'open', 'fork', 'spawn', 'root', 'damaged', 'upgrade-refused'] as const;
+export const QUERY_FIELDS = ['tool', 'is', 'reason', 'file', 'cwd', 'id', 'after', 'before'] as const;
+const IS_VALUES = ['error', 'failed-edit', 'open', 'fork', 'spawn', 'root', 'damaged', 'upgrade-refused'] as const;
 
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v' || c === '\u00a0' || c === '\u3000';
 
@@ -107,6 +111,8 @@ function fieldTerm(field: string, value: string, negated: boolean, start: number
       return { kind: 'tool', value, ...base };
     case 'reason':
       return { kind: 'reason', value, ...base };
+    case 'file':
+      return { kind: 'file', value, ...base };
     case 'cwd':
     case 'id':
       return { kind: field, value, ...base };
@@ -119,6 +125,7 @@ function fieldTerm(field: string, value: string, negated: boolean, start: number
     case 'is': {
       const v = value.toLowerCase();
       if (v === 'error') return { kind: 'error', ...base };
+      if (v === 'failed-edit') return { kind: 'failedEdit', ...base };
       if ((IS_VALUES as readonly string[]).includes(v)) return { kind: 'flag', flag: v as SessionFlag, ...base };
       return fail(valueAt, `unknown is:${value}; known: ${IS_VALUES.map((x) => 'is:' + x).join(', ')}`);
     }
@@ -188,6 +195,8 @@ export function formatQuery(q: Query): string {
           return n + (/^[a-z]+:/.test(t.value) || t.value.startsWith('-') || /[\s]/.test(t.value) ? `"${t.value}"` : t.value);
         case 'error':
           return `${n}is:error`;
+        case 'failedEdit':
+          return `${n}is:failed-edit`;
         case 'flag':
           return `${n}is:${t.flag}`;
         default:

@@ -7,12 +7,15 @@
 //     reasoning, tool-call blocks (name and arguments)
 //   tool/call: name and arguments; tool/result: result text and error
 //   turn/end: reason kind and its message; any other event: the strings in its data
-// Event terms (words, tool:, is:error, reason:) must all hold on the same
+//   a write or edit (tool/call and its result): the path it touched (file:)
+// Event terms (words, tool:, is:error, reason:, file:, is:failed-edit) must all hold on the same
 // event; session terms (is:open/fork/spawn/root/damaged/upgrade-refused, cwd:, id:, after:,
 // before:) on the session. A query whose only event terms are negated is
 // answered per session: the session matches when no event has what is excluded.
 import { upgradeRefusal } from './upgrade.js';
 import { isAscii } from 'node:buffer';
+import picomatch from 'picomatch';
+import { callEffect, EDIT_TOOLS, mayTouchPath } from './call-effect.js';
 import { blockedTextsOf, contentText, endReason, messageOf, type SessionEvent } from './events.js';
 import { textOf } from './json-safe.js';
 import { stateOf } from './log-facts.js';
@@ -33,6 +36,10 @@ export interface SearchEntry {
   isError?: boolean;
   /** turn/end reason kind */
   reason?: string;
+  /** tool/call and tool/result: the paths the call wrote or edited, or named with an unknown effect (call-effect.ts) */
+  paths?: string[];
+  /** tool/result of a write or edit that failed */
+  failedEdit?: boolean;
 }
 
 export interface SessionMeta {
@@ -133,6 +140,8 @@ export function buildSearchDoc(events: readonly SessionEvent[]): SearchEntry[] {
  */
 export class SearchDocBuilder {
   private readonly callNames = new Map<string, string>();
+  /** the paths each call touched, for its result (only calls that touched one) */
+  private readonly callPaths = new Map<string, string[]>();
   private turn: number | null = null;
 
   add(events: readonly SessionEvent[]): SearchEntry[] {
@@ -149,8 +158,14 @@ export class SearchDocBuilder {
       if (MESSAGE_TYPES.has(e.type)) blocksText(messageOf(e).content, parts);
       else if (e.type === 'tool/call') {
         const name = textOf(d.name ?? '');
-        callNames.set(textOf(d.callId ?? ''), name);
+        const callId = textOf(d.callId ?? '');
+        callNames.set(callId, name);
         entry.tool = name;
+        const paths = touchedPaths(name, d.arguments);
+        if (paths) {
+          entry.paths = paths;
+          this.callPaths.set(callId, paths);
+        }
         parts.push(name, typeof d.arguments === 'string' ? d.arguments : textOf(d.arguments ?? ''));
       } else if (e.type === 'tool/result') {
         const msg = messageOf(e);
@@ -162,6 +177,9 @@ export class SearchDocBuilder {
         blocksText(blocks, parts);
         if (d.error !== undefined) parts.push(textOf(d.error));
         entry.isError = isError;
+        const paths = this.callPaths.get(callId);
+        if (paths) entry.paths = paths;
+        if (isError && entry.tool !== undefined && EDIT_TOOLS.has(entry.tool)) entry.failedEdit = true;
       } else if (e.type === 'turn/end') {
         entry.reason = endReason(e);
         parts.push(entry.reason);
@@ -178,6 +196,31 @@ export class SearchDocBuilder {
     this.turn = turn;
     return out;
   }
+}
+
+/** The paths a call wrote or edited, or named with an effect the log cannot tell; undefined for none. */
+function touchedPaths(name: string, args: unknown): string[] | undefined {
+  if (!mayTouchPath(name)) return undefined;
+  const fx = callEffect(name, args, undefined);
+  return fx.kind === 'edit' || fx.kind === 'unknown' ? [fx.path] : undefined;
+}
+
+const matchers = new Map<string, (p: string) => boolean>();
+/**
+ * The matcher of a file: glob: picomatch's, case-insensitive, dot files
+ * included; a glob that is not absolute also matches at any depth (the log
+ * may hold a path absolute or relative to its cwd), and one without a slash
+ * matches a file's name.
+ */
+export function globMatcher(glob: string): (p: string) => boolean {
+  let m = matchers.get(glob);
+  if (!m) {
+    if (matchers.size > 256) matchers.clear();
+    const patterns = glob.startsWith('/') ? [glob] : [glob, `**/${glob}`];
+    const test = picomatch(patterns, { dot: true, nocase: true });
+    matchers.set(glob, (m = (p: string) => test(p)));
+  }
+  return m;
 }
 
 export function sessionMeta(s: Session): SessionMeta {
@@ -227,6 +270,10 @@ export function eventTermHolds(t: Term, e: SearchEntry): boolean {
       return e.tool !== undefined && containsWord(e.tool, t.value);
     case 'error':
       return e.isError === true;
+    case 'file':
+      return e.paths !== undefined && e.paths.some(globMatcher(t.value));
+    case 'failedEdit':
+      return e.failedEdit === true;
     case 'reason':
       return e.reason !== undefined && e.reason.length === t.value.length && containsWord(e.reason, t.value);
     default:
@@ -531,7 +578,7 @@ export function eventLineFilter(q: Query): (type: string, buf: Buffer, start: nu
   const pieces = new Set<string>();
   for (const t of positiveEventTerms(q)) if (t.kind === 'text') for (const p of rawPieces(t.value)) pieces.add(p);
   const needed = [...pieces];
-  const namesResults = q.terms.some((t) => t.kind === 'tool');
+  const namesResults = q.terms.some((t) => t.kind === 'tool' || t.kind === 'file' || t.kind === 'failedEdit');
   return (type, buf, start, end) => {
     if (type === 'assistant/chunk') return false;
     if (type === 'turn/start' || type === 'turn/end' || type === 'prompt/blocked' || (namesResults && type === 'tool/call')) return true;

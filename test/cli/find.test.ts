@@ -53,6 +53,25 @@ describe('dsh-browse find', () => {
     // the real corpus has the rc8 "bash is disabled by policy" result
     expect(r.body.matches.some((m: any) => m.file.includes('rc8__packed-chunks') && m.type === 'tool/result')).toBe(true);
   });
+  it('file:GLOB and is:failed-edit: the writes and edits of a path, the failed ones, in the real corpus too', () => {
+    // the real v3 workspace writes src/preview.ts (write, with meta.diffs)
+    const ws = tmpDir();
+    copyDir(path.join(REPO, 'test', 'fixtures', 'real-sessions-v2v4', 'zdsh-vfs-workspace'), ws);
+    const find = (q: string) => {
+      const r = spawnSync(process.execPath, [BIN, 'find', '--dir', ws, q, '--json'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+      return { code: r.status ?? -1, matches: r.status === 0 || r.status === 1 ? JSON.parse(r.stdout).matches : r.stderr };
+    };
+    const writes = find('file:src/*.ts');
+    expect(writes.code).toBe(0);
+    expect(writes.matches.map((m: any) => [path.basename(path.dirname(m.file)), m.type])).toEqual([
+      ['preview-showcase', 'tool/call'],
+      ['preview-showcase', 'tool/result'],
+    ]);
+    expect(find('file:preview.ts -tool:write').code).toBe(1);
+    expect(find('is:failed-edit').code).toBe(1); // no write or edit failed there
+    // the failing bash above is no failed edit
+    expect(json('is:failed-edit').code).toBe(1);
+  });
   it('free words in both eras; session fields narrow', () => {
     expect(json('snapshot_ok').body.matches.map((m: any) => m.type)).toEqual(expect.arrayContaining(['user/message', 'assistant/message', 'tool/call', 'tool/result']));
     expect(json('"npm test" is:fork').body.matches.map((m: any) => [m.id, m.seq])).toEqual([['child', 3]]);

@@ -69,7 +69,7 @@ describe('parseQuery', () => {
     );
   });
   it('property: a parsed query printed back parses to the same terms', () => {
-    const strings = fc.array(fc.constantFrom('bash', '"two words"', '-x', 'tool:git', 'is:error', '-is:fork', 'reason:aborted', 'cwd:"/a b"', 'id:z', 'after:2026-01-02', 'é', 'a:b'), { maxLength: 8 }).map((a) => a.join(' '));
+    const strings = fc.array(fc.constantFrom('bash', '"two words"', '-x', 'tool:git', 'is:error', '-is:failed-edit', 'file:"src/a b/*.ts"', '-is:fork', 'reason:aborted', 'cwd:"/a b"', 'id:z', 'after:2026-01-02', 'é', 'a:b'), { maxLength: 8 }).map((a) => a.join(' '));
     fc.assert(
       fc.property(strings, (s) => {
         const q = parseQuery(s);
@@ -188,3 +188,38 @@ describe('matcher', () => {
     );
   });
 });
+
+describe('file:GLOB and is:failed-edit', () => {
+  const edits = evs(
+    ['turn/start', { turn: 1 }],
+    ['tool/call', { turn: 1, step: 1, callId: 'w', name: 'write', arguments: JSON.stringify({ file_path: '/home/u/p/src/lib/Queue.ts', content: 'x' }) }],
+    ['tool/result', { turn: 1, step: 1, callId: 'w', content: [{ type: 'tool-result', toolCallId: 'w', content: [{ type: 'text', text: 'ok' }] }] }],
+    ['tool/call', { turn: 1, step: 1, callId: 'e', name: 'edit', arguments: JSON.stringify({ file_path: 'README.md', old_string: 'a', new_string: 'b' }) }],
+    ['tool/result', { turn: 1, step: 1, callId: 'e', content: [{ type: 'tool-result', toolCallId: 'e', content: [{ type: 'text', text: 'old_string not found' }], isError: true }] }],
+    ['tool/call', { turn: 1, step: 1, callId: 'r', name: 'read', arguments: JSON.stringify({ file_path: 'README.md' }) }],
+    ['tool/call', { turn: 1, step: 1, callId: 'b', name: 'bash', arguments: JSON.stringify({ command: 'cat README.md' }) }],
+    ['tool/call', { turn: 1, step: 1, callId: 'u', name: 'deploy', arguments: JSON.stringify({ path: 'dist/app.js' }) }],
+    ['turn/end', { turn: 1, reason: { kind: 'completed' } }],
+  );
+  const doc = buildSearchDoc(edits);
+  const at = (q: string) => matchEntries(ok(q), doc).map((m) => m.seq);
+  it('parses and prints back', () => {
+    expect(ok('file:src/*.ts -is:failed-edit').terms.map((t) => t.kind)).toEqual(['file', 'failedEdit']);
+    expect(formatQuery(ok('file:"a b/*" is:failed-edit'))).toBe('file:"a b/*" is:failed-edit');
+  });
+  it('file: matches a write or edit (call and result) of a path, at any depth, by name, case-insensitively; never a read or a shell', () => {
+    expect(at('file:src/**/*.ts')).toEqual([1, 2]);
+    expect(at('file:lib/queue.ts')).toEqual([1, 2]);
+    expect(at('file:readme.md')).toEqual([3, 4]);
+    expect(at('file:/home/u/p/src/lib/*.ts')).toEqual([1, 2]);
+    expect(at('file:/src/**')).toEqual([]);
+    expect(at('file:*.js')).toEqual([7]); // a tool of unknown effect naming a path
+    expect(at('file:src/*.ts')).toEqual([]); // * stays within a folder
+  });
+  it('is:failed-edit matches the failed result of a write or edit only', () => {
+    expect(at('is:failed-edit')).toEqual([4]);
+    expect(at('is:failed-edit file:README.md')).toEqual([4]);
+    expect(at('is:error')).toEqual([4]);
+  });
+});
+

@@ -32,7 +32,7 @@ const KEYS = viewKeys({
   back: { help: 'clear the filter', run: (s) => step(s.filter.text ? { ...s, filter: textField('') } : { ...s, status: undefined }) },
   own: [
     {
-      keys: '/', help: 'filter with a query: words, tool:NAME, is:error, reason:KIND, is:open|fork|spawn|damaged, cwd:, id:, after:, before:, -term, "quoted words"', hint: 'filter', match: ch('/'),
+      keys: '/', help: 'filter with a query: words, tool:NAME, is:error, reason:KIND, file:GLOB, is:failed-edit, is:open|fork|spawn|damaged, cwd:, id:, after:, before:, -term, "quoted words"', hint: 'filter', match: ch('/'),
       run: (s) => step({ ...s, filterEditing: true, filter: { ...s.filter, caret: [...new Intl.Segmenter().segment(s.filter.text)].length } }),
     },
     { keys: 's', help: 'cycle order: recent, created, id, threaded', hint: (s) => `sort:${s.order}`, match: ch('s'), run: (s) => step({ ...s, order: nextOrder(s.order) }) },

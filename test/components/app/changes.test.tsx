@@ -100,4 +100,13 @@ describe('Changes (C)', () => {
     await m.press(KEY.esc);
     expect(m.state().compare?.open).toBe(true);
   });
+
+  it('the Sessions filter takes file:GLOB and is:failed-edit', async () => {
+    const m = mount();
+    await m.press('/', 'file:src/lib/*.ts', KEY.enter);
+    await m.idle();
+    await m.until(() => m.frame().includes('1 of 12 sessions'), 'the filtered list');
+    expect(m.selectedLine()).toContain('fix-flaky-retry-test');
+  });
 });
+
