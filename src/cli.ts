@@ -273,7 +273,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'list':
       return cmdList(index, out);
     case 'tree':
-      return cmdTree(usageOnNotFound(() => resolveSession(index, values.session, abs)), out);
+      return cmdTree(usageOnNotFound(() => resolveSession(index, values.session, abs)), out, index.store.list());
     case 'fork':
       return cmdFork(index, () => resolveSession(index, values.session, abs), parseIntArg('at', values.at), values.id, out, err);
     case 'lineage':

@@ -8,7 +8,7 @@ import path from 'node:path';
 import React from 'react';
 import { Box, Text } from 'ink';
 import type { Session } from '../../src/session/session.js';
-import { usageText, withSplit } from '../../src/session/usage.js';
+import { addUsage, emptyUsage, usageText, withSplit, type TokenUsage } from '../../src/session/usage.js';
 import { resumeAddsMarker } from '../../src/storage/resume.js';
 import { upgradeRefusal, upgradeVerdict } from '../../src/session/upgrade.js';
 import { textOf } from '../../src/session/json-safe.js';
@@ -101,7 +101,7 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 
 const STATE_BADGES = { empty: { text: 'empty', color: 'gray' }, 'at-boundary': { text: 'at boundary', color: 'green' }, 'open-turn': { text: 'open turn', color: 'yellow' } } as const;
 
-function headerSegments(session: Session, history: { upTo: number; entries: number; hidden: number } | undefined, duplicates = 0, older: readonly string[] = []): Segment[] {
+function headerSegments(session: Session, history: { upTo: number; entries: number; hidden: number } | undefined, duplicates = 0, older: readonly string[] = [], subagents?: TokenUsage): Segment[] {
   const badge = session.gone ? ({ text: 'file deleted', color: 'red' } as const) : STATE_BADGES[session.state];
   const out: Segment[] = [{ text: clip(session.id, 80), bold: true }, { text: '  ' }, { text: `[${badge.text}]`, color: badge.color, bold: true }];
   if (duplicates > 1) out.push({ text: `  [DUPLICATE_ID: ${duplicates} sessions share this id]`, color: 'yellow', bold: true });
@@ -135,6 +135,8 @@ function headerSegments(session: Session, history: { upTo: number; entries: numb
     // tokens, and for a fork child what the seed inherited and what it spent itself
     const u = session.facts.usage ? withSplit(session.facts.usage, session.seedLength) : undefined;
     if (u && u.messages > 0) out.push({ text: u.own ? ` · own ${usageText(u.own) || 'no usage'} · inherited ${usageText(u.inherited) || 'no usage'}` : ` · ${usageText(u)}`, color: 'blue', dim: true });
+    // its own tokens with what the children its subagent calls started spent (theirs included)
+    if (subagents && subagents.messages > 0) out.push({ text: ` · incl. subagents ${usageText(addUsage(u?.own ?? u ?? emptyUsage(), subagents))}`, color: 'magenta', dim: true });
   }
   // what the harness adds on resume (the live session has one event more than its file)
   const adds = resumeAddsMarker(session);
@@ -177,7 +179,7 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
 
   const search = state.turnSearch?.key === state.selection ? state.turnSearch : undefined;
   const duplicates = world.sameId(session.id);
-  lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length, hidden: data.historyHidden(t.historyUpTo) } : undefined, duplicates, world.olderGenerations(session))} />);
+  lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length, hidden: data.historyHidden(t.historyUpTo) } : undefined, duplicates, world.olderGenerations(session), world.subagents(session).total)} />);
   visible.rows.forEach((row, i) => {
     const isSel = visible.top + i === sel.index;
     let segs = rowSegments(row, gutter, isSel, search && !search.editing ? search.seqs : undefined, data.divergence?.seq);

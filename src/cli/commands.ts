@@ -14,6 +14,7 @@ import { resolveParents, type ParentLink } from '../session/lineage.js';
 import { isForkable, stateOf } from '../session/log-facts.js';
 import type { TreeNode } from '../session/replay.js';
 import { topNodes } from '../session/turn-pieces.js';
+import { linkJson, scanSubagents, subagentLinks, SUBAGENT_TOOLS, type SubagentLink } from '../session/subagents.js';
 import { LogShrankError, type Session } from '../session/session.js';
 import { NotAFileError } from '../storage/open-file.js';
 import { allDiagnostics, olderGenerations, type RootIndex } from '../storage/load-root.js';
@@ -252,26 +253,44 @@ function treeLines(nodes: readonly TreeNode[], boundaries: ReadonlySet<number>, 
  * A session's tree, written a turn at a time from its log read in batches
  * (topNodes): a 10 GB session's tree is never held, only a piece of its turn being written.
  */
-export async function cmdTree(s: Session, out: Out): Promise<number> {
-  await writeFromLog(out, s, batched(treeText(s, out)));
+/** `sessions`: every session of the root, where a subagent call's child is looked for. */
+export async function cmdTree(s: Session, out: Out, sessions: readonly Session[] = []): Promise<number> {
+  await writeFromLog(out, s, batched(treeText(s, out, sessions)));
   return 0;
 }
 
-function* treeText(s: Session, out: Out): Generator<string> {
+/** Each subagent call node under `n` (and `n`) gets `child`: the session it started, or why none (subagents.ts). */
+function withChildren(n: TreeNode, links: ReadonlyMap<number, SubagentLink>): TreeNode {
+  const stack: TreeNode[] = [n];
+  while (stack.length) {
+    const x = stack.pop()!;
+    if (x.kind === 'tool' && SUBAGENT_TOOLS.has(x.name)) (x as TreeNode & { child?: unknown }).child = linkJson(links.get(x.seq)) ?? { missing: true };
+    else if ('children' in x) stack.push(...x.children);
+  }
+  return n;
+}
+
+function* treeText(s: Session, out: Out, sessions: readonly Session[]): Generator<string> {
   const boundaries = s.facts.boundaries;
   // a turn of any size: one in pieces comes as its summary and its children as they are read (turn-pieces.ts)
   const tops = topNodes(() => s.eventBatches());
   if (out.json) {
+    // the children subagent calls started: one read of the log before the tree is streamed
+    const scan = scanSubagents(s.eventBatches());
+    const links = subagentLinks(s, scan.calls, scan.catalog, sessions);
+    const mark = function* (nodes: Iterable<TreeNode>) {
+      for (const n of nodes) yield links.size > 0 ? withChildren(n, links) : n;
+    };
     // safeStringify: a turn's reasonData is raw event data and may be nested
     // deeper than JSON.stringify's recursion allows; same output otherwise.
     const nodes = (function* () {
       for (const top of tops) {
-        if (!('turn' in top)) yield top.node;
+        if (!('turn' in top)) yield links.size > 0 ? withChildren(top.node, links) : top.node;
         else {
           // the node as replay builds it (its keys in that order), its children streamed in place
           const { turn: n, whole: w } = top;
           const node = { kind: 'turn', seq: n.seq, lastSeq: w.lastSeq, turn: n.turn, open: w.open, children: [], prompt: w.prompt, reason: w.reason, reasonData: w.reasonData };
-          yield new StreamedJson(node, 'children', top.children);
+          yield new StreamedJson(node, 'children', mark(top.children));
         }
       }
     })();

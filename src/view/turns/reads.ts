@@ -3,6 +3,8 @@
 // log (the snapshot's openLog and turnSource) and kept across snapshots until
 // the log changes; the rows' clock moves to each snapshot's time.
 import type { SessionEvent } from '../../session/events.js';
+import { catalogEntries, childFacts, ownUsage, subagentCalls, subagentLinks, type ChildFacts, type SubagentLink } from '../../session/subagents.js';
+import { addUsage, emptyUsage, type TokenUsage } from '../../session/usage.js';
 import { seedDivergence, type SeedDivergence } from '../../session/problems.js';
 import type { TreeNode } from '../../session/replay.js';
 import type { LoadProgress, Session } from '../../session/session.js';
@@ -39,6 +41,77 @@ export type TurnsData =
 
 export interface TurnsReads {
   turns(session: Session): TurnsData;
+  /** the children a session's subagent calls started, and their usage (subagents.ts) */
+  subagents(session: Session): SubagentView;
+}
+
+/** A session's subagent calls linked to their children, and what those spent. */
+export interface SubagentView {
+  /** by the call's seq */
+  links: ReadonlyMap<number, SubagentLink>;
+  /** the linked children's usage (theirs included), by the seq of the turn that called them */
+  byTurn: ReadonlyMap<number, TokenUsage>;
+  total: TokenUsage;
+}
+
+const NO_SUBAGENTS: SubagentView = { links: new Map(), byTurn: new Map(), total: emptyUsage() };
+
+/** Each session's subagent view, as last built: rebuilt on a new snapshot (a child may have come, or grown). */
+const subagentsBuilt = new WeakMap<Session, { version: number; view: SubagentView }>();
+/** Each child's first own events, as last read (a log only grows: read again while its prompt is not yet in it). */
+const childRead = new WeakMap<Session, { length: number; facts: ChildFacts }>();
+
+function factsOfChild(child: Session): ChildFacts {
+  const hit = childRead.get(child);
+  if (hit && (hit.length === child.length || hit.facts.prompt !== undefined)) return hit.facts;
+  const facts = childFacts(child);
+  childRead.set(child, { length: child.length, facts });
+  return facts;
+}
+
+function subagentsOf(snap: Snapshot, session: Session, depth = 0): SubagentView {
+  const hit = subagentsBuilt.get(session);
+  if (hit && hit.version === snap.version) return hit.view;
+  // (a placeholder while building: a cycle of children reads it as none)
+  subagentsBuilt.set(session, { version: snap.version, view: NO_SUBAGENTS });
+  let view = NO_SUBAGENTS;
+  try {
+    view = buildSubagents(snap, session, depth);
+  } catch {
+    view = NO_SUBAGENTS; // a child that cannot be read now links nothing
+  }
+  subagentsBuilt.set(session, { version: snap.version, view });
+  return view;
+}
+
+function buildSubagents(snap: Snapshot, session: Session, depth: number): SubagentView {
+  const data = turnsOf(snap, session);
+  if (!data.ok || depth > 8) return NO_SUBAGENTS;
+  const calls = subagentCalls(data.tree);
+  if (calls.length === 0) return NO_SUBAGENTS;
+  const links = subagentLinks(session, calls, catalogEntries(catalogEvents(data)), snap.sessions(), factsOfChild);
+  const byTurn = new Map<number, TokenUsage>();
+  let total = emptyUsage();
+  for (const c of calls) {
+    const link = links.get(c.seq);
+    if (link?.kind !== 'linked') continue;
+    const u = addUsage(ownUsage(link.child), subagentsOf(snap, link.child, depth + 1).total);
+    byTurn.set(c.turnSeq, addUsage(byTurn.get(c.turnSeq) ?? emptyUsage(), u));
+    total = addUsage(total, u);
+  }
+  return { links, byTurn, total };
+}
+
+/** The parent's subagent/catalog events, read from its tree's event rows. */
+function* catalogEvents(data: Extract<TurnsData, { ok: true }>): Generator<SessionEvent> {
+  const stack = [...data.tree];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.kind === 'event' && n.type === 'subagent/catalog') {
+      const e = data.event(n.seq);
+      if (e) yield e;
+    } else if ('children' in n) stack.push(...n.children);
+  }
 }
 
 /**
@@ -73,7 +146,10 @@ function turnsOf(snap: Snapshot, session: Session): TurnsData {
   const version = snap.openLog(session);
   const hit = built.get(session);
   if (hit && hit.version === version && hit.index === snap.logIndex(session)) {
-    if (hit.ctx) hit.ctx.now = snap.now;
+    if (hit.ctx) {
+      hit.ctx.now = snap.now;
+      hit.ctx.subagents = () => subagentsOf(snap, session);
+    }
     return hit.data;
   }
   let data: TurnsData;
@@ -83,6 +159,7 @@ function turnsOf(snap: Snapshot, session: Session): TurnsData {
     if (!src.ok) return { ok: false, session, loading: src.loading };
     const { tree, index } = src;
     const ctx = (clock = index ? indexedContext(session, index, snap.now) : rowsContext(session, snap.now));
+    ctx.subagents = () => subagentsOf(snap, session);
     let last: { e: Expansion; m: TurnRowsModel } | undefined;
     let lastHistory: { upTo: number; rows: RowSeq<TurnRow> } | undefined;
     let divergence: SeedDivergence | null | undefined;
@@ -137,5 +214,6 @@ export function turnsReads(snap: Snapshot): TurnsReads {
       snap.asked(session, data.loading !== undefined);
       return data;
     },
+    subagents: (session) => subagentsOf(snap, session),
   };
 }

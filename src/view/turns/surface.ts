@@ -14,7 +14,9 @@ import { viewKeys } from '../app/view-keys.js';
 import type { World } from '../app/world.js';
 import { turnsReads, type TurnsData } from './reads.js';
 import { type AppState, type Step, selectedSession, step, withStatus } from '../app/state.js';
-import { autoDetail, cutOfRow, openTurns, setTurns, turnsStateOf, turnsView } from './turns-slice.js';
+import { autoDetail, cutOfRow, openTurns, setTurns, stepInto, stepOut, turnsStateOf, turnsView } from './turns-slice.js';
+import { SessionStore } from '../../session/store.js';
+import { SUBAGENT_TOOLS } from '../../session/subagents.js';
 import { sanitizeInline } from '../text/sanitize.js';
 import { textField } from '../text/text-field.js';
 import type { EventAt } from './turn-detail.js';
@@ -117,20 +119,28 @@ const back: Handler = (s, world, app) => {
   const auto = autoDetail(s, app);
   if (s.turnSearch?.scanning && s.turnSearch.key === key) return withStatus({ ...s, turnSearch: undefined }, 'search cancelled'); // (the app drops its read)
   if (hasSomethingToClose(t, auto)) return step(setTurns(s, key, turnsReducer(t, { type: 'back', autoDetail: auto })));
+  const out = stepOut(s, world);
+  if (out) return step(out); // stepped into a subagent's child: back to the call
   if (s.compare) return step({ ...s, compare: { ...s.compare, open: true } }); // opened from Compare: back to it
   return leave();
 };
 
-/** Enter folds a parent row; on a leaf it opens the event in the reader. */
+/** Enter folds a parent row; on a leaf it opens the event in the reader; on a subagent call it steps into the child. */
 const open = onShown(({ s, world, app, session, t, view, auto, apply }) => {
   const row = turnsCursor(s, world, app, session)?.row;
+  const n = row?.node;
+  if (n?.kind === 'tool' && row?.part === undefined && !t.showHistory && SUBAGENT_TOOLS.has(n.name)) {
+    const link = world.subagents(session).links.get(n.seq);
+    if (link?.kind === 'linked') return step(stepInto(s, world, app, SessionStore.keyOf(link.child)));
+    if (link) return withStatus(s, `no child to step into: ${link.kind === 'missing' ? 'the session this call started is not in this root' : 'several sessions could be the one this call started'}`, 'error');
+  }
   if (row && (t.showHistory || !row.expandable) && row.kind !== 'boundary' && row.kind !== 'inherited-divider') return openReader(s, world, app);
   return apply({ type: 'toggle', view, autoDetail: auto });
 });
 
 const KEYS = viewKeys({
   move,
-  open: { help: 'fold / unfold the row; on a leaf, read its event full screen', menu: 'open / fold the row', run: open },
+  open: { help: "fold / unfold the row; on a leaf, read its event full screen; on a subagent call, step into the child's turns (Esc comes back)", menu: 'open / fold the row', run: open },
   back: { help: 'close the history or the detail pane, else back to where Turns was opened from', hint: 'back', run: back },
   exportsUpTo: true,
   own: [

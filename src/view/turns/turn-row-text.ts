@@ -3,6 +3,9 @@
 import { ageText as age } from '../text/age.js';
 import { textOf } from '../../session/json-safe.js';
 import type { TreeNode } from '../../session/replay.js';
+import { childSummary, type SubagentLink } from '../../session/subagents.js';
+import { usageText } from '../../session/usage.js';
+import { durationText } from '../text/duration.js';
 import { displayWidth, ELLIPSIS, sanitizeInline, truncate } from '../text/sanitize.js';
 
 /** Colour hints (Ink colour names). `undefined` = the terminal's default colour. */
@@ -58,14 +61,33 @@ export const ageText = (time: number | undefined, now: number): string => age(ti
 
 type Node<K extends TreeNode['kind']> = Extract<TreeNode, { kind: K }>;
 
-/** `usage`: the turn's tokens as short text (`in 1.2k out 345`), '' when the log records none. */
-export function turnSegments(n: Node<'turn'>, lastTime: number | undefined, now: number, usage = ''): Segment[] {
+/** `usage`: the turn's tokens as short text (`in 1.2k out 345`), '' when the log records none; `subagents`: its tokens with the children's its calls started. */
+export function turnSegments(n: Node<'turn'>, lastTime: number | undefined, now: number, usage = '', subagents = ''): Segment[] {
   const badge: Segment = n.open
     ? { text: `open · last event ${ageText(lastTime, now)} ago`, color: 'yellow', bold: true }
     : { text: clip(n.reason ?? '?', 40), color: reasonColor(n.reason), bold: true };
   const prompt = n.prompt === undefined ? { text: '(no prompt)', dim: true } : { text: firstLine(n.prompt) };
   const tokens: Segment[] = usage ? [{ text: `  ${usage}`, color: 'blue', dim: true }] : [];
+  if (subagents) tokens.push({ text: `  incl. subagents ${subagents}`, color: 'magenta', dim: true });
   return [{ text: `turn ${n.turn}  `, bold: true }, badge, ...tokens, { text: '  ' }, prompt];
+}
+
+/** What a subagent call row says of its child: which, and how it is (state, turns, own tokens, time), or why none is linked. */
+export function subagentText(link: SubagentLink | undefined): string {
+  if (!link) return '';
+  if (link.kind === 'missing') return 'child not found in this root';
+  if (link.kind === 'ambiguous') return `child ambiguous: ${link.children.length} sessions could be it (${link.children.map((c) => c.id).join(', ')})`;
+  const c = childSummary(link);
+  const usage = usageText(c.usage);
+  return `child ${link.child.id}: ${c.state}, ${c.turns} turn${c.turns === 1 ? '' : 's'}${usage ? `, ${usage}` : ''}, ${durationText(c.ms)} · Enter steps in`;
+}
+
+export function subagentCallSegments(n: Node<'tool'>, link: SubagentLink | undefined): Segment[] {
+  const out: Segment[] = [{ text: 'tool ', dim: true }, { text: clip(n.name, 60), bold: true }, { text: ' ' }, resultBadge(n)];
+  const text = subagentText(link);
+  if (text) out.push({ text: ' → ', dim: true }, { text: clip(text), color: link?.kind === 'linked' ? 'cyan' : 'yellow' });
+  else out.push({ text: '  ' }, { text: clip(n.arguments, 50), dim: true });
+  return out;
 }
 
 export function stepSegments(n: Node<'step'>): Segment[] {

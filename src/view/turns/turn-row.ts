@@ -2,10 +2,12 @@
 // boundary marker or a seed divider, its label built when it is first drawn.
 // Pure: no Ink, no I/O. Every string from a file is sanitised (turn-row-text).
 import type { TurnFacts } from '../../session/turn-index.js';
-import { usageText } from '../../session/usage.js';
+import { addUsage, emptyUsage, usageText } from '../../session/usage.js';
+import { SUBAGENT_TOOLS } from '../../session/subagents.js';
 import type { LogFacts } from '../../session/log-facts.js';
 import type { HistoryEntry, TreeNode } from '../../session/replay.js';
 import * as label from './turn-row-text.js';
+import type { SubagentView } from './reads.js';
 import type { RowColor, Segment } from './turn-row-text.js';
 
 export type RowKind = 'turn' | 'step' | 'message' | 'tool' | 'chunks' | 'event' | 'boundary' | 'inherited-divider';
@@ -46,6 +48,8 @@ export interface RowsContext {
   fork?: { parent: string; seedLength: number };
   /** the clock ages are told from; the owner moves it on (rows relabel by themselves: Row) */
   now: number;
+  /** the session's subagent calls linked to their children, as of the owner's latest snapshot (rows relabel by themselves) */
+  subagents?: () => SubagentView;
 }
 
 
@@ -95,11 +99,18 @@ export class Row implements TurnRow {
   }
 }
 
-/** The part of a row's label that moves with the clock: an open turn's age as drawn ('' for every other row). */
+/**
+ * The part of a row's label that moves without its log changing: an open
+ * turn's age as drawn, a subagent call's child and a turn's subagents'
+ * usage as the latest snapshot tells them ('' for every other row).
+ */
 function clockStamp(r: Row): string {
   const n = r.node;
-  if (n?.kind !== 'turn' || !n.open || !r.ctx || r.part !== undefined) return '';
-  return label.ageText(r.ctx.turnFacts(n).time, r.ctx.now);
+  if (!r.ctx || r.part !== undefined || !n) return '';
+  if (n.kind === 'tool') return SUBAGENT_TOOLS.has(n.name) ? label.subagentText(r.ctx.subagents?.().links.get(n.seq)) : '';
+  if (n.kind !== 'turn') return '';
+  const incl = usageText(r.ctx.subagents?.().byTurn.get(n.seq));
+  return n.open ? `${label.ageText(r.ctx.turnFacts(n).time, r.ctx.now)}|${incl}` : incl;
 }
 
 export function nodeLabel(r: Row): Segment[] {
@@ -107,14 +118,18 @@ export function nodeLabel(r: Row): Segment[] {
   switch (n.kind) {
     case 'turn': {
       const f = r.ctx?.turnFacts(n);
-      return label.turnSegments(n, f?.time, r.ctx?.now ?? Date.now(), f ? usageText(f.usage) : '');
+      const sub = r.ctx?.subagents?.().byTurn.get(n.seq);
+      // the turn's tokens with what the children its calls started spent
+      return label.turnSegments(n, f?.time, r.ctx?.now ?? Date.now(), f ? usageText(f.usage) : '', sub ? usageText(addUsage(f?.usage ?? emptyUsage(), sub)) : '');
     }
     case 'step':
       return label.stepSegments(n);
     case 'message':
       return label.messageSegments(n);
     case 'tool':
-      return r.part === 'args' ? label.toolArgsSegments(n) : r.part === 'result' ? label.toolResultSegments(n) : label.toolSegments(n);
+      if (r.part === 'args') return label.toolArgsSegments(n);
+      if (r.part === 'result') return label.toolResultSegments(n);
+      return SUBAGENT_TOOLS.has(n.name) ? label.subagentCallSegments(n, r.ctx?.subagents?.().links.get(n.seq)) : label.toolSegments(n);
     case 'chunks':
       return label.chunksSegments(n);
     case 'event':

@@ -17,6 +17,8 @@ export interface TurnsSlice {
   turns: ReadonlyMap<string, TurnsState>;
   /** where Turns was opened from (Esc there returns to it, as Compare does) */
   turnsFrom?: ViewName;
+  /** the sessions stepped out of into a subagent's child, the nearest last (Esc returns to each in turn) */
+  turnsTrail?: readonly string[];
 }
 
 export const initialTurns: TurnsSlice = { turns: new Map() };
@@ -53,7 +55,7 @@ export function setTurns(s: AppState, key: string, t: TurnsState): AppState {
  */
 export function openTurns(s: AppState, world: World, app: App, key: string, seq?: number): AppState {
   const from = s.view === 'turns' ? (s.turnsFrom ?? app.home) : s.view;
-  let next: AppState = { ...select(s, key, world), view: 'turns', help: undefined, dialog: undefined, menu: undefined, turnsFrom: from };
+  let next: AppState = { ...select(s, key, world), view: 'turns', help: undefined, dialog: undefined, menu: undefined, turnsFrom: from, turnsTrail: undefined };
   const session = selectedSession(next, world);
   if (seq === undefined || !session) return next;
   const data = world.turns(session);
@@ -63,3 +65,17 @@ export function openTurns(s: AppState, world: World, app: App, key: string, seq?
   const t = turnsReducer(t1, { type: 'pick', view: turnsView(next, data, app), pick: (rows) => rowIndexForSeq(rows, seq) });
   return setTurns(next, key, t);
 }
+
+/** Enter on a subagent call: its child's Turns, the session left kept on the trail (Esc comes back to the same row). */
+export function stepInto(s: AppState, world: World, app: App, childKey: string): AppState {
+  const trail = s.selection !== undefined ? [...(s.turnsTrail ?? []), s.selection] : s.turnsTrail;
+  return { ...openTurns(s, world, app, childKey), turnsFrom: s.turnsFrom, turnsTrail: trail };
+}
+
+/** Esc in a child stepped into: back to the session it was stepped into from (undefined: no trail). */
+export function stepOut(s: AppState, world: World): AppState | undefined {
+  const trail = s.turnsTrail;
+  if (!trail?.length) return undefined;
+  return { ...select(s, trail[trail.length - 1], world), view: 'turns', turnsTrail: trail.length > 1 ? trail.slice(0, -1) : undefined };
+}
+
