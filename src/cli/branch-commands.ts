@@ -26,9 +26,10 @@ export const DIFF_HELP = `dsh-browse diff [--dir DIR] A B [--json]
 export const EXPORT_HELP = `dsh-browse export [--dir DIR] --session ID [--at SEQ] [--format md|html|json]
   Writes a readable transcript of the session (up to seq SEQ inclusive) to
   stdout: the lineage line, prompts, assistant text, tool calls with their
-  results, turn end reasons and fork boundaries. Default format: md. HTML is
-  one self-contained file (no scripts, no network); every string from the log
-  is escaped for its format.`;
+  results, turn end reasons and fork boundaries, then the changes: the files
+  it wrote or edited with their diffs, and the commands it ran. Default
+  format: md. HTML is one self-contained file (no scripts, no network);
+  every string from the log is escaped for its format.`;
 
 export async function cmdDiff(index: RootIndex, a: Session, b: Session, out: Out, width = 120): Promise<number> {
   // the logs are read inside the pieces, so a read that fails is a ReadFailure (exit 1) like export's

@@ -2,7 +2,8 @@
 // external resources (renders offline). Every log string is HTML-escaped, and
 // a Content-Security-Policy forbids scripts outright as a second wall.
 import { escHtml } from './escape.js';
-import { FLUSH_LINES, isoTime, rangeLine, turnMeta, usageLine } from './common.js';
+import { changesLine, editLine, FLUSH_LINES, isoTime, ownChanges, ownEdits, rangeLine, turnMeta, usageLine } from './common.js';
+import { commandEnd, type Changes } from '../session/changes.js';
 import { lineageParts, type Item, type TranscriptStream } from './transcript.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
@@ -20,6 +21,8 @@ summary{cursor:pointer}.err{color:#b00;font-weight:600}.ok{color:#080}.pending{c
 .step{color:#777;font-size:.9em;margin:.6rem 0 .2rem}.event,.stream{color:#666;font-size:.9em;margin:.2rem 0}
 .end{color:#555;border-top:1px dashed #ccc;padding-top:.4rem;margin-top:.6rem}.boundary{color:#080}
 .seed{margin:1.2rem 0;padding:.4rem;border-top:2px solid #888;border-bottom:2px solid #888;color:#444;text-align:center}
+section.changes{border-top:2px solid #888;margin-top:2rem;padding-top:.5rem}details.file{margin:.3rem 0 .6rem;border-left:3px solid #88a;padding-left:.6rem}
+.add{color:#080}.del{color:#b00}.hunk{color:#07a}pre.diff .add{background:#eaf7ea}pre.diff .del{background:#fbeaea}
 `;
 
 function item(it: Item, out: string[]): void {
@@ -100,5 +103,46 @@ export function* htmlText(t: TranscriptStream): Generator<string> {
     }
     if (out.length > 0) yield '\n' + out.join('\n');
   }
+  yield* htmlChanges(t.changes());
   yield '\n</main></body></html>\n';
+}
+
+/** A diff's lines, each escaped and marked by its kind (added, removed, a hunk header). */
+function diffHtml(diff: string): string {
+  return diff
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => {
+      const text = escHtml(l);
+      if (l.startsWith('+++') || l.startsWith('---')) return `<b>${text}</b>`;
+      if (l.startsWith('@@')) return `<span class="hunk">${text}</span>`;
+      if (l.startsWith('+')) return `<span class="add">${text}</span>`;
+      if (l.startsWith('-')) return `<span class="del">${text}</span>`;
+      return text;
+    })
+    .join('\n');
+}
+
+/** What the session did to the code: a <details> block per file with its edits' diffs, the commands, the unknown effects. */
+function* htmlChanges(c: Changes): Generator<string> {
+  const o = ownChanges(c);
+  const out: string[] = ['<section class="changes"><h2>Changes</h2>', `<p>${escHtml(changesLine(o), true)}</p>`];
+  for (const f of o.files) {
+    out.push(`<details class="file"><summary><b>${f.created ? 'A' : 'M'}</b> ${escHtml(f.path, true)} <span class="add">+${f.added}</span> <span class="del">−${f.removed}</span></summary>`);
+    for (const e of ownEdits(f)) out.push(`<div class="seq${e.failed ? ' err' : ''}">${escHtml(editLine(e), true)}</div><pre class="diff">${diffHtml(e.diff)}</pre>`);
+    out.push('</details>');
+    yield '\n' + out.splice(0).join('\n');
+  }
+  if (o.commands.length) {
+    out.push('<h3>Commands <span class="seq">(what they changed is not in the log)</span></h3><ul>');
+    for (const x of o.commands) out.push(`<li>turn ${x.turn}, seq ${x.seq}: <code>${escHtml(x.command, true)}</code> ${escHtml(commandEnd(x), true)}</li>`);
+    out.push('</ul>');
+  }
+  if (o.unknown.length) {
+    out.push('<h3>Unknown effect</h3><ul>');
+    for (const x of o.unknown) out.push(`<li>turn ${x.turn}, seq ${x.seq}: ${escHtml(x.tool, true)} named ${escHtml(x.path, true)}</li>`);
+    out.push('</ul>');
+  }
+  out.push('</section>');
+  yield '\n' + out.join('\n');
 }

@@ -2,7 +2,8 @@
 // renderer); one-line text is backslash-escaped, so nothing from a log becomes
 // markup, a link or HTML.
 import { escMd, fenced } from './escape.js';
-import { FLUSH_LINES, isoTime, rangeLine, turnMeta, usageLine } from './common.js';
+import { changesLine, editLine, FLUSH_LINES, isoTime, ownChanges, ownEdits, rangeLine, turnMeta, usageLine } from './common.js';
+import { commandEnd, type Changes } from '../session/changes.js';
 import { lineageParts, type Item, type TranscriptStream } from './transcript.js';
 
 function item(it: Item, out: string[]): void {
@@ -67,4 +68,27 @@ export function* markdownText(t: TranscriptStream): Generator<string> {
     }
     if (out.length > 0) yield '\n' + out.join('\n');
   }
+  yield* markdownChanges(t.changes());
+}
+
+/** What the session did to the code: each file's edits as fenced diffs, the commands, the unknown effects. */
+function* markdownChanges(c: Changes): Generator<string> {
+  const o = ownChanges(c);
+  const out: string[] = ['', '## Changes', '', escMd(changesLine(o)), ''];
+  for (const f of o.files) {
+    out.push(`### ${f.created ? 'A' : 'M'} ${escMd(f.path)} (+${f.added} −${f.removed})`, '');
+    for (const e of ownEdits(f)) out.push(`*${escMd(editLine(e))}*`, '', fenced(e.diff.replace(/\n$/, ''), 'diff'), '');
+    yield '\n' + out.splice(0).join('\n');
+  }
+  if (o.commands.length) {
+    out.push('### Commands (what they changed is not in the log)', '');
+    for (const x of o.commands) out.push(`- turn ${x.turn}, seq ${x.seq}: ${escMd(x.command.replace(/\s+/g, ' '))} ${escMd(commandEnd(x))}`);
+    out.push('');
+  }
+  if (o.unknown.length) {
+    out.push('### Unknown effect', '');
+    for (const x of o.unknown) out.push(`- turn ${x.turn}, seq ${x.seq}: ${escMd(x.tool)} named ${escMd(x.path)}`);
+    out.push('');
+  }
+  if (out.length > 0) yield '\n' + out.join('\n');
 }

@@ -8,6 +8,7 @@ import type { TreeNode } from '../session/replay.js';
 import { topNodes, type TurnWhole } from '../session/turn-pieces.js';
 import { indexSessions, parentOf, type SessionIndex } from '../session/compare.js';
 import type { Session } from '../session/session.js';
+import { ChangesFold, type Changes } from '../session/changes.js';
 import { spanMs, type SessionEvent } from '../session/events.js';
 import { emptyUsage, foldSessionUsage, usageOf, withSplit, type SessionUsage, type TokenUsage } from '../session/usage.js';
 
@@ -42,6 +43,8 @@ export interface Transcript {
   events: number;
   usage: SessionUsage;
   blocks: Block[];
+  /** what the events exported did to the code */
+  changes: Changes;
 }
 
 export type Sessions = readonly Session[] | SessionIndex;
@@ -107,8 +110,10 @@ export function reasonDetail(r: unknown): string | undefined {
 
 /** A transcript's blocks, one at a time (streamTranscript). */
 export interface TranscriptStream {
-  head: Omit<Transcript, 'blocks'>;
+  head: Omit<Transcript, 'blocks' | 'changes'>;
   blocks: Iterable<Block>;
+  /** what the events exported did to the code (src/session/changes.ts): whole once the blocks are read */
+  changes(): Changes;
 }
 
 /** The transcript of `s` up to seq `upTo` inclusive (default: the whole log), its turns' items in arrays. */
@@ -116,7 +121,7 @@ export function buildTranscript(s: Session, sessions: Sessions, upTo?: number): 
   const t = streamTranscript(s, sessions, upTo);
   const blocks: Block[] = [];
   for (const b of t.blocks) blocks.push(b.kind === 'turn' ? { ...b, items: [...b.items] } : b);
-  return { ...t.head, blocks };
+  return { ...t.head, blocks, changes: t.changes() };
 }
 
 /** How the events of a transcript are read: the default reads the log here; an export in the app's slices reads it itself. */
@@ -155,7 +160,7 @@ export function streamTranscript(s: Session, sessions: Sessions, upTo?: number, 
     for (const b of batches(count)) foldPrefixUsage(u, b, seedLength);
     usage = withSplit(u, seedLength);
   }
-  const head: Omit<Transcript, 'blocks'> = {
+  const head: Omit<Transcript, 'blocks' | 'changes'> = {
     id: s.id,
     ...(s.file !== undefined ? { file: s.file } : {}),
     createdAt: s.header.createdAt,
@@ -165,7 +170,20 @@ export function streamTranscript(s: Session, sessions: Sessions, upTo?: number, 
     events: Math.max(0, count),
     usage,
   };
-  return { head, blocks: transcriptBlocks(s, count, batches) };
+  // the changes are folded from the very batches the blocks read: one read of the log
+  const fold = new ChangesFold({ cwd: s.cwd, inheritedBefore: s.kind === 'fork' ? seedLength : undefined });
+  let folded = -1;
+  const tee = function* (n: number): Generator<readonly SessionEvent[]> {
+    for (const b of batches(n)) {
+      for (const e of b)
+        if (e.seq > folded) {
+          folded = e.seq;
+          fold.add(e);
+        }
+      yield b;
+    }
+  };
+  return { head, blocks: transcriptBlocks(s, count, tee), changes: () => fold.result() };
 }
 
 /** A turn's items, made as they are iterated (a turn in pieces: as its pieces are read). */

@@ -57,6 +57,25 @@ describe('HTML export in headless Chromium', () => {
     // the prompt is rendered as text inside its <pre>
     expect(dom).toContain('&lt;script&gt;document.title=\'PWNED\'');
     expect(dom).toContain('&lt;img src=x onerror=');
+    // the changes: the hostile path and text are text in their <details> block
+    expect(dom).toContain('<section class="changes">');
+    expect(dom).toMatch(/<details class="file"><summary><b>A<\/b> src\/&lt;script&gt;document\.title='PWNED'/);
+  });
+
+  it("a real session's changes render: each file in a <details> block with its diffs, the commands listed", (ctx) => {
+    const b = bin(ctx);
+    const dir = copyDir(SAMPLE_DIR, tmpDir());
+    const index = loadRootSync(dir);
+    const s = index.store.getAll('fix-flaky-retry-test')[0];
+    const page = path.join(tmpDir(), 'root.html');
+    fs.writeFileSync(page, exportSession(s, index.store.list(), 'html'));
+    const dom = dumpDom(b, page, path.join(path.dirname(page), 'profile'));
+    const changes = dom.slice(dom.indexOf('<section class="changes">'));
+    expect((changes.match(/<details class="file">/g) ?? []).length).toBe(2);
+    expect(changes).toContain('<b>M</b> src/lib/retry-queue.ts <span class="add">+1</span> <span class="del">−1</span>');
+    expect(changes).toContain('<span class="add">+const jitter = (this.opts.random ?? Math.random)() * base;</span>');
+    expect(changes).toContain('<code>npm test</code> (exit 0)');
+    expect(dom).not.toMatch(/<script/i);
   });
 
   it('a real sample fork renders offline: turns, folded tool calls, end reasons, lineage', (ctx) => {

@@ -118,6 +118,20 @@ describe('hostile content is escaped for each format', () => {
   const s = index.store.list()[0];
   const out = (f: ExportFormat) => exportSession(s, lookup(index), f);
 
+  it('the changes: a hostile path and text stay text in every format (a fenced diff, an escaped <details>, JSON)', () => {
+    const md = out('md');
+    const changes = md.slice(md.indexOf('\n## Changes'));
+    expect(changes).toContain('1 file written or edited (+8 −0)');
+    expect(changes).toMatch(/### A src\/\\<script\\>/); // the path escaped in the heading
+    expect(changes).toMatch(/(`{3,})diff\n--- \/dev\/null\n[\s\S]*\+\\?<script>[\s\S]*\n\1\n/); // the diff inside a fence no line closes
+    const html = out('html');
+    const section = html.slice(html.indexOf('<section class="changes">'));
+    expect(section).toContain('<details class="file"><summary><b>A</b> src/&lt;script&gt;');
+    expect(section).toContain('<span class="add">+&lt;img src=x onerror=');
+    const json = JSON.parse(out('json'));
+    expect(json.changes.files.map((f: { path: string; added: number }) => [f.path, f.added])).toEqual([[`src/${PWN}.ts`, 8]]);
+  });
+
   it('no control characters reach any output (it may be printed on a terminal)', () => {
     for (const f of FORMATS) expect(out(f)).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/);
   });
@@ -125,7 +139,7 @@ describe('hostile content is escaped for each format', () => {
   it('html: the only tags are the exporter’s own; no script, no handler, no external resource', () => {
     const html = out('html');
     const tags = new Set([...html.matchAll(/<\/?([a-zA-Z][a-zA-Z0-9]*)/g)].map((m) => m[1].toLowerCase()));
-    const allowed = new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'header', 'h1', 'h2', 'dl', 'dt', 'dd', 'main', 'section', 'div', 'span', 'b', 'pre', 'details', 'summary']);
+    const allowed = new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'header', 'h1', 'h2', 'dl', 'dt', 'dd', 'main', 'section', 'div', 'span', 'b', 'pre', 'details', 'summary', 'p', 'h3', 'ul', 'li', 'code']);
     for (const t of tags) expect(allowed.has(t), `unexpected tag <${t}>`).toBe(true);
     expect(html).not.toMatch(/<script|<img|<i>|<textarea/i);
     // inside real tags (text has every < escaped): no inline handler, no resource to fetch

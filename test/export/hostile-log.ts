@@ -23,6 +23,10 @@ export function writeHostile(dir: string): string {
   rows.splice(4, 1, ['assistant/message', { turn: 1, step: 1, content: [{ type: 'text', text: `answer ${PWN} **bold** <b>b</b>` }, { type: 'tool-call', id: 'c1', name: '<i>tool</i>', arguments: '{}' }] }]);
   rows.splice(5, 0, ['tool/call', { turn: 1, step: 1, callId: 'c1', name: '<i>tool</i>', arguments: JSON.stringify({ command: `echo '${PWN}'` }) }]);
   rows.splice(6, 0, ['tool/result', { turn: 1, step: 1, callId: 'c1', content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: `</textarea>${PWN}\n\`\`\`\`\`` }] }], isError: true }]);
+  // a write whose path and text try the same: the changes section shows them as text
+  const path_ = `src/${PWN}.ts`;
+  rows.splice(7, 0, ['tool/call', { turn: 1, step: 1, callId: 'w1', name: 'write', arguments: JSON.stringify({ file_path: path_, content: `${HOSTILE_PROMPT}\n` }) }]);
+  rows.splice(8, 0, ['tool/result', { turn: 1, step: 1, callId: 'w1', content: [{ type: 'tool-result', toolCallId: 'w1', content: [{ type: 'text', text: 'ok' }] }], meta: { operation: 'create', diffs: [{ path: path_, oldText: null, newText: HOSTILE_PROMPT }] } }]);
   const events = rows.map(([type, data], i) => ({ type, seq: i, time: 1_700_000_000_000 + i * 10, data: data ?? {} }));
   return writeLog(path.join(dir, 'hostile.jsonl'), { type: 'session', version: 0, id: HOSTILE_ID, createdAt: 1_700_000_000_000, cwd: '/tmp/<b>cwd</b>' }, events);
 }
