@@ -19,6 +19,21 @@ interface Work {
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** A work made by a generator that yields how many of `total` events it has read and returns what it made. */
+function stepped<T>(steps: Generator<number, T>, total: number, result: (v: T) => WorkResult): Work {
+  let read = 0;
+  return {
+    step: () => {
+      const r = steps.next();
+      if (r.done) return result(r.value);
+      read = r.value;
+      return undefined;
+    },
+    progress: () => (total > 0 ? Math.min(1, read / total) : 1),
+    close: () => void steps.return(undefined as never),
+  };
+}
+
 export class BackgroundWork {
   private current?: Work & { id: number; drawn: number };
   private readonly slices: Job;
@@ -66,34 +81,12 @@ export class BackgroundWork {
   /** c with a large log on either side: both read side by side in slices (compareSteps). */
   compare(id: number, left: Session, right: Session): void {
     const total = left === right ? left.length : left.length + right.length;
-    let read = 0;
-    const steps = compareSteps(left, right, this.host.sessions(), this.jobs.spent);
-    this.start(id, {
-      step: () => {
-        const r = steps.next();
-        if (r.done) return { kind: 'compare', comparison: r.value };
-        read = r.value;
-        return undefined;
-      },
-      progress: () => (total > 0 ? Math.min(1, read / total) : 1),
-      close: () => void steps.return(undefined as never),
-    });
+    this.start(id, stepped(compareSteps(left, right, this.host.sessions(), this.jobs.spent), total, (comparison) => ({ kind: 'compare', comparison })));
   }
 
   /** C on a large log: its events folded in slices (changesSteps). */
   changes(id: number, session: Session): void {
-    let read = 0;
-    const steps = changesSteps(session, ownFrom(session, undefined), this.jobs.spent);
-    this.start(id, {
-      step: () => {
-        const r = steps.next();
-        if (r.done) return { kind: 'changes', changes: r.value };
-        read = r.value;
-        return undefined;
-      },
-      progress: () => (session.length > 0 ? Math.min(1, read / session.length) : 1),
-      close: () => void steps.return(undefined as never),
-    });
+    this.start(id, stepped(changesSteps(session, ownFrom(session, undefined), this.jobs.spent), session.length, (changes) => ({ kind: 'changes', changes })));
   }
 
   private start(id: number, work: Work): void {

@@ -9,8 +9,8 @@ import { step, type AppState } from './state.js';
 import { hasTarget } from './target.js';
 import { compareDisabled, exportDisabled, forkVerdict, needsTarget, resumeDisabled } from './verdicts.js';
 
-/** The moving keys of a list: ↑ ↓ g G PgUp PgDn, each running `run(move)`. */
-function moveKeys(run: (move: Move) => Handler): Binding[] {
+/** The moving keys of a list: ↑ ↓ g G PgUp PgDn, each running `run(move)` (the views', and any list over them). */
+export function moveKeys(run: (move: Move) => Handler): Binding[] {
   return [
     { keys: '↑ / k', help: 'move up', hint: 'move', hintKeys: '↑↓', match: either(flag('upArrow'), ch('k')), run: run('up') },
     { keys: '↓ / j', help: 'move down', match: either(flag('downArrow'), ch('j')), run: run('down') },

@@ -9,6 +9,7 @@ import { step, withStatus, type AppState } from '../app/state.js';
 import type { SurfaceModule } from '../app/surface.js';
 import type { TargetOf } from '../app/target.js';
 import { visibleWindow } from '../app/window.js';
+import { moveKeys } from '../app/view-keys.js';
 import type { World } from '../app/world.js';
 import { changesBody } from './changes-size.js';
 import { fileDiffText, type ChangesRow } from './changes-rows.js';
@@ -41,12 +42,7 @@ const open: Handler = (s, world, app) => {
 };
 
 const KEYS: readonly Binding[] = [
-  { keys: '↑ / k', help: 'previous row', hint: 'row', hintKeys: '↑↓', match: either(flag('upArrow'), ch('k')), run: move('up') },
-  { keys: '↓ / j', help: 'next row', match: either(flag('downArrow'), ch('j')), run: move('down') },
-  { keys: 'PgUp', help: 'page up', match: flag('pageUp'), run: move('pageUp') },
-  { keys: 'PgDn', help: 'page down', match: flag('pageDown'), run: move('pageDown') },
-  { keys: 'g / Home', help: 'first row', match: either(flag('home'), ch('g')), run: move('top') },
-  { keys: 'G / End', help: 'last row', match: either(flag('end'), ch('G')), run: move('bottom') },
+  ...moveKeys(move),
   { keys: 'Enter', help: "a file: read its diffs (/ searches, O opens $PAGER); a command: its call in Turns", hint: 'open', match: flag('return'), run: open },
   { keys: 'Esc / q', help: 'close Changes, back to the view it was opened from', hint: 'back', match: either(flag('escape'), ch('q')), run: (s) => step(close(s)) },
   { keys: '?', help: 'these keys', hint: 'help', match: ch('?'), run: (s, w, app) => app.help(s, w) },
