@@ -14,6 +14,7 @@
 // lineage resolves it) of the call's kind: a spawn for `subagent`, a fork
 // child for `subagent_fork`.
 import { argumentsObject } from './call-effect.js';
+import { SUBAGENT_TOOLS, treeSubagents, type SubagentCall } from './subagent-calls.js';
 import { indexSessions, parentOf, type SessionIndex } from './compare.js';
 import { contentText, isHumanPrompt, messageOf, type SessionEvent } from './events.js';
 import { stateOf, type SessionState } from './log-facts.js';
@@ -21,18 +22,7 @@ import { callIdOf, toolResultText, type TreeNode } from './replay.js';
 import type { Session } from './session.js';
 import { addUsage, emptyUsage, withSplit, type TokenUsage } from './usage.js';
 
-export const SUBAGENT_TOOLS: ReadonlySet<string> = new Set(['subagent', 'subagent_fork']);
-
-export interface SubagentCall {
-  /** the call's seq (its tool row) and its turn's seq */
-  seq: number;
-  turnSeq: number;
-  name: string;
-  description?: string;
-  prompt?: string;
-  /** the result's text (undefined: no result yet) */
-  result?: string;
-}
+export { SUBAGENT_TOOLS, type SubagentCall } from './subagent-calls.js';
 
 /** What a child says of the call that started it (its first own events). */
 export interface ChildFacts {
@@ -56,19 +46,7 @@ export type SubagentLink =
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The subagent calls of a turn tree, in order. */
-export function subagentCalls(tree: readonly TreeNode[]): SubagentCall[] {
-  const out: SubagentCall[] = [];
-  const walk = (nodes: readonly TreeNode[], turnSeq: number) => {
-    for (const n of nodes) {
-      if (n.kind === 'tool' && SUBAGENT_TOOLS.has(n.name)) {
-        const a = argumentsObject(n.arguments) ?? {};
-        out.push({ seq: n.seq, turnSeq, name: n.name, description: str(a.description), prompt: str(a.prompt), result: n.result?.text });
-      } else if ('children' in n) walk(n.children, n.kind === 'turn' ? n.seq : turnSeq);
-    }
-  };
-  walk(tree, -1);
-  return out;
-}
+export const subagentCalls = (tree: readonly TreeNode[]): SubagentCall[] => treeSubagents(tree).calls;
 
 /** The subagent calls and the catalog of a log read in batches (the headless commands, which stream the tree). */
 export function scanSubagents(batches: Iterable<readonly SessionEvent[]>): { calls: SubagentCall[]; catalog: Array<{ childId: string; label?: string }> } {

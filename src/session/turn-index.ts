@@ -18,6 +18,7 @@ import { safeStringify } from './json-safe.js';
 import { buildTurnTree, openRowCount, type ParentNode, type ToolCounts, type TreeNode } from './replay.js';
 import { lastAtOrBefore } from './sorted.js';
 import { PieceCuts } from './turn-pieces.js';
+import { treeSubagents, type TreeSubagents } from './subagent-calls.js';
 import { addUsage, usageOfSeqs, type TokenUsage } from './usage.js';
 
 /** One segment of the log: where to read it again, and its top-level nodes. */
@@ -235,6 +236,8 @@ class LazyParent {
   /** a step's number and tool counts; a turn's end reason */
   readonly step?: number;
   readonly tools?: ToolCounts;
+  /** the subagent calls and catalog events among its children (kept: its children are on disk) */
+  readonly subagents: TreeSubagents;
   /** its rows with everything expanded */
   readonly allRows: number;
   readonly reason?: string;
@@ -259,6 +262,7 @@ class LazyParent {
     this.open = n.open;
     this.childCount = n.children.length;
     this.allRows = openRowCount(n);
+    this.subagents = treeSubagents(n.children, n.kind === 'turn' ? n.seq : -1);
     let long = 0;
     if (n.kind === 'step') {
       this.step = n.step;

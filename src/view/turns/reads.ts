@@ -3,7 +3,8 @@
 // log (the snapshot's openLog and turnSource) and kept across snapshots until
 // the log changes; the rows' clock moves to each snapshot's time.
 import type { SessionEvent } from '../../session/events.js';
-import { catalogEntries, childFacts, ownUsage, subagentCalls, subagentLinks, type ChildFacts, type SubagentLink } from '../../session/subagents.js';
+import { catalogEntries, childFacts, ownUsage, subagentLinks, type ChildFacts, type SubagentLink } from '../../session/subagents.js';
+import { treeSubagents } from '../../session/subagent-calls.js';
 import { addUsage, emptyUsage, type TokenUsage } from '../../session/usage.js';
 import { seedDivergence, type SeedDivergence } from '../../session/problems.js';
 import type { TreeNode } from '../../session/replay.js';
@@ -87,9 +88,11 @@ function subagentsOf(snap: Snapshot, session: Session, depth = 0): SubagentView 
 function buildSubagents(snap: Snapshot, session: Session, depth: number): SubagentView {
   const data = turnsOf(snap, session);
   if (!data.ok || depth > 8) return NO_SUBAGENTS;
-  const calls = subagentCalls(data.tree);
+  // (an indexed turn keeps its calls: no turn is read from disk here)
+  const { calls, catalogSeqs } = treeSubagents(data.tree);
   if (calls.length === 0) return NO_SUBAGENTS;
-  const links = subagentLinks(session, calls, catalogEntries(catalogEvents(data)), snap.sessions(), factsOfChild);
+  const catalog = catalogEntries(catalogSeqs.map((seq) => data.event(seq)).filter((e): e is SessionEvent => e !== undefined));
+  const links = subagentLinks(session, calls, catalog, snap.sessions(), factsOfChild);
   const byTurn = new Map<number, TokenUsage>();
   let total = emptyUsage();
   for (const c of calls) {
@@ -102,17 +105,6 @@ function buildSubagents(snap: Snapshot, session: Session, depth: number): Subage
   return { links, byTurn, total };
 }
 
-/** The parent's subagent/catalog events, read from its tree's event rows. */
-function* catalogEvents(data: Extract<TurnsData, { ok: true }>): Generator<SessionEvent> {
-  const stack = [...data.tree];
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (n.kind === 'event' && n.type === 'subagent/catalog') {
-      const e = data.event(n.seq);
-      if (e) yield e;
-    } else if ('children' in n) stack.push(...n.children);
-  }
-}
 
 /**
  * How much of each history entry's text a large log's history keeps: what a

@@ -4,7 +4,7 @@
 // in memory finds, and Esc cancels a search under way.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseQuery, type Query } from '../../../src/session/query.js';
 import { indexProgress, setIndexedMin, turnIndexOf } from '../../../src/storage/indexed-turns.js';
 import { loadRootSync } from '../../../src/storage/load-root.js';
@@ -15,9 +15,12 @@ import { turnMatches } from '../../../src/session/turn-matches.js';
 import { buildTurnRows, historyRows, rowsContext } from '../../../src/view/turns/turn-rows.js';
 import { buildTurnTree } from '../../../src/session/replay.js';
 import { detailLines } from '../../../src/view/turns/turn-detail.js';
-import { cleanupTmp, evs, hdr, logText, tmpDir, turnRows } from '../../support/fixtures.js';
+import { cleanupTmp, copyDir, evs, hdr, logText, REPO, tmpDir, turnRows } from '../../support/fixtures.js';
 import { KEY, mountApp } from '../../support/app-harness.js';
 import { splitKeys } from '../../../src/view/app/keys.js';
+import { TurnIndex } from '../../../src/session/turn-index.js';
+import { treeSubagents } from '../../../src/session/subagent-calls.js';
+
 
 beforeAll(() => setIndexedMin(0));
 afterAll(() => {
@@ -134,3 +137,36 @@ describe('a large log in the app', () => {
     }
   });
 });
+
+describe('subagent calls of a large log', () => {
+  it('link their children from what the index keeps of each turn: no turn is read again to find them', async () => {
+    const dir = copyDir(path.join(REPO, 'test/fixtures/real-sessions-v2v4/zdsh-vfs-workspace'), tmpDir());
+    const index = loadRootSync(dir);
+    const parent = index.store.list().find((x) => x.id === 'preview-showcase')!;
+    const m = mountApp({ index, view: 'sessions', size: { columns: 140, rows: 40 }, selection: parent.file });
+    try {
+      await m.idle();
+      await m.press(KEY.enter);
+      await m.idle();
+      const world = m.controller.world();
+      expect(world.turns(parent)).toMatchObject({ ok: true, indexed: true });
+      const links = [...world.subagents(parent).links.values()].map((l) => (l.kind === 'linked' ? l.child.id : l.kind));
+      expect(links).toEqual(['preview-follow-up-builder', 'preview-architecture-review']);
+      // what the links are found from: the index's tree, walked without a turn's children read again
+      const tree = turnIndexOf(parent)!.index.tree;
+      const body = vi.spyOn(TurnIndex.prototype, 'body');
+      try {
+        expect(treeSubagents(tree).calls.map((c) => [c.seq, c.name])).toEqual([
+          [188, 'subagent'],
+          [190, 'subagent_fork'],
+        ]);
+        expect(body).not.toHaveBeenCalled();
+      } finally {
+        body.mockRestore();
+      }
+    } finally {
+      m.unmount();
+    }
+  });
+});
+
