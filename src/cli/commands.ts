@@ -260,11 +260,11 @@ export async function cmdTree(s: Session, out: Out, sessions: readonly Session[]
 }
 
 /** Each subagent call node under `n` (and `n`) gets `child`: the session it started, or why none (subagents.ts). */
-function withChildren(n: TreeNode, links: ReadonlyMap<number, SubagentLink>): TreeNode {
+function withChildren(n: TreeNode, links: () => ReadonlyMap<number, SubagentLink>): TreeNode {
   const stack: TreeNode[] = [n];
   while (stack.length) {
     const x = stack.pop()!;
-    if (x.kind === 'tool' && SUBAGENT_TOOLS.has(x.name)) (x as TreeNode & { child?: unknown }).child = linkJson(links.get(x.seq)) ?? { missing: true };
+    if (x.kind === 'tool' && SUBAGENT_TOOLS.has(x.name)) (x as TreeNode & { child?: unknown }).child = linkJson(links().get(x.seq)) ?? { missing: true };
     else if ('children' in x) stack.push(...x.children);
   }
   return n;
@@ -275,17 +275,23 @@ function* treeText(s: Session, out: Out, sessions: readonly Session[]): Generato
   // a turn of any size: one in pieces comes as its summary and its children as they are read (turn-pieces.ts)
   const tops = topNodes(() => s.eventBatches());
   if (out.json) {
-    // the children subagent calls started: one read of the log before the tree is streamed
-    const scan = scanSubagents(s.eventBatches());
-    const links = subagentLinks(s, scan.calls, scan.catalog, sessions);
+    // the children subagent calls started: found by one more read of the log, made when the first call is met
+    let found: ReadonlyMap<number, SubagentLink> | undefined;
+    const links = () => {
+      if (!found) {
+        const scan = scanSubagents(s.eventBatches());
+        found = subagentLinks(s, scan.calls, scan.catalog, sessions);
+      }
+      return found;
+    };
     const mark = function* (nodes: Iterable<TreeNode>) {
-      for (const n of nodes) yield links.size > 0 ? withChildren(n, links) : n;
+      for (const n of nodes) yield withChildren(n, links);
     };
     // safeStringify: a turn's reasonData is raw event data and may be nested
     // deeper than JSON.stringify's recursion allows; same output otherwise.
     const nodes = (function* () {
       for (const top of tops) {
-        if (!('turn' in top)) yield links.size > 0 ? withChildren(top.node, links) : top.node;
+        if (!('turn' in top)) yield withChildren(top.node, links);
         else {
           // the node as replay builds it (its keys in that order), its children streamed in place
           const { turn: n, whole: w } = top;

@@ -127,6 +127,12 @@ export function inheritedBefore(c: Changes, before: number): Changes {
   return { files, commands: c.commands.map(mark), unknown: c.unknown.map(mark) };
 }
 
+/** The most characters of diff text one fold keeps (about 32 MB): past it an edit keeps its counts only. */
+export const DIFFS_KEPT = 16 * 2 ** 20;
+
+/** The longest text the fold keeps as a file's known text (a larger one is forgotten: its later edits show the log's hunks). */
+const KNOWN_MAX = 1 << 20;
+
 /**
  * Folds a log's events into its Changes. `inheritedBefore`: events with a
  * smaller seq are inherited (a fork's cut, or the prefix shared with the
@@ -139,8 +145,11 @@ export class ChangesFold {
   private readonly open = new Map<string, PendingCall>();
   private readonly known = new Map<string, string>();
   private turn = 0;
+  /** characters of diff text kept so far (bounded: DIFFS_KEPT) */
+  private kept = 0;
 
-  constructor(private readonly opts: { cwd?: string; inheritedBefore?: number } = {}) {}
+  /** `diffsKept`: the most characters of diffs kept (DIFFS_KEPT) */
+  constructor(private readonly opts: { cwd?: string; inheritedBefore?: number; diffsKept?: number } = {}) {}
 
   add(e: SessionEvent): void {
     const d = e.data;
@@ -210,12 +219,17 @@ export class ChangesFold {
     }
     if (fx.kind !== 'edit') return;
     const c = editCounts(fx);
+    let diff = this.diffOf(fx);
+    // past the bound, an edit keeps its counts and says its diff was not kept (a 10 GB log's diffs are not held)
+    const bound = this.opts.diffsKept ?? DIFFS_KEPT;
+    if (this.kept + diff.length > bound) diff = `--- a/${fx.path}\n+++ b/${fx.path}  (diff not kept: one read keeps at most ${bound} characters of diffs)\n`;
+    this.kept += diff.length;
     const edit: FileEdit = {
       seq: call.seq,
       turn: call.turn,
       tool: call.name,
       callId: call.callId,
-      diff: this.diffOf(fx),
+      diff,
       added: c.added,
       removed: c.removed,
       created: fx.created,
@@ -227,6 +241,11 @@ export class ChangesFold {
     let f = this.files.get(fx.path);
     if (!f) this.files.set(fx.path, (f = { path: fx.path, created: false, added: 0, removed: 0, edits: [] }));
     f.edits.push(edit);
+  }
+
+  private remember(path: string, text: string): void {
+    if (text.length <= KNOWN_MAX) this.known.set(path, text);
+    else this.known.delete(path);
   }
 
   /** The edit's unified diff, replaying it on the file's known text where it agrees with what was applied. */
@@ -241,12 +260,12 @@ export class ChangesFold {
     if (before !== undefined && after !== undefined) {
       const patch = structuredPatch(fx.path, fx.path, before, after, '', '', { context: 3, maxEditLength: MAX_EDIT });
       if (patch && (fx.basis !== 'applied' || sameHunks(patchHunks(patch), fx.hunks)) && (fx.basis === 'applied' || countsAgree(patch, fx.hunks))) {
-        this.known.set(fx.path, after);
+        this.remember(fx.path, after);
         return patchText(fx.path, patch, before === '' && fx.created);
       }
     }
     // the replay disagrees with what was applied, or nothing to replay on: the hunks as the log has them
-    if (after !== undefined && fx.content !== undefined) this.known.set(fx.path, after);
+    if (after !== undefined && fx.content !== undefined) this.remember(fx.path, after);
     else this.known.delete(fx.path);
     return hunksDiff(fx.path, fx.hunks, fx.basis === 'arguments' && fx.content !== undefined ? 'the whole text written' : undefined);
   }
@@ -361,7 +380,7 @@ export function* changesSteps(s: Session, inheritedBefore: number | undefined, p
 const cwdOf = (s: Session): string | undefined => (typeof s.header.cwd === 'string' ? s.header.cwd : undefined);
 
 /** The changes of a log read in batches (Session.eventBatches). */
-export function changesOf(batches: Iterable<readonly SessionEvent[]>, opts: { cwd?: string; inheritedBefore?: number } = {}): Changes {
+export function changesOf(batches: Iterable<readonly SessionEvent[]>, opts: { cwd?: string; inheritedBefore?: number; diffsKept?: number } = {}): Changes {
   const fold = new ChangesFold(opts);
   for (const batch of batches) for (const e of batch) fold.add(e);
   return fold.result();

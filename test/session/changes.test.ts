@@ -70,7 +70,7 @@ class LogBuilder {
     this.push('turn/end', { turn: this.turn, reason: { kind: 'completed' } });
     return this;
   }
-  changes(opts: { cwd?: string; inheritedBefore?: number } = {}): Changes {
+  changes(opts: { cwd?: string; inheritedBefore?: number; diffsKept?: number } = {}): Changes {
     return changesOf([this.events], opts);
   }
 }
@@ -169,6 +169,16 @@ describe('changes of a log', () => {
     const f = b.changes().files[0];
     expect(f.edits[1].diff).toContain('@@ -?,2 +?,2 @@\n zero\n-two\n+2\n');
     expect(f.text).toBeUndefined();
+  });
+
+  it('past the bound on diff text, an edit keeps its counts and says its diff was not kept', () => {
+    const b = new LogBuilder().startTurn();
+    for (let i = 0; i < 5; i++) b.call('edit', { file_path: `f${i}`, old_string: `a${i}`, new_string: `b${i}\nc${i}` });
+    const all = b.changes();
+    const kept = all.files[0].edits[0].diff.length + all.files[1].edits[0].diff.length;
+    const c = b.changes({ diffsKept: kept });
+    expect(c.files.map((f) => f.edits[0].diff.includes('diff not kept'))).toEqual([false, false, true, true, true]);
+    expect(c.files.map((f) => [f.added, f.removed])).toEqual(all.files.map((f) => [f.added, f.removed]));
   });
 
   it('calls run_code made are read from their dispatch events', () => {
