@@ -189,7 +189,8 @@ export class ChangesFold {
   /** The changes so far (calls still open are listed as pending). */
   result(): Changes {
     this.flushOpen();
-    const files = [...this.files.values()];
+    // by path, as git lists a change's files
+    const files = [...this.files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     for (const f of files) {
       Object.assign(f, fileTotals(f.edits));
       const text = this.known.get(f.path);
