@@ -69,6 +69,8 @@ export function* markdownText(t: TranscriptStream): Generator<string> {
     if (out.length > 0) yield '\n' + out.join('\n');
   }
   yield* markdownChanges(t.changes());
+  // the last line says the file is whole (HTML ends with </html>, JSON with its closing brace)
+  yield `\n*— end of the transcript: ${rangeLine(h)} —*\n`;
 }
 
 /** What the session did to the code: each file's edits as fenced diffs, the commands, the unknown effects. */
