@@ -6,7 +6,7 @@ import type { Session } from '../session/session.js';
 import { jsonSafe } from '../export/escape.js';
 import { sanitizeBlock, sanitizeInline } from '../view/text/sanitize.js';
 import { writeFromLog, type Out } from './commands.js';
-import { painter } from './format.js';
+import { cell, painter } from './format.js';
 import { batched } from './batched.js';
 
 export const CHANGES_HELP = `dsh-browse changes [--dir DIR] SESSION [--since OTHER] [--json]
@@ -54,7 +54,7 @@ function* changesText(s: Session, since: Session | undefined, out: Out): Generat
   const cmds = c.commands.filter((x) => !x.inherited);
   if (cmds.length > 0) {
     yield p('bold', 'commands (what they changed is not in the log):') + '\n';
-    for (const x of cmds) yield `  turn ${x.turn}  ran ${sanitizeInline(x.command).slice(0, 200)} ${commandEnd(x)}\n`;
+    for (const x of cmds) yield `  turn ${x.turn}  ran ${cell(x.command, 200)} ${commandEnd(x)}\n`;
   }
   const unknown = c.unknown.filter((x) => !x.inherited);
   if (unknown.length > 0) {

@@ -98,7 +98,8 @@ export function shellExit(text: string): { exitCode?: number; end?: string } {
   const tail = text.slice(-400);
   const code = /\[exit code: (-?\d+)\]\s*$/.exec(tail);
   if (code) return { exitCode: Number(code[1]) };
-  const signal = /\[killed by signal: ([^\]\n]{1,40})\]\s*$/.exec(tail);
+  // a signal's name (SIGTERM, 9): nothing else of the log's text reaches what is shown of the exit
+  const signal = /\[killed by signal: ([A-Za-z0-9]{1,16})\]\s*$/.exec(tail);
   if (signal) return { end: `killed by ${signal[1]}` };
   if (/\[stopped: [^\n]*\]\s*$/.test(tail)) return { end: 'stopped' };
   if (/\[timed out after \d+ms\]\s*$/.test(tail)) return { end: 'timed out' };

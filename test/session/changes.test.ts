@@ -105,6 +105,8 @@ describe('what one call did (callEffect)', () => {
     expect(shellExit('out\n')).toEqual({ exitCode: 0 });
     expect(shellExit('[exit code: 1] in the middle\nmore')).toEqual({ exitCode: 0 });
     expect(shellExit('x\n[killed by signal: SIGKILL]')).toEqual({ end: 'killed by SIGKILL' });
+    // a marker that is no signal's name is no marker: the log's text never reaches the exit shown
+    expect(shellExit('x\n[killed by signal: \x1b[2J]')).toEqual({ exitCode: 0 });
     expect(shellExit('x\n[timed out after 120000ms]')).toEqual({ end: 'timed out' });
     expect(shellExit('x\n[still running after 30000ms; moved to background job j1]\nThe command keeps running')).toEqual({ end: 'moved to the background' });
   });
