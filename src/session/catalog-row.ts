@@ -9,6 +9,7 @@
 import type { StructureFinding } from './event-audit.js';
 import { forkBlockOf, stateOf, type ForkBlock, type SessionState } from './log-facts.js';
 import type { Session } from './session.js';
+import { spentTokens } from './usage.js';
 
 /** The list's fields that a session's facts decide (the catalog keeps them: its row). */
 export interface ListFacts {
@@ -49,7 +50,7 @@ export function listFactsOf(s: Session): ListFacts {
   const out: ListFacts = { turns: f.turns, events: f.events, state: stateOf(f), diagnostics: s.diagnostics.length };
   const block = forkBlockOf(f);
   if (block !== undefined) out.forkBlock = block;
-  if (f.usage && f.usage.messages > 0) out.tokens = f.usage.input + f.usage.output;
+  if (f.usage && f.usage.messages > 0) out.tokens = spentTokens(f.usage);
   if (f.title !== undefined) out.title = f.title;
   if (f.lastEventTime !== undefined) out.lastEventTime = f.lastEventTime;
   if (f.lastEventType !== undefined) out.lastEventType = f.lastEventType;

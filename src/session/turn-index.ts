@@ -37,10 +37,11 @@ export interface IndexedSegment {
   readonly within?: number;
 }
 
-/** What a turn's row shows that is not in its node: the usage of its events and the time of its last one. */
+/** What a turn's row shows that is not in its node: the usage of its events, the times of its first and last one. */
 export interface TurnFacts {
   usage: TokenUsage;
   time?: number;
+  start?: number;
 }
 
 /** A segment's events and full nodes, read again from disk. */
@@ -216,7 +217,8 @@ export class TurnIndex {
 /** The usage of a turn node's events and the time of its last one, from the events of its segment. */
 function turnFactsOf(n: TurnNode, events: readonly SessionEvent[]): TurnFacts {
   const at = events.findIndex((e) => e.seq === n.lastSeq);
-  return { usage: usageOfSeqs(events, n.seq, n.lastSeq), time: at < 0 ? undefined : events[at].time };
+  const from = events.findIndex((e) => e.seq === n.seq);
+  return { usage: usageOfSeqs(events, n.seq, n.lastSeq), time: at < 0 ? undefined : events[at].time, start: from < 0 ? undefined : events[from].time };
 }
 
 /**
@@ -376,14 +378,14 @@ class PiecedTurn {
   }
 
   with(p: TurnPiece): PiecedTurn {
-    return new PiecedTurn([...this.pieces, p], this.index, this, { usage: addUsage(this.facts.usage, p.facts.usage), time: p.facts.time });
+    return new PiecedTurn([...this.pieces, p], this.index, this, { usage: addUsage(this.facts.usage, p.facts.usage), time: p.facts.time, start: this.facts.start });
   }
   /** the node without the piece in `seg` (its last) */
   without(seg: IndexedSegment): PiecedTurn {
     const kept = this.pieces.filter((p) => p.seg !== seg);
     let usage = kept[0].facts.usage;
     for (const p of kept.slice(1)) usage = addUsage(usage, p.facts.usage);
-    return new PiecedTurn(kept, this.index, this, { usage, time: kept[kept.length - 1].facts.time });
+    return new PiecedTurn(kept, this.index, this, { usage, time: kept[kept.length - 1].facts.time, start: kept[0].facts.start });
   }
 
   get children(): TreeNode[] {

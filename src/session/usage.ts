@@ -102,6 +102,9 @@ export function usageOfSeqs(events: readonly SessionEvent[], fromSeq: number, la
   return acc;
 }
 
+/** The tokens a usage spent, as the app counts them (a TOK column, a sparkline): in + out; cached reads are part of neither. */
+export const spentTokens = (u: TokenUsage): number => u.input + u.output;
+
 /** Adds b into a copy of a. */
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
   const out: TokenUsage = { input: a.input + b.input, output: a.output + b.output, messages: a.messages + b.messages };

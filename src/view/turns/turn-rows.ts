@@ -42,7 +42,7 @@ export const defaultExpansion: Expansion = { mode: 'auto', toggled: new Set() };
 /** The context of rows built from the session's events in memory. */
 export function rowsContext(session: Session, now = Date.now()): RowsContext {
   const events = session.events;
-  return withFork(session, { facts: session.facts, turnFacts: (n) => ({ usage: usageOfSeqs(events, n.seq, n.lastSeq), time: eventAtSeq(events, n.lastSeq)?.time }), now });
+  return withFork(session, { facts: session.facts, turnFacts: (n) => ({ usage: usageOfSeqs(events, n.seq, n.lastSeq), time: eventAtSeq(events, n.lastSeq)?.time, start: eventAtSeq(events, n.seq)?.time }), now });
 }
 
 /** The context of rows built from an offset index (the turn facts it keeps). */
