@@ -31,6 +31,7 @@ import { IndexRefresh } from './index-refresh.js';
 import { RefusalSteps } from './refusal-steps.js';
 import { SessionLoads } from './session-loads.js';
 import { TurnSearchJob } from './turn-search-job.js';
+import { foldSteps, turnNode } from '../../src/view/timeline/timeline-of.js';
 
 export interface Snapshot {
   state: AppState;
@@ -201,10 +202,11 @@ export class AppController {
     });
   }
 
-  /** The session the Turns view shows. */
+  /** The session whose turns are on screen: the one Turns shows, or the selection the Sessions detail pane reads. */
   private shownSession(): Session | undefined {
     const s = this.snap.state;
-    return APP.surface(s.view).showsSession ? selectedSession(s, this.snap.world) : undefined;
+    const view = APP.surface(s.view);
+    return view.showsSession || view.readsSelection?.(s) ? selectedSession(s, this.snap.world) : undefined;
   }
 
   /**
@@ -358,6 +360,12 @@ export class AppController {
       case 'changes':
         this.work.changes(e.work, e.session);
         return;
+      case 'timeline': {
+        const found = turnNode(this.snap.world, e.session, e.turnSeq);
+        if ('error' in found) this.dispatch({ type: 'workFailed', id: e.work, message: found.error });
+        else this.work.timeline(e.work, (spent) => foldSteps(e.session, found.node, found.data.event, spent), found.node.lastSeq - found.node.seq + 1);
+        return;
+      }
       case 'searchTurns':
         this.turnSearch.start(e.session, e.key, e.query, e.text);
         return;

@@ -25,6 +25,7 @@ import type { SurfaceId, ViewName } from '../../src/view/app/surface.js';
 import type { Body } from './body.js';
 import { CompareBody } from '../compare/compare-body.js';
 import { ChangesBody } from '../changes/changes-body.js';
+import { TimelineBody } from '../timeline/timeline-body.js';
 import { LineageBody } from '../lineage/lineage-body.js';
 import { ProblemsBody } from '../problems/problems-body.js';
 import { ReaderBody } from '../reader/reader-body.js';
@@ -78,7 +79,7 @@ function tabsOf(state: AppState, world: World): Array<{ view: ViewName; text: st
 }
 
 /** What each surface on screen draws in the body (a prompt is drawn by its view). */
-const BODIES: Partial<Record<SurfaceId, Body>> = { sessions: SessionsBody, turns: TurnsBody, lineage: LineageBody, problems: ProblemsBody, reader: ReaderBody, compare: CompareBody, changes: ChangesBody };
+const BODIES: Partial<Record<SurfaceId, Body>> = { sessions: SessionsBody, turns: TurnsBody, lineage: LineageBody, problems: ProblemsBody, reader: ReaderBody, compare: CompareBody, changes: ChangesBody, timeline: TimelineBody };
 
 function BodyOf({ state, world }: { state: AppState; world: World }): React.JSX.Element | null {
   const lay = APP.layout(state);

@@ -1,5 +1,5 @@
-// An export (x), a comparison (c) or the changes (C) of a large log, made in
-// background slices (ExportJob, compareSteps, changesSteps): its progress is drawn every PROGRESS_MS, its
+// An export (x), a comparison (c), the changes (C) of a large log or a large
+// turn's timeline (T), made in background slices (ExportJob, compareSteps, changesSteps, foldSteps): its progress is drawn every PROGRESS_MS, its
 // result or failure goes through the reducer as an action, and it is dropped
 // (reads and temp file closed) once the state no longer has it (Esc). An
 // export of a small log is written at once, here too, so the controller only
@@ -87,6 +87,11 @@ export class BackgroundWork {
   /** C on a large log: its events folded in slices (changesSteps). */
   changes(id: number, session: Session): void {
     this.start(id, stepped(changesSteps(session, ownFrom(session, undefined), this.jobs.spent), session.length, (changes) => ({ kind: 'changes', changes })));
+  }
+
+  /** T on a large turn: its events folded in slices (foldSteps); the fold is kept for the timeline. */
+  timeline(id: number, steps: (spent: () => boolean) => Generator<number, void>, total: number): void {
+    this.start(id, stepped(steps(this.jobs.spent), total, () => ({ kind: 'timeline' })));
   }
 
   private start(id: number, work: Work): void {

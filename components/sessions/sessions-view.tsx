@@ -9,6 +9,8 @@ import { caretParts, type TextField } from '../../src/view/text/text-field.js';
 import { displayWidth, fit, fitTail, padEnd, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
 import { visibleWindow, type RowSeq } from '../../src/view/app/window.js';
 import { useTone } from '../app/theme.js';
+import type { DetailLine } from '../../src/view/sessions/session-detail.js';
+import { DETAIL_ROWS } from '../../src/view/sessions/sessions-layout.js';
 
 export interface SessionsViewProps {
   rows: RowSeq<SessionRow>;
@@ -34,6 +36,10 @@ export interface SessionsViewProps {
   scanning?: boolean;
   /** the filter's query error (queryErrorLine), shown in place of the column headings */
   queryError?: string;
+  /** rows for the list (sessions-layout.ts); default: the height less the summary and the header */
+  list?: number;
+  /** the detail pane's lines, when it is shown (session-detail.ts) */
+  detail?: readonly DetailLine[];
 }
 
 interface Columns {
@@ -142,11 +148,26 @@ function emptyText(props: SessionsViewProps): string {
   return '  no sessions in this directory';
 }
 
+/** The detail pane, at the bottom of the view: a rule, then its lines (the chart in bars, never colour alone). */
+function DetailPane(props: { lines: readonly DetailLine[]; width: number }): React.JSX.Element {
+  const tone = useTone();
+  return (
+    <Box flexDirection="column">
+      <Text dimColor wrap="truncate">{truncate('── detail (d) ' + '─'.repeat(props.width), props.width)}</Text>
+      {props.lines.slice(0, DETAIL_ROWS - 1).map((l, i) => (
+        <Text key={i} wrap="truncate" color={tone(l.tone)} dimColor={l.dim}>
+          {truncate(` ${l.text}`, props.width)}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
 export function SessionsView(props: SessionsViewProps): React.JSX.Element {
   const tone = useTone();
   const badge = React.useMemo(() => badgeColumnWidth(props.rows), [props.rows]); // every row's badge is measured: once per list
   const cols = sessionColumns(props.width, badge);
-  const listHeight = Math.max(1, props.height - 2);
+  const listHeight = props.list ?? Math.max(1, props.height - 2);
   const win = visibleWindow(props.rows, Math.max(0, props.selected), listHeight, props.top);
   const head =
     `  ${fit('STATE', cols.badge)} ${fit('ID', cols.id)} ${fit('TITLE', cols.title)} ${fit('CWD', cols.cwd)} ` +
@@ -169,11 +190,14 @@ export function SessionsView(props: SessionsViewProps): React.JSX.Element {
           {truncate(head, props.width)}
         </Text>
       )}
-      {win.rows.length === 0 ? (
-        <Text dimColor>{emptyText(props)}</Text>
-      ) : (
-        win.rows.map((row, i) => <Row key={row.key} row={row} selected={win.top + i === props.selected} marked={row.key === props.mark} cols={cols} />)
-      )}
+      <Box flexDirection="column" height={listHeight} overflow="hidden">
+        {win.rows.length === 0 ? (
+          <Text dimColor>{emptyText(props)}</Text>
+        ) : (
+          win.rows.map((row, i) => <Row key={row.key} row={row} selected={win.top + i === props.selected} marked={row.key === props.mark} cols={cols} />)
+        )}
+      </Box>
+      {props.detail ? <DetailPane lines={props.detail} width={props.width} /> : null}
     </Box>
   );
 }

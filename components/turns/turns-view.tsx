@@ -13,6 +13,7 @@ import { resumeAddsMarker } from '../../src/storage/resume.js';
 import { upgradeRefusal, upgradeVerdict } from '../../src/session/upgrade.js';
 import { textOf } from '../../src/session/json-safe.js';
 import { AUTO_DETAIL_HEIGHT, turnsLayout } from '../../src/view/turns/turns-layout.js';
+import { turnSparks } from '../../src/view/text/turn-sparks.js';
 import type { AppState } from '../../src/view/app/state.js';
 import { turnsView } from '../../src/view/turns/turns-slice.js';
 import { displayWidth, sanitizeInline, truncate } from '../../src/view/text/sanitize.js';
@@ -146,7 +147,7 @@ function headerSegments(session: Session, history: { upTo: number; entries: numb
 
 /** The status line: what `f` does here, in the words of its key binding (app/verdicts.ts). */
 function statusSegments(fork: ForkVerdict): Segment[] {
-  const keys: Segment = { text: '  ·  ←/→ fold  e/E all  b boundary  t history  d detail  ? help', dim: true };
+  const keys: Segment = { text: '  ·  ←/→ fold  e/E all  b boundary  t history  d detail  T timeline  ? help', dim: true };
   if (!fork.disabled) return [{ text: `f ${fork.label}`, color: 'green', bold: true }, keys];
   return [{ text: `f ${fork.label} (disabled: ${clip(fork.disabled, 160)})`, color: 'gray', dim: true }, keys];
 }
@@ -180,6 +181,8 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
   const search = state.turnSearch?.key === state.selection ? state.turnSearch : undefined;
   const duplicates = world.sameId(session.id);
   lines.push(<Line key="header" width={w} segments={headerSegments(session, t.showHistory ? { upTo: t.historyUpTo, entries: active.rows.length, hidden: data.historyHidden(t.historyUpTo) } : undefined, duplicates, world.olderGenerations(session), world.subagents(session).total)} />);
+  // where the tokens and the time went, turn by turn (T on a row: that turn's timeline)
+  if (lay.header > 1) lines.push(<Line key="sparks" width={w} segments={[{ text: turnSparks(data.series, w), color: 'blue' }]} />);
   visible.rows.forEach((row, i) => {
     const isSel = visible.top + i === sel.index;
     let segs = rowSegments(row, gutter, isSel, search && !search.editing ? search.seqs : undefined, data.divergence?.seq);
@@ -195,11 +198,11 @@ export function TurnsView(props: TurnsViewProps): React.JSX.Element {
     const empty = t.showHistory ? '(the model sees nothing up to this point)' : '(no events: an empty session)';
     lines.push(<Line key="empty" width={w} segments={[{ text: empty, dim: true }]} />);
   }
-  while (lines.length < 1 + lay.list) lines.push(<Text key={`pad${lines.length}`}> </Text>);
+  while (lines.length < lay.header + lay.list) lines.push(<Text key={`pad${lines.length}`}> </Text>);
   if (lay.pane > 0) {
     lines.push(<Line key="sep" width={w} segments={[{ text: truncate('── detail ' + '─'.repeat(w), w), dim: true }]} />);
     fitDetail(detail, w, lay.pane).forEach((l, i) => lines.push(<Line key={`d${i}`} width={w} segments={[{ text: l.text, color: l.color, bold: l.heading, dim: l.heading && !l.color }]} />));
-    while (lines.length < 2 + lay.list + lay.pane) lines.push(<Text key={`dpad${lines.length}`}> </Text>);
+    while (lines.length < lay.header + 1 + lay.list + lay.pane) lines.push(<Text key={`dpad${lines.length}`}> </Text>);
   }
   if (search?.editing) {
     const { before, at, after } = caretParts(search.field);

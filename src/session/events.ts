@@ -41,9 +41,16 @@ export const PACKED_TYPES: Record<string, string> = {
 const SURFACE_TYPES = new Set(['user/message', 'assistant/message', 'tool/result', 'context/message', 'steering/message']);
 export const isSurfaceType = (type: string): boolean => SURFACE_TYPES.has(type);
 
-/** Milliseconds from `from` to `to`; 0 when either has no time (a v0 row may lack one). */
-export const spanMs = (from: { time?: unknown }, to: { time?: unknown }): number =>
-  typeof from.time === 'number' && typeof to.time === 'number' ? Math.max(0, to.time - from.time) : 0;
+/** A usable time: a finite positive number (the harness writes 0 for a row it did not stamp; a v0 row may have none). */
+export const usableTime = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t) && t > 0;
+
+/** Milliseconds from `start` to `end`; undefined where either is not a usable time or time went back. The one owner of a turn's duration. */
+export function turnDuration(start: unknown, end: unknown): number | undefined {
+  return usableTime(start) && usableTime(end) && end >= start ? end - start : undefined;
+}
+
+/** Milliseconds from `from` to `to`; 0 when there is no such duration (turnDuration). */
+export const spanMs = (from: { time?: unknown }, to: { time?: unknown }): number => turnDuration(from.time, to.time) ?? 0;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -14,9 +14,9 @@
 // span is drawn at its start with no length, and the turn keeps a note of
 // every place the log's time decreases.
 import { callIdOf } from './harness-closers.js';
-import { argumentsObject } from './call-effect.js';
+import { argSummary } from './turn-summary.js';
 import { toolResultText } from './replay.js';
-import type { SessionEvent } from './events.js';
+import { usableTime, type SessionEvent } from './events.js';
 import { textOf } from './json-safe.js';
 
 export type SpanKind = 'step' | 'model' | 'tool';
@@ -85,22 +85,14 @@ const SKEWS_KEPT = 32;
 /** Spans kept per turn: past it, the turn's later spans are counted only (a turn of a million calls) */
 export const SPANS_KEPT = 50_000;
 
-/** A usable time: a finite positive number (the harness writes 0 for a row it did not stamp). */
-const timeOf = (e: SessionEvent): number | undefined => (typeof e.time === 'number' && Number.isFinite(e.time) && e.time > 0 ? e.time : undefined);
+const timeOf = (e: SessionEvent): number | undefined => (usableTime(e.time) ? e.time : undefined);
 
 const num = (d: any, k: string): number | undefined => (d && typeof d[k] === 'number' ? d[k] : undefined);
 
-/** What a call worked on, for its bar's label: the first of these fields its arguments give. */
-const DETAIL_KEYS = ['command', 'cmd', 'path', 'file_path', 'filePath', 'pattern', 'query', 'url', 'description', 'prompt'];
-
+/** What a call worked on (argSummary: its command, path, pattern…), for its bar's label; none for empty arguments. */
 function callDetail(args: unknown): string | undefined {
-  const o = argumentsObject(args);
-  if (!o) return undefined;
-  for (const k of DETAIL_KEYS) {
-    const v = o[k];
-    if (typeof v === 'string' && v.trim()) return v.trim().split('\n', 1)[0].slice(0, 200);
-  }
-  return undefined;
+  const a = argSummary(textOf(args ?? ''));
+  return a && a !== '{}' ? a : undefined;
 }
 
 /** Folds one turn's events (from its turn/start, in log order) into its timeline. */

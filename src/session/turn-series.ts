@@ -2,6 +2,7 @@
 // Sessions detail's chart, `stats` and the export draw. Pure: read from the
 // turn tree and each turn's facts (its usage, its first and last times), so
 // an indexed log's series reads no turn from disk.
+import { turnDuration } from './events.js';
 import type { TreeNode } from './replay.js';
 import type { TurnFacts } from './turn-index.js';
 import { spentTokens } from './usage.js';
@@ -18,8 +19,6 @@ export interface TurnPoint {
   open: boolean;
 }
 
-/** A usable time: the harness writes 0 for a row it did not stamp. */
-const usable = (t: number | undefined): t is number => typeof t === 'number' && Number.isFinite(t) && t > 0;
 
 /** The series of the tree's turns (the rows before the first turn are none). */
 export function turnSeries(tree: readonly TreeNode[], facts: (n: TurnNode) => TurnFacts): TurnPoint[] {
@@ -27,8 +26,7 @@ export function turnSeries(tree: readonly TreeNode[], facts: (n: TurnNode) => Tu
   for (const n of tree) {
     if (n.kind !== 'turn') continue;
     const f = facts(n);
-    const ms = usable(f.start) && usable(f.time) && f.time >= f.start ? f.time - f.start : undefined;
-    out.push({ turn: n.turn, seq: n.seq, tokens: spentTokens(f.usage), ms, open: n.open });
+    out.push({ turn: n.turn, seq: n.seq, tokens: spentTokens(f.usage), ms: turnDuration(f.start, f.time), open: n.open });
   }
   return out;
 }

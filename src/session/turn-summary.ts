@@ -1,7 +1,7 @@
 // One line of facts per turn: prompt, tool calls (name, short argument,
 // error), end reason, tokens and duration. Pure; shared by compare and export.
 import { indexIn } from './sorted.js';
-import { spanMs, type SessionEvent } from './events.js';
+import { turnDuration, type SessionEvent } from './events.js';
 import { buildTurnTree, type TreeNode } from './replay.js';
 import { usageOf, type TokenUsage } from './usage.js';
 
@@ -113,7 +113,7 @@ export function segmentSummaries(events: readonly SessionEvent[], out: TurnSumma
       reason: n.open ? 'open' : (n.reason ?? '?'),
       open: n.open,
       usage: from >= 0 && to >= 0 ? usageOf(events, from, to + 1) : usageOf([]),
-      ms: from >= 0 && to >= 0 ? spanMs(events[from], events[to]) : 0,
+      ms: (from >= 0 && to >= 0 ? turnDuration(events[from].time, events[to].time) : undefined) ?? 0,
     });
   }
 }

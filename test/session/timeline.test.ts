@@ -48,7 +48,7 @@ describe('turnTimeline', () => {
     expect(t.spans.map((s) => [s.kind, s.label, s.detail, s.start! - T0, s.end! - T0, s.failed ?? false])).toEqual([
       ['step', 'step 1', undefined, 10, 4012, false],
       ['model', 'model', undefined, 10, 1010, false],
-      ['tool', 'bash', 'npm test', 1011, 4011, true],
+      ['tool', 'bash', 'npm test more', 1011, 4011, true],
       ['tool', 'read', 'src/a.ts', 1012, 1500, false],
       ['step', 'step 2', undefined, 4020, 5021, false],
       ['model', 'model', undefined, 4020, 5020, false],

@@ -54,7 +54,7 @@ export type { AppState } from './surfaces.js';
  */
 export interface BackgroundWork {
   id: number;
-  kind: 'export' | 'compare' | 'changes';
+  kind: 'export' | 'compare' | 'changes' | 'timeline';
   /** the session(s) it reads, as the status names them (sanitized) */
   label: string;
   /** how much is read, 0 to 1 */
@@ -65,7 +65,9 @@ export interface BackgroundWork {
 export type WorkResult =
   | { kind: 'export'; file: string; bytes: number }
   | { kind: 'compare'; comparison: Comparison }
-  | { kind: 'changes'; changes: Changes };
+  | { kind: 'changes'; changes: Changes }
+  /** a large turn's timeline is folded (timeline-of.ts keeps it) */
+  | { kind: 'timeline' };
 
 export type AppAction =
   | { type: 'key'; press: KeyPress }
@@ -103,6 +105,8 @@ export type Effect =
   | { type: 'compare'; left: Session; right: Session; work: number }
   /** read what `session` changed in the background, as the work `work` (workDone brings the changes) */
   | { type: 'changes'; session: Session; work: number }
+  /** fold a large turn's timeline (its turn/start at `turnSeq`) in the background, as the work `work` */
+  | { type: 'timeline'; session: Session; turnSeq: number; work: number }
   /** search a large log's events in the background (the `/` search of Turns); its answers come back as searchProgress/searchDone */
   | { type: 'searchTurns'; session: Session; key: string; query: Query; text: string };
 

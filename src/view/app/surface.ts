@@ -58,6 +58,8 @@ export interface SurfaceModule<Id extends string = SurfaceId> {
   hasText?: boolean;
   /** it shows one session's log (Turns): its rows are cuts `f` forks at, `x` exports up to, and its session loads while shown */
   showsSession?: boolean;
+  /** it reads the selected session's turns now (Sessions while its detail pane is open): that session's load goes on in the background */
+  readsSelection?(s: AppState): boolean;
   /** opens session `key` in this view, at `seq` when given (the view that shows a session) */
   openSession?(s: AppState, world: World, app: App, key: string, seq?: number): AppState;
   /** its rows are events: the action menu's title gives the target's seq (Turns, Problems) */
@@ -70,7 +72,7 @@ export interface SurfaceModule<Id extends string = SurfaceId> {
   resized?(s: AppState): AppState;
   /** what it reads of the store, built from a snapshot (its part of the World: reads.ts) */
   reads?(snap: Snapshot): object;
-  /** its key opens it (the fork dialog: f on the target; Compare: c; Changes: C; help: ?) */
+  /** its key opens it (the fork dialog: f on the target; Compare: c; Changes: C; Timeline: T; help: ?) */
   open?(s: AppState, world: World, app: App): Step;
   /** opens `page` full screen over the current view, whose rows the actions still mean (the reader) */
   read?(s: AppState, world: World, page: Page): Step;
@@ -101,6 +103,8 @@ export interface App {
   compare(s: AppState, world: World): Step;
   /** C on a view: Changes, what the target session (in Turns, its turn) did to the code */
   changes(s: AppState, world: World): Step;
+  /** T in Turns: Timeline, the highlighted row's turn as bars on its time axis */
+  timeline(s: AppState, world: World): Step;
   /** ? anywhere: the keys of the surface it is pressed on */
   help(s: AppState, world: World): Step;
   /** `page` full screen over the current view (Enter on a leaf, o) */

@@ -18,6 +18,7 @@ import type { SearchSlice } from '../search/slice.js';
 import type { ReaderSlice } from '../reader/slice.js';
 import type { CompareSlice } from '../compare/slice.js';
 import type { ChangesSlice } from '../changes/slice.js';
+import type { TimelineSlice } from '../timeline/slice.js';
 import type { MenuSlice } from '../menu/slice.js';
 import type { DialogSlice } from '../dialog/slice.js';
 import type { HelpSlice } from '../help/slice.js';
@@ -35,15 +36,16 @@ import { SEARCH } from '../search/surface.js';
 import { READER } from '../reader/surface.js';
 import { COMPARE } from '../compare/surface.js';
 import { CHANGES } from '../changes/surface.js';
+import { TIMELINE } from '../timeline/surface.js';
 import { SESSIONS } from '../sessions/surface.js';
 import { TURNS } from '../turns/surface.js';
 import { LINEAGE } from '../lineage/surface.js';
 import { PROBLEMS } from '../problems/surface.js';
 
-export const SURFACES = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, CHANGES, SESSIONS, TURNS, LINEAGE, PROBLEMS] as const;
+export const SURFACES = [DIALOG, MENU, HELP, FILTER, SEARCH, READER, COMPARE, CHANGES, TIMELINE, SESSIONS, TURNS, LINEAGE, PROBLEMS] as const;
 
 /** The app's one state: the core, and each surface's slice. */
-export interface AppState extends CoreState, SessionsSlice, FilterSlice, LineageSlice, ProblemsSlice, TurnsSlice, SearchSlice, ReaderSlice, CompareSlice, ChangesSlice, MenuSlice, DialogSlice, HelpSlice {}
+export interface AppState extends CoreState, SessionsSlice, FilterSlice, LineageSlice, ProblemsSlice, TurnsSlice, SearchSlice, ReaderSlice, CompareSlice, ChangesSlice, TimelineSlice, MenuSlice, DialogSlice, HelpSlice {}
 
 /** What the views read of the store: one snapshot (src/world/world.ts takes it), each view's reads built on it (worldOf). */
 export interface World extends CoreWorld, SessionsReads, LineageReads, TurnsReads {}
@@ -99,6 +101,7 @@ export const APP: App = {
   fork: (s, world) => DIALOG.open!(s, world, APP),
   compare: (s, world) => COMPARE.open!(s, world, APP),
   changes: (s, world) => CHANGES.open!(s, world, APP),
+  timeline: (s, world) => TIMELINE.open!(s, world, APP),
   help: (s, world) => HELP.open!(s, world, APP),
   read: (s, world, page) => READS.read!(s, world, page),
   active: (s) => ALL.find((m) => isActive(m, s)) ?? byId.get(s.view)!,

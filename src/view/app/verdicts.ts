@@ -83,7 +83,7 @@ export function workBusy(s: AppState): string | undefined {
   return s.work ? `${workLine(s.work)} under way: wait, or Esc to cancel it` : undefined;
 }
 
-const WORK_VERB: Record<BackgroundWork['kind'], string> = { export: 'exporting', compare: 'comparing', changes: 'reading the changes of' };
+const WORK_VERB: Record<BackgroundWork['kind'], string> = { export: 'exporting', compare: 'comparing', changes: 'reading the changes of', timeline: 'reading the timeline of' };
 
 /** What a background work does and how far it is: `exporting big 42%` (the title bar adds `· Esc cancels`). */
 export function workLine(w: BackgroundWork): string {

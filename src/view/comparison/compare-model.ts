@@ -6,7 +6,7 @@
 //   shared   the turns both logs share up to the common ancestor's seq (one row)
 //   equal    a run of aligned turns equal on both sides, folded into one row
 //   pair     one turn of each branch side by side (either side may be empty)
-//   totals   turns, tools (errors), tokens and time per side
+//   totals   turns, tools (errors), tokens and time per side, and their sparklines
 //   files    the files each branch changed on its own (a heading), then
 //   file     one file side by side: which branch changed it, +n −m, and
 //            for a file both changed whether they ended the same
@@ -14,7 +14,9 @@ import type { FilePair, FileVerdict } from '../../session/branch-files.js';
 import type { FileChanges } from '../../session/changes.js';
 import type { Comparison } from '../../session/compare.js';
 import type { TurnSummary } from '../../session/turn-summary.js';
-import { compact, usageText, type TokenUsage } from '../../session/usage.js';
+import { compact, spentTokens, usageText, type TokenUsage } from '../../session/usage.js';
+import type { TurnPoint } from '../../session/turn-series.js';
+import { turnSparks } from '../text/turn-sparks.js';
 import { durationText } from '../text/duration.js';
 import { fit, sanitizeInline, truncate } from '../text/sanitize.js';
 
@@ -106,6 +108,9 @@ export function turnCellLines(t: TurnSummary): string[] {
 
 const SEP = ' │ ';
 
+/** A side's turns as the series its sparklines draw. */
+const sideSeries = (turns: readonly TurnSummary[]): TurnPoint[] => turns.map((t) => ({ turn: t.turn, seq: t.seq, tokens: spentTokens(t.usage), ms: t.ms, open: t.open }));
+
 /** Splits a width into the two column widths of a side-by-side row. */
 export function columnWidths(width: number): [number, number] {
   const inner = Math.max(2, width - SEP.length);
@@ -140,7 +145,7 @@ export function pairCells(row: CompareRow, width: number): { left: string[]; rig
 
 /** Lines a row takes (what renderCompareRow returns), without rendering it. */
 export function rowHeight(row: CompareRow): number {
-  return row.kind === 'pair' ? 3 : row.kind === 'totals' ? 2 : 1;
+  return row.kind === 'pair' || row.kind === 'totals' ? 3 : 1;
 }
 
 /**
@@ -187,7 +192,9 @@ export function renderCompareRow(c: Comparison, row: CompareRow, width: number):
         `total ${t.turns} turn(s), ${t.tools} tool call(s)${t.toolErrors ? `, ${t.toolErrors} error(s)` : ''}`,
         `${tokens(t.usage)}${t.usage.reasoning ? ` (reasoning ${compact(t.usage.reasoning)})` : ''}  ${durationText(t.ms)}`,
       ];
-      return sideBySide(side(c.left.totals), side(c.right.totals), width);
+      // and where each branch's tokens and time went, turn by turn
+      const [lw, rw] = columnWidths(width);
+      return sideBySide([...side(c.left.totals), turnSparks(sideSeries(c.left.turns), lw)], [...side(c.right.totals), turnSparks(sideSeries(c.right.turns), rw)], width);
     }
     case 'files': {
       const both = c.files.filter((f) => f.left && f.right).length;

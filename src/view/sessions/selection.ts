@@ -5,11 +5,12 @@ import { moveCursor, type Move } from '../app/list-cursor.js';
 import { indexOfKey, select, step, type AppState, type Step } from '../app/state.js';
 import type { App } from '../app/surface.js';
 import { sessionsRows } from './rows.js';
+import { sessionsLayout } from './sessions-layout.js';
 import { visibleWindow } from '../app/window.js';
 import type { World } from '../app/world.js';
 
-/** The Sessions list's rows: the view less a summary line and a column header. */
-const listHeight = (s: AppState, app: App): number => Math.max(1, app.layout(s).view - 2);
+/** The Sessions list's rows: the view less a summary line, a column header and the detail pane. */
+const listHeight = (s: AppState, app: App): number => sessionsLayout(app.layout(s).view, s.sessionsDetail).list;
 
 /** Moves the selection in the Sessions list (the filter prompt moves it too, while typing). */
 export function moveSessions(s: AppState, move: Move, world: World, app: App): Step {

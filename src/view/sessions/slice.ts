@@ -7,6 +7,8 @@ export interface SessionsSlice {
   order: SortOrder;
   /** every project's sessions, or only the current project's (when the world has a scope) */
   allProjects: boolean;
+  /** the detail pane (d): the selected session's facts and its tokens per turn */
+  sessionsDetail: boolean;
 }
 
-export const initialSessions: SessionsSlice = { sessions: { hint: 0, top: 0 }, order: 'recent', allProjects: true };
+export const initialSessions: SessionsSlice = { sessions: { hint: 0, top: 0 }, order: 'recent', allProjects: true, sessionsDetail: false };

@@ -37,6 +37,7 @@ const KEYS = viewKeys({
     },
     { keys: 's', help: 'cycle order: recent, created, id, threaded', hint: (s) => `sort:${s.order}`, match: ch('s'), run: (s) => step({ ...s, order: nextOrder(s.order) }) },
     { keys: 'p', help: "this project only / all projects (in dsh's own root, as its /resume)", match: ch('p'), run: toggleScope },
+    { keys: 'd', help: "toggle the detail pane: the selected session's tokens (own and inherited) and its tokens per turn as a bar chart", hint: 'detail', match: ch('d'), run: (s) => step({ ...s, sessionsDetail: !s.sessionsDetail }) },
   ],
 });
 
@@ -67,4 +68,6 @@ export const SESSIONS: ViewModule<'sessions'> = {
   normalize: pointSessionsRow,
   reveal,
   target: selectionTarget,
+  // the detail pane reads the selected session's turns: its load goes on while the pane shows it
+  readsSelection: (s) => s.sessionsDetail,
 };

@@ -106,10 +106,10 @@ export function timelineRows(t: TurnTimeline, width: number, dropped = 0): Timel
   return { rows, ...cols, totals };
 }
 
-/** The summary line over the rows: where the time went, and the longest call. */
-export function timelineSummary(totals: TimeTotals, t: TurnTimeline): string {
-  const parts = [`wall ${durationText(totals.wall)}`, `model ${durationText(totals.model)}`, `tools ${durationText(totals.tool)}`, `gaps ${durationText(totals.gaps)}`];
+/** The summary over the rows: where the time went; and the longest call, if any. */
+export function timelineSummary(totals: TimeTotals, t: TurnTimeline): { times: string; longest?: string } {
+  const times = [`wall ${durationText(totals.wall)}`, `model ${durationText(totals.model)}`, `tools ${durationText(totals.tool)}`, `gaps ${durationText(totals.gaps)}`].join(' · ');
   const l = totals.longest;
-  if (l) parts.push(`longest: ${l.label}${l.detail ? ' ' + l.detail : ''} ${durationText(spanLength(l, t.end))}${l.end === undefined ? ' (open)' : ''} · seq ${l.seq}`);
-  return parts.join(' · ');
+  if (!l) return { times };
+  return { times, longest: `longest call: ${l.label}${l.detail ? ' ' + l.detail : ''} · ${durationText(spanLength(l, t.end))}${l.end === undefined ? ' so far (open)' : ''} · seq ${l.seq}` };
 }

@@ -8,6 +8,7 @@ import { treeSubagents } from '../../session/subagent-calls.js';
 import { addUsage, emptyUsage, type TokenUsage } from '../../session/usage.js';
 import { seedDivergence, type SeedDivergence } from '../../session/problems.js';
 import type { TreeNode } from '../../session/replay.js';
+import { turnSeries, type TurnPoint } from '../../session/turn-series.js';
 import type { LoadProgress, Session } from '../../session/session.js';
 import type { RowSeq } from '../app/window.js';
 import type { Snapshot } from '../app/world.js';
@@ -26,6 +27,8 @@ export type TurnsData =
       historyHidden(upTo: number): number;
       /** a fork child whose seed differs from its parent's log: where, with both versions (null: it does not) */
       readonly divergence: SeedDivergence | null;
+      /** each turn's tokens and duration, in order (read from the tree and the turns' facts: no turn is read from disk) */
+      readonly series: readonly TurnPoint[];
       /** the event with this seq (in memory, or read through the offset index) */
       event(seq: number): SessionEvent | undefined;
       /** the rows come from the offset index (a large log): its events are read by turn, never all at once */
@@ -155,12 +158,16 @@ function turnsOf(snap: Snapshot, session: Session): TurnsData {
     let last: { e: Expansion; m: TurnRowsModel } | undefined;
     let lastHistory: { upTo: number; rows: RowSeq<TurnRow> } | undefined;
     let divergence: SeedDivergence | null | undefined;
+    let series: TurnPoint[] | undefined;
     data = {
       ok: true,
       session,
       tree,
       indexed: index !== undefined,
       event: (seq) => src.event(seq),
+      get series() {
+        return (series ??= turnSeries(tree, (n) => ctx.turnFacts(n)));
+      },
       get partial() {
         return src.partial();
       },

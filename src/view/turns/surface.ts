@@ -156,6 +156,7 @@ const KEYS = viewKeys({
     { keys: 'e', help: 'expand all', match: ch('e'), run: onShown(({ apply }) => apply({ type: 'expandAll' })) },
     { keys: 'E', help: 'collapse all', match: ch('E'), run: onShown(({ view, apply }) => apply({ type: 'collapseAll', view })) },
     { keys: 'd', help: 'toggle the detail pane', match: ch('d'), run: onShown(({ auto, apply }) => apply({ type: 'toggleDetail', autoDetail: auto })) },
+    { keys: 'T', help: "the selected row's turn as a timeline: its steps, model requests and tool calls as bars on its time axis", menu: 'timeline of this turn', match: ch('T'), run: (s, w, app) => app.timeline(s, w) },
   ],
 });
 

@@ -55,6 +55,16 @@ describe('compare rows', () => {
     expect(rowTarget(c, rows[3], 'left')).toBeUndefined();
   });
 
+  it("the totals row ends in each side's sparklines of tokens and time per turn", () => {
+    const { index, get } = forkDir();
+    const c = compareSessions(get('left'), get('right'), index.store.list());
+    const totals = compareRows(c).find((r) => r.kind === 'totals')!;
+    const lines = renderCompareRow(c, totals, 160);
+    expect(lines).toHaveLength(3);
+    // three own turns a side, each 0.6 s long, with no usage recorded
+    expect(lines[2]).toMatch(/tokens\/turn ··· peak 0 · time\/turn ███ peak 600ms .*│.*tokens\/turn ··· peak 0 · time\/turn ███ peak 600ms/);
+  });
+
   it('lines stay exact-width and terminal-safe with hostile ids and prompts, at any width', () => {
     const { index, get } = forkDir(true);
     const left = index.store.list().find((s) => s.id.startsWith('l'))!;

@@ -8,6 +8,7 @@ import { turnTimeline, type TurnTimeline } from '../../../src/session/timeline.j
 import { coverageBar, GLYPH, spanBar, timelineColumns, timelineRows, timelineSummary } from '../../../src/view/timeline/timeline-layout.js';
 import { displayWidth } from '../../../src/view/text/sanitize.js';
 import { barChart, buckets, sparkline } from '../../../src/view/text/sparkline.js';
+import { turnSparks } from '../../../src/view/text/turn-sparks.js';
 
 const T0 = 1_700_000_000_000;
 const call = (callId: string, name: string, args: object = {}) => ({ callId, name, arguments: JSON.stringify(args) });
@@ -44,7 +45,7 @@ const lines = (t: TurnTimeline, width: number) => {
 describe('timelineRows', () => {
   it('draws a turn at 80 columns', () => {
     expect(lines(FULL(), 80)).toMatchSnapshot();
-    expect(timelineSummary(timelineRows(FULL(), 80).totals, FULL())).toBe('wall 10.0s · model 4.0s · tools 5.0s · gaps 1.0s · longest: bash npm test 5.0s · seq 3');
+    expect(timelineSummary(timelineRows(FULL(), 80).totals, FULL())).toEqual({ times: 'wall 10.0s · model 4.0s · tools 5.0s · gaps 1.0s', longest: 'longest call: bash npm test · 5.0s · seq 3' });
   });
 
   it('overlaps parallel calls on the same cells', () => {
@@ -128,5 +129,27 @@ describe('sparkline and barChart', () => {
     expect(barChart([1, 3, 4], 10, 1)).toEqual(['▂▆█']);
     // 100 values in 40 cells: 3 a cell, so 34 cells (never wider than asked)
     for (const [w, cells] of [[1, 1], [5, 5], [40, 34], [100, 100]]) for (const row of barChart(Array.from({ length: 100 }, (_, i) => i), w, 3)) expect(displayWidth(row)).toBe(cells);
+  });
+});
+
+describe('turnSparks', () => {
+  const series = (n: number) => Array.from({ length: n }, (_, i) => ({ turn: i + 1, seq: i * 10, tokens: (i % 5) * 100, ms: i % 3 === 0 ? undefined : i * 1000, open: false }));
+
+  it('draws tokens and time per turn with their peaks', () => {
+    expect(turnSparks(series(5), 120)).toBe('tokens/turn ·▂▄▆█ peak 400 · time/turn ·▂▄·█ peak 4.0s');
+  });
+
+  it('squeezes many turns into cells and says how many a cell holds', () => {
+    const line = turnSparks(series(1000), 100);
+    expect(line).toMatch(/\(\d+\/cell\)$/);
+    expect(displayWidth(line)).toBeLessThanOrEqual(100);
+  });
+
+  it('drops the time, then everything, as the width narrows; never wider than asked', () => {
+    for (let w = 0; w <= 160; w++) expect(displayWidth(turnSparks(series(200), w))).toBeLessThanOrEqual(w);
+    expect(turnSparks(series(200), 40)).toMatch(/^tokens\/turn \S+ peak 400/);
+    expect(turnSparks(series(200), 40)).not.toContain('time/turn');
+    expect(turnSparks(series(200), 12)).toBe('');
+    expect(turnSparks([], 100)).toBe('');
   });
 });
