@@ -8,9 +8,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isSessionForkError } from './session/errors.js';
-import { cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, ReadFailure, resolveSession, UsageError, type Out } from './cli/commands.js';
+import { byRecency, cmdAudit, cmdFork, cmdLineage, cmdList, cmdTree, ReadFailure, resolveSession, UsageError, type Out } from './cli/commands.js';
 import { cmdDiff, cmdExport, DIFF_HELP, EXPORT_HELP } from './cli/branch-commands.js';
 import { CHANGES_HELP, cmdChanges } from './cli/changes-command.js';
+import { cmdStats, STATS_HELP } from './cli/stats-command.js';
 import { defaultRoot, tuiStartOptions, type DefaultRoot } from './cli/default-root.js';
 import { folderProblem, folderState, looksLikePath } from './cli/folder-arg.js';
 import { useColor } from './cli/format.js';
@@ -36,6 +37,7 @@ usage:
   dsh-browse diff     [--dir DIR] A B [--json]       compare two sessions from their common ancestor
   dsh-browse changes  [--dir DIR] SESSION [--since OTHER] [--json]
                                                      the files a session wrote or edited, as diffs
+  dsh-browse stats    [--dir DIR] [SESSION] [--json] where each session's time and tokens went
   dsh-browse export   [--dir DIR] --session ID [--at SEQ] [--format md|html|json]
                                                      a readable transcript on stdout
   dsh-browse find     [--dir DIR] QUERY [--json]     events matching QUERY (exit 1 when none, like grep)
@@ -94,6 +96,7 @@ const COMMAND_HELP: Record<string, string> = {
   the browser can be watched following it live. Ctrl-C ends the turn cleanly.`,
   diff: DIFF_HELP,
   changes: CHANGES_HELP,
+  stats: STATS_HELP,
   export: EXPORT_HELP,
   cache: `dsh-browse cache [--clear]
   The fact cache: what each session log's read found (the list's facts and the
@@ -136,7 +139,7 @@ function parseIntArg(name: string, v: string | undefined): number | undefined {
 }
 
 /** The commands that only read: without --dir they read the browser's default root. */
-const READS_DEFAULT_ROOT = new Set(['list', 'tree', 'lineage', 'audit', 'find', 'diff', 'changes', 'export']);
+const READS_DEFAULT_ROOT = new Set(['list', 'tree', 'lineage', 'audit', 'find', 'diff', 'changes', 'stats', 'export']);
 
 /** The folder a command or the browser works on: --dir (or the browser's DIR), else the browser's default root. */
 function rootFor(cmd: string | undefined, given: string | undefined): { dir: string; chosen?: DefaultRoot } {
@@ -255,7 +258,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${sanitizeInline(u.dir)}\n${u.files} file(s), ${u.bytes} bytes\n`);
     return 0;
   }
-  const extra = cmd === 'diff' ? 3 : cmd === 'changes' ? 2 : 1; // diff A B, changes SESSION
+  const extra = cmd === 'diff' ? 3 : cmd === 'changes' || cmd === 'stats' ? 2 : 1; // diff A B, changes SESSION, stats [SESSION]
   if (positionals.length > extra) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[extra])}`);
   const out = outFor(process.stdout, values.json);
   const err = outFor(process.stderr, false);
@@ -288,6 +291,9 @@ export async function main(argv: string[]): Promise<number> {
       const since = values.since === undefined ? undefined : usageOnNotFound(() => resolveSession(index, values.since, abs));
       return cmdChanges(usageOnNotFound(() => resolveSession(index, positionals[1], abs)), since, out);
     }
+    case 'stats':
+      if (positionals.length < 2) return cmdStats(byRecency(index.store.list()), out);
+      return cmdStats([usageOnNotFound(() => resolveSession(index, positionals[1], abs))], out, false);
     case 'export':
       return cmdExport(index, usageOnNotFound(() => resolveSession(index, values.session, abs)), parseIntArg('at', values.at), values.format, out);
   }

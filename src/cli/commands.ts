@@ -44,10 +44,15 @@ export async function writeFromLog(out: Out, s: Session, pieces: Iterable<string
   try {
     await writePieces(out, pieces);
   } catch (e) {
-    if (e instanceof LogShrankError || e instanceof NotAFileError || typeof (e as NodeJS.ErrnoException).code === 'string')
-      throw new ReadFailure(`cannot read ${s.file ?? s.id}: ${(e as Error).message}`);
-    throw e;
+    throw asReadFailure(e, s);
   }
+}
+
+/** `e`, thrown while `s`'s log was read: a ReadFailure naming the file when the log could not be read, else itself. */
+export function asReadFailure(e: unknown, s: Session): unknown {
+  if (e instanceof LogShrankError || e instanceof NotAFileError || typeof (e as NodeJS.ErrnoException).code === 'string')
+    return new ReadFailure(`cannot read ${s.file ?? s.id}: ${(e as Error).message}`);
+  return e;
 }
 
 /**
@@ -148,8 +153,13 @@ export function sessionSummary(s: Session, parent?: ParentLink, ctx: ResumeConte
 
 const STATE_COLOR: Record<string, Color> = { 'at-boundary': 'green', 'open-turn': 'yellow', empty: 'gray' };
 
+/** The sessions as `list` orders them: the latest written first. */
+export function byRecency(sessions: Session[]): Session[] {
+  return sessions.sort((a, b) => (b.facts.lastEventTime ?? b.header.createdAt) - (a.facts.lastEventTime ?? a.header.createdAt));
+}
+
 export function cmdList(index: RootIndex, out: Out): number {
-  const sessions = index.store.list().sort((a, b) => (b.facts.lastEventTime ?? b.header.createdAt) - (a.facts.lastEventTime ?? a.header.createdAt));
+  const sessions = byRecency(index.store.list());
   const diagnostics = allDiagnostics(index);
   if (out.json) {
     const parents = resolveParents(sessions);

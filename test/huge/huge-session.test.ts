@@ -1,8 +1,9 @@
-// A session of any size: `tree --json` and `export` of a generated
-// 200 MB session stream their output in bounded memory (the child is killed
-// at twice the bound, so a regression fails by a kill), and they write their
-// first bytes while the log is still being read: stopped by a reader that
-// does not read on, the command holds its place in the file, not the file.
+// A session of any size: `tree --json` and `export` of a generated 200 MB
+// session stream their output, and `stats` folds it, in bounded memory (the
+// child is killed at twice the bound, so a regression fails by a kill), and
+// they write their first bytes while the log is still being read: stopped by
+// a reader that does not read on, the command holds its place in the file,
+// not the file.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,6 +39,29 @@ describe('a 200 MB session: commands stream their output in bounded memory', () 
   }
 });
 
+/** stats holds a turn's timeline and a few numbers: ~90 MB here; with the log's events held it peaked at 352 MB. */
+const STATS_BOUND = 150 * 2 ** 20;
+
+describe('a 200 MB session: stats', () => {
+  it(`stats --json reads the log once, folding each turn as it comes, under ${MB(STATS_BOUND)}`, async () => {
+    const r = await runBounded(['stats', '--json', '--dir', root, '--no-cache'], { killAt: 2 * BOUND, timeoutMs: 300_000 });
+    expect(r.killed, `killed at ${MB(r.peak)}`).toBe(false);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.peak, `peak ${MB(r.peak)}`).toBeLessThanOrEqual(STATS_BOUND);
+    const j = JSON.parse(r.stdout);
+    expect(j.sessions.map((s: { id: string; turns: number }) => [s.id, s.turns])).toEqual([['huge', huge.turns]]);
+    const [s] = j.sessions;
+    // every turn timed (none past the timeline's spans), its calls all tool spans, its tokens counted
+    expect(s.notTimed).toBeUndefined();
+    expect(s.calls).toBeGreaterThan(1000);
+    expect(s.tools.reduce((n: number, t: { calls: number }) => n + t.calls, 0)).toBe(s.calls);
+    expect(s.time.wall).toBeGreaterThan(0);
+    expect(s.time.model + s.time.tool).toBeGreaterThan(0);
+    expect(s.tokens.messages).toBeGreaterThan(huge.turns);
+    expect([j.total.sessions, j.total.turns, j.total.calls, j.total.tokens]).toEqual([1, s.turns, s.calls, s.tokens]);
+  }, 360_000);
+});
+
 describe('a 200 MB session of one turn (an agent left running): commands write it as they read it', () => {
   // the turn in pieces (turn-pieces.ts): held whole, tree --json peaked at 2 GB and export at 1.5 GB on 300 MB
   let dir: string;
@@ -46,6 +70,16 @@ describe('a 200 MB session of one turn (an agent left running): commands write i
     writeHugeSession(path.join(dir, 'turn.jsonl'), 200e6, { id: 'turn', oneTurn: 'closed' });
   }, 120_000);
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  it(`stats --json folds the one turn as it is read, under ${MB(STATS_BOUND)}`, async () => {
+    const r = await runBounded(['stats', '--json', '--dir', dir, '--no-cache', 'turn'], { killAt: 2 * BOUND, timeoutMs: 300_000 });
+    expect(r.killed, `killed at ${MB(r.peak)}`).toBe(false);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.peak, `peak ${MB(r.peak)}`).toBeLessThanOrEqual(STATS_BOUND);
+    const [s] = JSON.parse(r.stdout).sessions;
+    expect([s.turns, s.notTimed]).toEqual([3, undefined]);
+    expect(s.calls).toBeGreaterThan(1000);
+    expect(s.tools.reduce((n: number, t: { calls: number }) => n + t.calls, 0)).toBe(s.calls);
+  }, 360_000);
   for (const args of [['tree', '--json'], ['export', '--format', 'md']]) {
     it(`${args.join(' ')} completes under ${MB(BOUND)}`, async () => {
       const r = await runBounded([...args, '--session', 'turn', '--dir', dir, '--no-cache'], { killAt: 2 * BOUND, keepStdout: false, timeoutMs: 300_000 });
