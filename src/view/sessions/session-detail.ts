@@ -31,6 +31,7 @@ export function sessionDetailLines(session: Session, turns: DetailTurns, width: 
   const series = turns.series;
   if (series.length === 0) return [...lines, { text: 'tokens per turn: no turn yet', dim: true }];
   const tokens = series.map((p) => p.tokens);
+  if (tokens.every((t) => t === 0)) return [...lines, { text: `tokens per turn: none recorded in ${series.length === 1 ? 'its turn' : `its ${series.length} turns`}`, dim: true }];
   const room = Math.max(1, width - 2);
   const chart = barChart(tokens, room, CHART_ROWS);
   for (const row of chart) lines.push({ text: row, tone: 'blue' });
@@ -46,7 +47,7 @@ function chartAxis(series: readonly TurnPoint[], width: number, partial?: boolea
   const first = series[0].turn;
   const last = series[series.length - 1].turn;
   const time = series.reduce((sum, p) => sum + (p.ms ?? 0), 0);
-  const parts = [`tokens per turn, turn ${first}–${last}`, `peak ${compact(peak.tokens)} at turn ${peak.turn}`, `${durationText(time)} in turns`];
+  const parts = [`tokens per turn, ${first === last ? `turn ${first}` : `turn ${first}–${last}`}`, `peak ${compact(peak.tokens)} at turn ${peak.turn}`, `${durationText(time)} in turns`];
   if (per > 1) parts.push(`${per} turns a column`);
   if (partial) parts.push('the turns read so far');
   return parts.join(' · ');
