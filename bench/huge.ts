@@ -199,6 +199,7 @@ export async function hugeFigures(o: HugeOptions): Promise<void> {
       await peakRow('tree --json', ['tree', '--json', ...base], () => 'written as it is read (stdout to /dev/null)');
       await peakRow('export --format md', ['export', '--format', 'md', ...base], () => 'written as it is read');
       await peakRow('export --format json', ['export', '--format', 'json', ...base], () => 'written as it is read');
+      await peakRow('stats --json', ['stats', '--json', '--dir', dir, '--no-cache', 'huge'], () => 'every turn folded into its timeline as it is read');
       await peakRow('fork (whole log)', ['fork', '--id', 'huge-fork', ...base], () => 'the seed copied as bytes', () => rmSync(join(dir, 'huge-fork.jsonl'), { force: true }));
       await o.attempt('browser', corpus, '≤ 1 s; ≤ 300 MB', '—', async () => {
         const b = await browseHuge(dir, info.turns, 2 * HUGE_RSS_BOUND_MB);
