@@ -35,12 +35,18 @@ export function writeJsonWithArray(write: (s: string) => void, key: string, item
   write(tail + '\n}\n');
 }
 
-/** An item of a streamed array that streams an array of its own: `obj` with `key` holding `items`, written as they come. */
+/**
+ * An item of a streamed array that streams an array of its own: `obj` with
+ * `key` holding `items`, written as they come; `after`, asked once the items
+ * are written, gives keys known only then (a turn's timeline), which follow
+ * obj's own.
+ */
 export class StreamedJson {
   constructor(
     readonly obj: Record<string, unknown>,
     readonly key: string,
     readonly items: Iterable<unknown>,
+    readonly after?: () => Record<string, unknown>,
   ) {}
 }
 
@@ -52,7 +58,7 @@ export class StreamedJson {
  * export). The key keeps its place among obj's keys. `stringify` must indent
  * by 2 (JSON.stringify's layout, or safeStringify's, which is the same).
  */
-export function* jsonWithStreamedArray(obj: Record<string, unknown>, key: string, items: Iterable<unknown>, stringify: (v: unknown) => string): Generator<string> {
+export function* jsonWithStreamedArray(obj: Record<string, unknown>, key: string, items: Iterable<unknown>, stringify: (v: unknown) => string, after?: () => Record<string, unknown>): Generator<string> {
   // the array's place: a string no log can know in advance (a fresh nonce), laid out by stringify itself
   const mark = JSON.stringify(`\u0000stream-${process.pid}-${Math.random().toString(36).slice(2)}\u0000`);
   const text = stringify({ ...obj, [key]: JSON.parse(mark) });
@@ -69,12 +75,19 @@ export function* jsonWithStreamedArray(obj: Record<string, unknown>, key: string
     if (item instanceof StreamedJson) {
       // an item with an array of its own streamed (a huge turn's children): its pieces, indented to its place
       let head = true;
-      for (const piece of jsonWithStreamedArray(item.obj, item.key, item.items, stringify)) {
+      for (const piece of jsonWithStreamedArray(item.obj, item.key, item.items, stringify, item.after)) {
         yield (head ? sep : '') + piece.replace(/\n/g, indent);
         head = false;
       }
     } else yield sep + stringify(item).replace(/\n/g, indent);
     first = false;
   }
-  yield (first ? ']' : indent.slice(0, -2) + ']') + text.slice(at + mark.length);
+  let rest = text.slice(at + mark.length);
+  if (after) {
+    // the text of obj ends with its closing brace on a line of its own: the late keys go before it, laid out as stringify lays out obj's keys
+    let keys = '';
+    for (const [k, v] of Object.entries(after())) if (v !== undefined) keys += `,\n  ${JSON.stringify(k)}: ${stringify(v).replace(/\n/g, '\n  ')}`;
+    rest = rest.slice(0, rest.length - 2) + keys + '\n}';
+  }
+  yield (first ? ']' : indent.slice(0, -2) + ']') + rest;
 }

@@ -1,10 +1,21 @@
 // Transcript -> one self-contained HTML file: inline CSS, no scripts, no
 // external resources (renders offline). Every log string is HTML-escaped, and
-// a Content-Security-Policy forbids scripts outright as a second wall.
+// a Content-Security-Policy forbids scripts outright as a second wall. The
+// pictures (each turn's timeline, the per-turn charts) are inline SVG drawn
+// with the same <style>: elements and attributes, nothing to fetch or run.
 import { escHtml } from './escape.js';
 import { changesLine, editLine, FLUSH_LINES, isoTime, ownChanges, ownEdits, rangeLine, turnMeta, usageLine } from './common.js';
 import { commandEnd, type Changes } from '../session/changes.js';
 import { lineageParts, type Item, type TranscriptStream } from './transcript.js';
+import { timelineSvg } from './timeline-svg.js';
+import { CHART_BARS, turnChartSvg } from './turn-chart-svg.js';
+import { perCellText, timeCaption, tokensCaption, TurnPoints } from './turn-points.js';
+import type { TurnTimes } from './turn-times.js';
+import { timeTotals } from '../session/timeline.js';
+import { compact } from '../session/usage.js';
+import { timelineSummary } from '../view/timeline/timeline-layout.js';
+import { durationText } from '../view/text/duration.js';
+import { buckets } from '../view/text/sparkline.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
@@ -23,7 +34,16 @@ summary{cursor:pointer}.err{color:#b00;font-weight:600}.ok{color:#080}.pending{c
 .seed{margin:1.2rem 0;padding:.4rem;border-top:2px solid #888;border-bottom:2px solid #888;color:#444;text-align:center}
 section.changes{border-top:2px solid #888;margin-top:2rem;padding-top:.5rem}details.file{margin:.3rem 0 .6rem;border-left:3px solid #88a;padding-left:.6rem}
 .add{color:#080}.del{color:#b00}.hunk{color:#07a}pre.diff .add{background:#eaf7ea}pre.diff .del{background:#fbeaea}
+figure{margin:.6rem 0}figcaption{color:#555;font-size:.9em;margin-bottom:.2rem;word-break:break-word}section.series{border-top:2px solid #888;margin-top:2rem;padding-top:.5rem}
+svg.tl,svg.chart{display:block;max-width:100%;height:auto}svg text{font:11px ui-monospace,Menlo,Consolas,monospace;fill:#333}svg text.d{text-anchor:end}svg text.y{text-anchor:end}svg text.note{fill:#a50}
+svg .axis line,svg line.axis{stroke:#888}svg line.grid{stroke:#e6e6e6}svg .axis text{text-anchor:middle;fill:#666}
+svg rect.m{fill:#3f6fd1}svg rect.t{fill:#e39a3b;stroke:#6b4210;stroke-width:.8}svg rect.s{fill:#9aa0a6}svg rect.fail{stroke:#c00;stroke-width:1.6}
+svg rect.open{fill-opacity:.25;stroke-dasharray:4 3;stroke-width:1.2}svg rect.m.open{stroke:#3f6fd1}svg rect.s.open{stroke:#777}svg rect.skew{fill:#c00}svg rect.tick{stroke:none}
+svg rect.v{fill:#3f6fd1}svg rect.none{fill:#bbb}
 `;
+
+/** The width the pictures are drawn at (a turn's section is ~58rem wide; they scale down with the page). */
+const SVG_WIDTH = 900;
 
 function item(it: Item, out: string[]): void {
   switch (it.kind) {
@@ -83,6 +103,7 @@ export function* htmlText(t: TranscriptStream): Generator<string> {
     '<main>',
   ];
   yield out.join('\n');
+  const points = new TurnPoints();
   for (const b of t.blocks) {
     out.length = 0;
     if (b.kind === 'seed-end') out.push(`<div class="seed">end of the seed inherited from ${escHtml(b.parent ?? '?', true)}: own events from seq ${b.seq}</div>`);
@@ -94,6 +115,11 @@ export function* htmlText(t: TranscriptStream): Generator<string> {
         // a turn of any size (its items read as they come): written a few hundred lines at a time, the same text
         if (out.length >= FLUSH_LINES) yield '\n' + out.splice(0).join('\n');
       }
+      const times = t.turnTimes(b);
+      if (times) {
+        points.add(times.point);
+        out.push(timelineFigure(times));
+      }
       out.push(
         b.open
           ? `<div class="end">turn ${b.turn} still open (last seq ${b.lastSeq})</div>`
@@ -103,8 +129,31 @@ export function* htmlText(t: TranscriptStream): Generator<string> {
     }
     if (out.length > 0) yield '\n' + out.join('\n');
   }
+  if (points.length) yield '\n' + seriesSection(points);
   yield* htmlChanges(t.changes());
   yield '\n</main></body></html>\n';
+}
+
+/** A turn's timeline under a caption saying where its time went (the terminal's summary line); none for a turn without steps or calls. */
+function timelineFigure({ timeline, dropped }: TurnTimes): string {
+  if (timeline.spans.length === 0 && dropped === 0) return '';
+  const sum = timelineSummary(timeTotals(timeline), timeline);
+  const caption = timeline.start === undefined ? 'timeline: no time recorded' : `timeline · ${sum.times}${sum.longest ? ` · ${sum.longest}` : ''}`;
+  return `<figure class="timeline"><figcaption>${escHtml(caption, true)}</figcaption>\n${timelineSvg(timeline, SVG_WIDTH, dropped)}\n</figure>`;
+}
+
+/** Tokens and time per turn, a bar a turn, after the turns (a streamed export knows them only then). */
+function seriesSection(p: TurnPoints): string {
+  const per = perCellText(buckets(p.tokens, CHART_BARS).per);
+  return [
+    '<section class="series"><h2>Tokens and time per turn</h2>',
+    `<figure><figcaption>tokens per turn (input + output) · ${escHtml(tokensCaption(p) + per, true)}</figcaption>`,
+    turnChartSvg(p.turns, p.tokens, SVG_WIDTH, 130, { value: (v) => `${v} tokens`, short: compact, none: 'no tokens', label: 'tokens per turn' }),
+    '</figure>',
+    `<figure><figcaption>time per turn (turn start to its last event) · ${escHtml(timeCaption(p) + per, true)}</figcaption>`,
+    turnChartSvg(p.turns, p.ms, SVG_WIDTH, 130, { value: durationText, short: durationText, none: 'no usable time', label: 'time per turn' }),
+    '</figure></section>',
+  ].join('\n');
 }
 
 /** A diff's lines, each escaped and marked by its kind (added, removed, a hunk header). */

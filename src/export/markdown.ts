@@ -5,6 +5,11 @@ import { escMd, fenced } from './escape.js';
 import { changesLine, editLine, FLUSH_LINES, isoTime, ownChanges, ownEdits, rangeLine, turnMeta, usageLine } from './common.js';
 import { commandEnd, type Changes } from '../session/changes.js';
 import { lineageParts, type Item, type TranscriptStream } from './transcript.js';
+import { perCellText, timeCaption, tokensCaption, TurnPoints } from './turn-points.js';
+import { buckets, sparkline } from '../view/text/sparkline.js';
+
+/** Cells of the per-turn sparklines: a turn a cell up to this many turns. */
+const SPARK_CELLS = 60;
 
 function item(it: Item, out: string[]): void {
   switch (it.kind) {
@@ -51,6 +56,7 @@ export function* markdownText(t: TranscriptStream): Generator<string> {
   if (h.usage.models?.length) out.push(`- model: ${h.usage.models.map(escMd).join(', ')}`);
   out.push('');
   yield out.join('\n');
+  const points = new TurnPoints();
   for (const b of t.blocks) {
     out.length = 0;
     if (b.kind === 'seed-end') {
@@ -63,14 +69,29 @@ export function* markdownText(t: TranscriptStream): Generator<string> {
         // a turn of any size (its items read as they come): written a few hundred lines at a time, the same text
         if (out.length >= FLUSH_LINES) yield '\n' + out.splice(0).join('\n');
       }
+      const times = t.turnTimes(b);
+      if (times) points.add(times.point);
       if (b.open) out.push(`*— turn ${b.turn} still open (last seq ${b.lastSeq}) —*`, '');
       else out.push(`*— turn ${b.turn} end: ${escMd(b.reason ?? '?')}${b.detail ? `: ${escMd(b.detail)}` : ''} (seq ${b.lastSeq})${b.boundary ? ' · fork boundary' : ''} —*`, '');
     }
     if (out.length > 0) yield '\n' + out.join('\n');
   }
+  if (points.length) yield '\n' + seriesLines(points).join('\n');
   yield* markdownChanges(t.changes());
   // the last line says the file is whole (HTML ends with </html>, JSON with its closing brace)
   yield `\n*— end of the transcript: ${rangeLine(h)} —*\n`;
+}
+
+/** Tokens and time per turn as sparklines (the terminal's glyphs), after the turns: a streamed export knows them only then. */
+function seriesLines(p: TurnPoints): string[] {
+  const per = perCellText(buckets(p.tokens, SPARK_CELLS).per);
+  return [
+    '## Tokens and time per turn',
+    '',
+    `- tokens (input + output): \`${sparkline(p.tokens, SPARK_CELLS)}\` ${escMd(`(${tokensCaption(p)}${per})`)}`,
+    `- time (turn start to its last event): \`${sparkline(p.ms, SPARK_CELLS)}\` ${escMd(`(${timeCaption(p)}${per})`)}`,
+    '',
+  ];
 }
 
 /** What the session did to the code: each file's edits as fenced diffs, the commands, the unknown effects. */

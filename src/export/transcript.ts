@@ -11,6 +11,7 @@ import type { Session } from '../session/session.js';
 import { ChangesFold, type Changes } from '../session/changes.js';
 import { spanMs, type SessionEvent } from '../session/events.js';
 import { emptyUsage, foldSessionUsage, usageOf, withSplit, type SessionUsage, type TokenUsage } from '../session/usage.js';
+import { TurnTimesFold, type TurnTimes } from './turn-times.js';
 
 export interface LineageStep {
   id: string;
@@ -26,8 +27,10 @@ export type Item =
   | { kind: 'stream'; seq: number; count: number }
   | { kind: 'event'; seq: number; type: string; summary: string };
 
+export type TurnBlock = { kind: 'turn'; turn: number; seq: number; lastSeq: number; open: boolean; reason?: string; detail?: string; ms: number; usage: TokenUsage; boundary: boolean; items: Iterable<Item> };
+
 export type Block =
-  | { kind: 'turn'; turn: number; seq: number; lastSeq: number; open: boolean; reason?: string; detail?: string; ms: number; usage: TokenUsage; boundary: boolean; items: Iterable<Item> }
+  | TurnBlock
   | { kind: 'seed-end'; seq: number; parent?: string }
   | { kind: 'between'; item: Item };
 
@@ -114,6 +117,8 @@ export interface TranscriptStream {
   blocks: Iterable<Block>;
   /** what the events exported did to the code (src/session/changes.ts): whole once the blocks are read */
   changes(): Changes;
+  /** a turn's timeline, tokens and duration, once its items are read; each turn's once (then dropped) */
+  turnTimes(b: TurnBlock): TurnTimes | undefined;
 }
 
 /** The transcript of `s` up to seq `upTo` inclusive (default: the whole log), its turns' items in arrays. */
@@ -170,8 +175,9 @@ export function streamTranscript(s: Session, sessions: Sessions, upTo?: number, 
     events: Math.max(0, count),
     usage,
   };
-  // the changes are folded from the very batches the blocks read: one read of the log
+  // the changes and the turns' times are folded from the very batches the blocks read: one read of the log
   const fold = new ChangesFold({ cwd: s.cwd, inheritedBefore: s.kind === 'fork' ? seedLength : undefined });
+  const times = new TurnTimesFold();
   let folded = -1;
   const tee = function* (n: number): Generator<readonly SessionEvent[]> {
     for (const b of batches(n)) {
@@ -179,11 +185,12 @@ export function streamTranscript(s: Session, sessions: Sessions, upTo?: number, 
         if (e.seq > folded) {
           folded = e.seq;
           fold.add(e);
+          times.add(e);
         }
       yield b;
     }
   };
-  return { head, blocks: transcriptBlocks(s, count, tee), changes: () => fold.result() };
+  return { head, blocks: transcriptBlocks(s, count, tee), changes: () => fold.result(), turnTimes: (b) => times.take(b) };
 }
 
 /** A turn's items, made as they are iterated (a turn in pieces: as its pieces are read). */
@@ -232,7 +239,7 @@ function* transcriptBlocks(s: Session, count: number, batches: (count: number) =
 }
 
 /** A turn's block: its node's number and start, what it is whole (its end, time, usage), its items. */
-function turnBlock(s: Session, n: { turn: number; seq: number }, w: TurnWhole, items: Iterable<Item>): Block {
+function turnBlock(s: Session, n: { turn: number; seq: number }, w: TurnWhole, items: Iterable<Item>): TurnBlock {
   return {
     kind: 'turn',
     turn: n.turn,

@@ -19,14 +19,14 @@ export interface TurnPoint {
   open: boolean;
 }
 
+/** One turn's point from its facts: the one place a turn's tokens and duration are reckoned (the tree's series, the export's fold). */
+export function turnPoint(n: { turn: number; seq: number; open: boolean }, f: TurnFacts): TurnPoint {
+  return { turn: n.turn, seq: n.seq, tokens: spentTokens(f.usage), ms: turnDuration(f.start, f.time), open: n.open };
+}
 
 /** The series of the tree's turns (the rows before the first turn are none). */
 export function turnSeries(tree: readonly TreeNode[], facts: (n: TurnNode) => TurnFacts): TurnPoint[] {
   const out: TurnPoint[] = [];
-  for (const n of tree) {
-    if (n.kind !== 'turn') continue;
-    const f = facts(n);
-    out.push({ turn: n.turn, seq: n.seq, tokens: spentTokens(f.usage), ms: turnDuration(f.start, f.time), open: n.open });
-  }
+  for (const n of tree) if (n.kind === 'turn') out.push(turnPoint(n, facts(n)));
   return out;
 }

@@ -2,7 +2,7 @@
 // JSON.stringify of the whole object, in bounded writes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonWithStreamedArray, writeJsonWithArray } from '../../src/cli/json-out.js';
+import { jsonWithStreamedArray, StreamedJson, writeJsonWithArray } from '../../src/cli/json-out.js';
 import { runs } from '../support/property.js';
 
 const run = (items: unknown[], rest?: Record<string, unknown>) => {
@@ -65,6 +65,34 @@ describe('jsonWithStreamedArray', () => {
       }),
       { numRuns: runs(300) },
     );
+  });
+
+  it("keys known only once the array is written (StreamedJson's after) follow the object's own keys, as stringify lays them out", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 4 }), fc.array(fc.jsonValue(), { maxLength: 4 }), fc.dictionary(fc.string().map((k) => `late ${k}`), fc.jsonValue(), { maxKeys: 3 }), (obj, items, late) => {
+        const own = Object.fromEntries(Object.entries(obj).filter(([k]) => k !== 'items' && !k.startsWith('late ')));
+        let asked = false;
+        const item = new StreamedJson({ ...own, items: [] }, 'items', items, () => {
+          asked = true;
+          return late;
+        });
+        const text = [...jsonWithStreamedArray({ blocks: [] }, 'blocks', [item, 1], json)].join('');
+        expect(text).toBe(json({ blocks: [{ ...own, items, ...late }, 1] }));
+        expect(asked).toBe(true);
+      }),
+      { numRuns: runs(300) },
+    );
+  });
+
+  it('asks for the late keys only after the last item is made', () => {
+    let made = 0;
+    const items = (function* () {
+      for (let i = 0; i < 3; i++) yield ++made;
+    })();
+    const seen: number[] = [];
+    const pieces = [...jsonWithStreamedArray({ list: [] }, 'list', [new StreamedJson({ items: [] }, 'items', items, () => (seen.push(made), { n: made }))], json)];
+    expect(seen).toEqual([3]);
+    expect(JSON.parse(pieces.join(''))).toEqual({ list: [{ items: [1, 2, 3], n: 3 }] });
   });
 
   it('holds one item at a time: each is made when its piece is taken', () => {

@@ -139,7 +139,7 @@ describe('hostile content is escaped for each format', () => {
   it('html: the only tags are the exporter’s own; no script, no handler, no external resource', () => {
     const html = out('html');
     const tags = new Set([...html.matchAll(/<\/?([a-zA-Z][a-zA-Z0-9]*)/g)].map((m) => m[1].toLowerCase()));
-    const allowed = new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'header', 'h1', 'h2', 'dl', 'dt', 'dd', 'main', 'section', 'div', 'span', 'b', 'pre', 'details', 'summary', 'p', 'h3', 'ul', 'li', 'code']);
+    const allowed = new Set(['html', 'head', 'meta', 'title', 'style', 'body', 'header', 'h1', 'h2', 'dl', 'dt', 'dd', 'main', 'section', 'div', 'span', 'b', 'pre', 'details', 'summary', 'p', 'h3', 'ul', 'li', 'code', 'figure', 'figcaption', 'svg', 'g', 'rect', 'line', 'text']);
     for (const t of tags) expect(allowed.has(t), `unexpected tag <${t}>`).toBe(true);
     expect(html).not.toMatch(/<script|<img|<i>|<textarea/i);
     // inside real tags (text has every < escaped): no inline handler, no resource to fetch

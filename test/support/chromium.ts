@@ -30,29 +30,35 @@ export function ensureChromium(): { bin: string; installedMs?: number } | { skip
   return bin ? { bin, installedMs: Date.now() - t0 } : { skip: 'apt-get install chromium succeeded but no chromium binary was found' };
 }
 
-/** The DOM after load (scripts, if any were allowed, have run), from a headless Chromium with no network use. */
-export function dumpDom(bin: string, file: string, userDataDir: string): string {
-  const r = spawnSync(
-    bin,
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-extensions',
-      '--no-first-run',
-      '--no-default-browser-check',
-      `--user-data-dir=${userDataDir}`,
-      '--virtual-time-budget=2000',
-      '--dump-dom',
-      `file://${file}`,
-    ],
-    { encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
-  );
+/** A headless Chromium that uses no network and keeps its profile in `userDataDir`. */
+const headless = (userDataDir: string): string[] => [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-extensions',
+  '--no-first-run',
+  '--no-default-browser-check',
+  `--user-data-dir=${userDataDir}`,
+  '--virtual-time-budget=2000',
+];
+
+function run(bin: string, args: string[]): string {
+  const r = spawnSync(bin, args, { encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`chromium exited ${r.status}: ${r.stderr.slice(0, 500)}`);
   return r.stdout;
+}
+
+/** The DOM after load (scripts, if any were allowed, have run), from a headless Chromium with no network use. */
+export function dumpDom(bin: string, file: string, userDataDir: string): string {
+  return run(bin, [...headless(userDataDir), '--dump-dom', `file://${file}`]);
+}
+
+/** The page as a headless Chromium draws it in a `width` × `height` window, written as a PNG to `png`. */
+export function screenshot(bin: string, file: string, png: string, userDataDir: string, width = 1200, height = 2000): void {
+  run(bin, [...headless(userDataDir), '--hide-scrollbars', `--window-size=${width},${height}`, `--screenshot=${png}`, `file://${file}`]);
 }

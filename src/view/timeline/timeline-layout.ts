@@ -99,11 +99,18 @@ export function timelineRows(t: TurnTimeline, width: number, dropped = 0): Timel
   const totals = timeTotals(t);
   const rows: TimelineRow[] = [{ kind: 'axis', label: `turn ${t.turn}`, bar: coverageBar(t, cols.barWidth), dur: t.start === undefined ? 'no time' : durationText(totals.wall) + (t.open ? '…' : '') }];
   for (const s of t.spans) rows.push({ kind: 'span', span: s, label: spanLabel(s), bar: spanBar(s, t, cols.barWidth), dur: spanDuration(s, t) });
-  for (const k of t.skews) rows.push({ kind: 'note', text: `⚠ time goes back ${durationText(k.back)} at seq ${k.seq}`, seq: k.seq });
-  if (t.skewCount > t.skews.length) rows.push({ kind: 'note', text: `⚠ and ${t.skewCount - t.skews.length} more places where time goes back` });
-  if (t.untimed > 0) rows.push({ kind: 'note', text: `${t.untimed} event${t.untimed === 1 ? '' : 's'} without a time (not placed)` });
+  rows.push(...timelineNotes(t));
   if (dropped > 0) rows.push({ kind: 'note', text: `${dropped} later spans not drawn (a turn keeps its first ${t.spans.length})` });
   return { rows, ...cols, totals };
+}
+
+/** The notes under a turn's bars: each place its time goes back, and its events without a time (the export's pictures say the same). */
+export function timelineNotes(t: TurnTimeline): Array<Extract<TimelineRow, { kind: 'note' }>> {
+  const notes: Array<Extract<TimelineRow, { kind: 'note' }>> = [];
+  for (const k of t.skews) notes.push({ kind: 'note', text: `⚠ time goes back ${durationText(k.back)} at seq ${k.seq}`, seq: k.seq });
+  if (t.skewCount > t.skews.length) notes.push({ kind: 'note', text: `⚠ and ${t.skewCount - t.skews.length} more places where time goes back` });
+  if (t.untimed > 0) notes.push({ kind: 'note', text: `${t.untimed} event${t.untimed === 1 ? '' : 's'} without a time (not placed)` });
+  return notes;
 }
 
 /** The summary over the rows: where the time went; and the longest call, if any. */
