@@ -212,7 +212,7 @@ export async function hugeFigures(o: HugeOptions): Promise<void> {
           floorLabel: '—',
           goal: `tail ≤ 1 s; ≤ ${HUGE_RSS_BOUND_MB} MB`,
           pass: o.quick ? undefined : b.tailMs <= 1000 && b.peakMB <= HUGE_RSS_BOUND_MB,
-          note: `peak RSS ${b.peakMB.toFixed(0)} MB (the app and its background audit) through: the whole index ${(b.indexMs / 1000).toFixed(1)} s after Enter; g ${b.topMs.toFixed(0)} ms, G ${b.bottomMs.toFixed(0)} ms; turn 1 expanded and read; / search to its first match ${(b.searchMs / 1000).toFixed(1)} s; the history of the whole log ${(b.historyMs / 1000).toFixed(1)} s; x (the whole log, ${(b.exportBytes / 2 ** 20).toFixed(0)} MB of Markdown, in the background, g answered meanwhile) ${(b.exportMs / 1000).toFixed(1)} s; peak by step (MB): ${Object.entries(b.phasePeaks)
+          note: `peak RSS ${b.peakMB.toFixed(0)} MB (the app and its background audit) through: the whole index ${(b.indexMs / 1000).toFixed(1)} s after Enter; g ${b.topMs.toFixed(0)} ms, G ${b.bottomMs.toFixed(0)} ms; turn 1 expanded and read; T on it ${b.timelineMs.toFixed(0)} ms; / search to its first match ${(b.searchMs / 1000).toFixed(1)} s; the history of the whole log ${(b.historyMs / 1000).toFixed(1)} s; x (the whole log, ${(b.exportBytes / 2 ** 20).toFixed(0)} MB of Markdown, in the background, g answered meanwhile) ${(b.exportMs / 1000).toFixed(1)} s; peak by step (MB): ${Object.entries(b.phasePeaks)
             .map(([k, v]) => `${k} ${v}`)
             .join(', ')}`,
         });
@@ -226,7 +226,7 @@ export async function hugeFigures(o: HugeOptions): Promise<void> {
 /**
  * The real app in a pseudo-terminal on `dir` (one huge session), its RSS read
  * from /proc every 20 ms (killed past `killAtMB`): Enter on the session until
- * its last turn shows (tail first), then G, a turn expanded, the reader, the
+ * its last turn shows (tail first), then G, a turn expanded, the reader, its timeline, the
  * whole index finished, a `/` search to its first match, and the history.
  * (test/huge/huge-session.test.ts runs it on a 200 MB session too.)
  */
@@ -285,6 +285,9 @@ export async function browseHuge(dir: string, turns: number, killAtMB: number, c
     await key(KEYS.right, has(/▾ turn 1 /), 'expand');
     await key('o', has(/huge · user\/message/), 'reader');
     await key(KEYS.esc, (s) => !/huge · user\/message/.test(s), 'reader closed');
+    // T: turn 1 as a timeline, its events read through the index
+    const timelineMs = await key('T', has(/Timeline · huge · turn 1 · .*\n.*wall /), 'timeline');
+    await key(KEYS.esc, (s) => !s.includes('Timeline ·'), 'timeline closed');
     phase = 'search';
     p.write('/');
     p.write('optimizeReader');
@@ -301,7 +304,7 @@ export async function browseHuge(dir: string, turns: number, killAtMB: number, c
     const exportMs = performance.now() - exportAt;
     const exportBytes = statSync(join(exportDir, 'huge.md')).size;
     if (killed) throw new Error(`killed at ${peak.toFixed(0)} MB (twice the bound)`);
-    return { tailMs, partialTop, topMs, bottomMs, indexMs, searchMs, historyMs, exportMs, exportBytes, peakMB: peak, phasePeaks };
+    return { tailMs, partialTop, topMs, bottomMs, indexMs, timelineMs, searchMs, historyMs, exportMs, exportBytes, peakMB: peak, phasePeaks };
   } catch (e) {
     if (killed) throw new Error(`killed at ${peak.toFixed(0)} MB (twice the bound)`);
     throw e;
