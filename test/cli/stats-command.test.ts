@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionStats, StatsPart } from '../../src/session/session-stats.js';
 import { displayWidth } from '../../src/view/text/sanitize.js';
 import { cleanupTmp, copyDir, evs, hashTree, hdr, REAL_DIR, REPO, SAMPLE_DIR, tmpDir, writeLog } from '../support/fixtures.js';
 import { expectUsageError, runCli } from '../support/run-cli.js';
@@ -16,45 +17,9 @@ afterAll(cleanupTmp);
 const V2V4 = path.join(REPO, 'test', 'fixtures', 'real-sessions-v2v4');
 const WS = path.join(V2V4, 'zdsh-vfs-workspace', '--dsh-workspace--');
 
-interface Time {
-  wall: number;
-  model: number;
-  tool: number;
-  gaps: number;
-  toolCalls: number;
-}
-interface Tokens {
-  input: number;
-  output: number;
-  cacheRead: number;
-  spent: number;
-  messages: number;
-}
-interface Tool {
-  name: string;
-  calls: number;
-  failed: number;
-  ms: number;
-  longest: number;
-  longestSeq: number;
-  session?: string;
-}
-interface Part {
-  turns: number;
-  time: Time;
-  calls: number;
-  failed: number;
-  tokens: Tokens;
-  tools: Tool[];
-}
-interface Entry extends Part {
-  id: string;
-  file: string;
-  kind: string;
-  seedLength?: number;
-  inherited?: Part;
-  own?: Part;
-}
+/** What `stats --json` prints: the model's own shapes (session-stats.ts), as JSON gives them. */
+type Part = StatsPart;
+type Entry = SessionStats & { id: string; file: string; kind: string; seedLength?: number };
 interface Stats {
   sessions: Entry[];
   total: Part & { sessions: number };

@@ -5,8 +5,7 @@
 // the per-turn series as each format writes it (the Markdown sparklines, the
 // HTML charts, the JSON totals), reckoned as turnSeries reckons it.
 import { afterAll, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../src/session/events.js';
-import { timeTotals, turnTimeline, type TurnTimeline } from '../../src/session/timeline.js';
+import { timeTotals, turnTimeline } from '../../src/session/timeline.js';
 import { timelineGeometry, timelineSvg, SVG_ROWS } from '../../src/export/timeline-svg.js';
 import { CHART_BARS, turnChartGeometry, turnChartSvg } from '../../src/export/turn-chart-svg.js';
 import { exportSession } from '../../src/export/export.js';
@@ -18,16 +17,10 @@ import { durationText } from '../../src/view/text/duration.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { cleanupTmp, copyDir, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
 import { HOSTILE_PROMPT, HOSTILE_TOOL, PWN, writeHostile } from './hostile-log.js';
+import { T0, call, result, turn } from '../support/timeline-turn.js';
 
 afterAll(cleanupTmp);
 
-const T0 = 1_700_000_000_000;
-const call = (callId: string, name: string, args: object = {}) => ({ callId, name, arguments: JSON.stringify(args) });
-const result = (callId: string, isError = false) => ({ callId, content: [], isError });
-
-function turn(rows: Array<[string, number, object?]>): TurnTimeline {
-  return turnTimeline(rows.map(([type, time, data], seq) => ({ type, seq, time, data: data ?? {} }) as SessionEvent))!;
-}
 
 /**
  * 10 s: a request, two overlapping calls (one failed), a zero-length call;

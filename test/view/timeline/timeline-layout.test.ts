@@ -3,20 +3,12 @@
 // (rows never wider than their columns, every bar inside its axis); the rows
 // of a turn as a snapshot.
 import { describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../../src/session/events.js';
-import { turnTimeline, type TurnTimeline } from '../../../src/session/timeline.js';
+import type { TurnTimeline } from '../../../src/session/timeline.js';
 import { coverageBar, GLYPH, spanBar, timelineColumns, timelineRows, timelineSummary } from '../../../src/view/timeline/timeline-layout.js';
 import { displayWidth } from '../../../src/view/text/sanitize.js';
 import { barChart, buckets, sparkline } from '../../../src/view/text/sparkline.js';
 import { turnSparks } from '../../../src/view/text/turn-sparks.js';
-
-const T0 = 1_700_000_000_000;
-const call = (callId: string, name: string, args: object = {}) => ({ callId, name, arguments: JSON.stringify(args) });
-const result = (callId: string, isError = false) => ({ callId, content: [], isError });
-
-function turn(rows: Array<[string, number, object?]>): TurnTimeline {
-  return turnTimeline(rows.map(([type, time, data], seq) => ({ type, seq, time, data: data ?? {} }) as SessionEvent))!;
-}
+import { T0, call, result, turn } from '../../support/timeline-turn.js';
 
 /** Two steps: a request, two overlapping calls (one failed), a zero-length call; a second request; the turn ends 10 s in. */
 const FULL = () =>
