@@ -39,7 +39,8 @@ describe('the timeline in a terminal', () => {
     s.write(keys.enter);
     await s.waitFor(/Turns: fix-flaky-retry-test/);
     s.write('gT');
-    const scr = await s.waitFor((x) => x.includes('Timeline · fix-flaky-retry-test · turn 1') && x.includes('longest call:'));
+    // (the whole frame: its last line, the position, is drawn after the rows)
+    const scr = await s.waitFor((x) => x.includes('Timeline · fix-flaky-retry-test · turn 1') && /1\/10 · Enter reads the event/.test(x));
     expect(scr).toMatch(/wall \S+ · model \S+ · tools \S+ · gaps \S+/);
     expect(scr).toContain('█ model  ▒ tool');
     expect(scr).toMatch(/▶ turn 1 +[█▒·]+ +\S+/);
