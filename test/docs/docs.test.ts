@@ -61,18 +61,8 @@ describe('the documents', () => {
 
   it('the code and the documents speak of the product, not of the work', () => {
     const files = [...walk('src'), ...walk('components'), ...DOCS];
-    // (a screen shown in a document's code block is the product's own words: a log's steps are `step 1`, `step 2`)
-    const prose = (f: string) => {
-      let fenced = false;
-      return read(f)
-        .split('\n')
-        .map((line) => {
-          if (f.endsWith('.md') && line.startsWith('```')) fenced = !fenced;
-          return fenced ? line.replace(/\bstep [0-9]+/g, '') : line;
-        });
-    };
     const cites = files.flatMap((f) =>
-      prose(f).flatMap((line, i) => (/issue [0-9]|step [0-9]+|DOMAIN\.md|FORMATS\.md|DESIGN\.md/.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+      read(f).split('\n').flatMap((line, i) => (/issue [0-9]|step [0-9]+|DOMAIN\.md|FORMATS\.md|DESIGN\.md/.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
     );
     expect(cites).toEqual([]);
   });

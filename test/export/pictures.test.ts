@@ -17,10 +17,9 @@ import { durationText } from '../../src/view/text/duration.js';
 import { loadRootSync } from '../../src/storage/load-root.js';
 import { cleanupTmp, copyDir, SAMPLE_DIR, tmpDir } from '../support/fixtures.js';
 import { HOSTILE_PROMPT, HOSTILE_TOOL, PWN, writeHostile } from './hostile-log.js';
-import { T0, call, result, turn } from '../support/timeline-turn.js';
+import { FIRST_STEP, T0, call, result, turn } from '../support/timeline-turn.js';
 
 afterAll(cleanupTmp);
-
 
 /**
  * 10 s: a request, two overlapping calls (one failed), a zero-length call;
@@ -29,16 +28,7 @@ afterAll(cleanupTmp);
  */
 const SYNTH = () =>
   turn([
-    ['turn/start', T0, { turn: 3 }],
-    ['step/start', T0, { turn: 3, step: 1 }],
-    ['assistant/message', T0 + 2000, {}],
-    ['tool/call', T0 + 2000, call('a', 'bash', { command: 'npm test' })],
-    ['tool/call', T0 + 2000, call('b', 'read', { path: 'src/app.ts' })],
-    ['tool/call', T0 + 2500, call('z', 'noop')],
-    ['tool/result', T0 + 2500, result('z')],
-    ['tool/result', T0 + 3000, result('b')],
-    ['tool/result', T0 + 7000, result('a', true)],
-    ['step/end', T0 + 7000, { turn: 3, step: 1 }],
+    ...FIRST_STEP,
     ['step/start', T0 + 8000, { turn: 3, step: 2 }],
     ['tool/call', T0 + 8500, call('o', 'bash', { command: 'sleep 100' })],
     ['assistant/message', T0 + 7500, {}],

@@ -8,21 +8,12 @@ import { coverageBar, GLYPH, spanBar, timelineColumns, timelineRows, timelineSum
 import { displayWidth } from '../../../src/view/text/sanitize.js';
 import { barChart, buckets, sparkline } from '../../../src/view/text/sparkline.js';
 import { turnSparks } from '../../../src/view/text/turn-sparks.js';
-import { T0, call, result, turn } from '../../support/timeline-turn.js';
+import { FIRST_STEP, T0, call, result, turn } from '../../support/timeline-turn.js';
 
 /** Two steps: a request, two overlapping calls (one failed), a zero-length call; a second request; the turn ends 10 s in. */
 const FULL = () =>
   turn([
-    ['turn/start', T0, { turn: 3 }],
-    ['step/start', T0, { turn: 3, step: 1 }],
-    ['assistant/message', T0 + 2000, {}],
-    ['tool/call', T0 + 2000, call('a', 'bash', { command: 'npm test' })],
-    ['tool/call', T0 + 2000, call('b', 'read', { path: 'src/app.ts' })],
-    ['tool/call', T0 + 2500, call('z', 'noop')],
-    ['tool/result', T0 + 2500, result('z')],
-    ['tool/result', T0 + 3000, result('b')],
-    ['tool/result', T0 + 7000, result('a', true)],
-    ['step/end', T0 + 7000, { turn: 3, step: 1 }],
+    ...FIRST_STEP,
     ['step/start', T0 + 7500, { turn: 3, step: 2 }],
     ['assistant/message', T0 + 9500, {}],
     ['step/end', T0 + 9500, { turn: 3, step: 2 }],
